@@ -1,0 +1,50 @@
+# SPDX-License-Identifier: MIT
+# memfail's front door: wraps CMake (as DuckDB does). `make demo` and `make test` do all set-up.
+.PHONY: all deps release debug demo test test-asan test-tsan bench clean help
+
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+GEN := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
+BUILD_RELEASE := build/release
+BUILD_ASAN := build/asan
+BUILD_TSAN := build/tsan
+DEMO_DIR := demo
+CTEST_FLAGS ?= --output-on-failure -LE slow
+
+all: release
+
+help:
+	@echo "make demo       install deps, build, generate the datasets, diagnose verbatim and oracle"
+	@echo "make test       install deps, build, run the test suite with CTest"
+	@echo "make test-asan  the test suite under AddressSanitizer + UndefinedBehaviorSanitizer"
+	@echo "make test-tsan  the test suite under ThreadSanitizer"
+	@echo "make bench      build the benchmarks (bench/README.md says how to run them)"
+
+deps:
+	@scripts/install-deps
+
+$(BUILD_RELEASE)/CMakeCache.txt: | deps
+	cmake -S . -B $(BUILD_RELEASE) $(GEN) -DCMAKE_BUILD_TYPE=Release
+
+release: deps $(BUILD_RELEASE)/CMakeCache.txt
+	cmake --build $(BUILD_RELEASE) -j $(JOBS)
+
+demo: release
+	scripts/demo $(BUILD_RELEASE)/bin/memfail $(DEMO_DIR)
+
+test: release
+	cd $(BUILD_RELEASE) && ctest -j $(JOBS) $(CTEST_FLAGS)
+
+test-asan: deps
+	cmake -S . -B $(BUILD_ASAN) $(GEN) -DCMAKE_BUILD_TYPE=Debug -DMEMFAIL_SANITIZE="address;undefined" -DMEMFAIL_BUILD_BENCH=OFF
+	cmake --build $(BUILD_ASAN) -j $(JOBS)
+	cd $(BUILD_ASAN) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest -j $(JOBS) $(CTEST_FLAGS)
+
+test-tsan: deps
+	cmake -S . -B $(BUILD_TSAN) $(GEN) -DCMAKE_BUILD_TYPE=Debug -DMEMFAIL_SANITIZE=thread -DMEMFAIL_BUILD_BENCH=OFF
+	cmake --build $(BUILD_TSAN) -j $(JOBS)
+	cd $(BUILD_TSAN) && ctest -j $(JOBS) $(CTEST_FLAGS)
+
+bench: release
+
+clean:
+	rm -rf build $(DEMO_DIR)

@@ -1,0 +1,36 @@
+# SPDX-License-Identifier: MIT
+# Every dependency comes from a Debian package (scripts/install-deps) and is exposed as a dep_* target.
+find_package(PkgConfig REQUIRED)
+find_package(Threads REQUIRED)
+
+pkg_check_modules(SQLITE3 REQUIRED IMPORTED_TARGET sqlite3)
+pkg_check_modules(LIBCURL REQUIRED IMPORTED_TARGET libcurl)
+pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)
+find_package(fmt REQUIRED)
+find_package(nlohmann_json 3.10 REQUIRED)
+find_package(CLI11 REQUIRED)
+
+# hnswlib is header-only (libhnswlib-dev); see docs/ARCHITECTURE.md for why it was chosen over FAISS.
+find_path(HNSWLIB_INCLUDE_DIR hnswlib/hnswlib.h REQUIRED)
+
+add_library(dep_sqlite INTERFACE)
+target_link_libraries(dep_sqlite INTERFACE PkgConfig::SQLITE3)
+add_library(dep_curl INTERFACE)
+target_link_libraries(dep_curl INTERFACE PkgConfig::LIBCURL)
+add_library(dep_xxhash INTERFACE)
+target_link_libraries(dep_xxhash INTERFACE PkgConfig::XXHASH)
+add_library(dep_fmt INTERFACE)
+target_link_libraries(dep_fmt INTERFACE fmt::fmt)
+add_library(dep_json INTERFACE)
+target_link_libraries(dep_json INTERFACE nlohmann_json::nlohmann_json)
+add_library(dep_cli11 INTERFACE)
+target_link_libraries(dep_cli11 INTERFACE CLI11::CLI11)
+add_library(dep_hnswlib INTERFACE)
+target_include_directories(dep_hnswlib SYSTEM INTERFACE ${HNSWLIB_INCLUDE_DIR})
+
+if(MEMFAIL_BUILD_TESTS)
+  find_package(GTest REQUIRED)
+endif()
+if(MEMFAIL_BUILD_BENCH)
+  find_package(benchmark REQUIRED)
+endif()

@@ -1,0 +1,8 @@
+# SPDX-License-Identifier: MIT
+# MEMFAIL_SANITIZE="address;undefined" or "thread": instrument every target in the build.
+if(MEMFAIL_SANITIZE)
+  string(REPLACE ";" "," _memfail_san "${MEMFAIL_SANITIZE}")
+  message(STATUS "memfail: sanitizers ${_memfail_san}")
+  add_compile_options(-fsanitize=${_memfail_san} -fno-omit-frame-pointer -fno-sanitize-recover=all)
+  add_link_options(-fsanitize=${_memfail_san})
+endif()

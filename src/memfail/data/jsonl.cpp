@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: MIT
+// JSONL serialisation of the data model with field-precise errors.
+#include <memfail/core/hash.hpp>
+#include <memfail/data/jsonl.hpp>
+
+#include <cstdio>
+#include <unistd.h>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace memfail::data {
+
+using nlohmann::json;
+
+namespace {
+
+json key_details_to_json(const std::vector<KeyDetail>& details) {
+    json out = json::array();
+    for (const auto& d : details) out.push_back({{"name", d.name}, {"variants", d.variants}});
+    return out;
+}
+
+// Field readers: each names the JSON path of what is wrong.
+Error field_error(const std::string& path, const std::string& message) {
+    return make_error(ErrorKind::invalid_input, message, path);
+}
+
+Result<std::string> get_string(const json& obj, const char* key, const std::string& path,
+                               bool required = true) {
+    auto it = obj.find(key);
+    if (it == obj.end() || it->is_null()) {
+        if (required) return field_error(path + "." + key, "required field is missing");
+        return std::string{};
+    }
+    if (!it->is_string()) return field_error(path + "." + key, "must be a string");
+    return it->get<std::string>();
+}
+
+Result<std::vector<std::string>> get_strings(const json& obj, const char* key,
+                                             const std::string& path, bool required = true) {
+    auto it = obj.find(key);
+    std::vector<std::string> out;
+    if (it == obj.end() || it->is_null()) {
+        if (required) return field_error(path + "." + key, "required field is missing");
+        return out;
+    }
+    if (!it->is_array()) return field_error(path + "." + key, "must be a list of strings");
+    for (std::size_t i = 0; i < it->size(); ++i) {
+        if (!(*it)[i].is_string())
+            return field_error(path + "." + key + "[" + std::to_string(i) + "]", "must be a string");
+        out.push_back((*it)[i].get<std::string>());
+    }
+    return out;
+}
+
+Result<const json*> get_array(const json& obj, const char* key, const std::string& path) {
+    auto it = obj.find(key);
+    if (it == obj.end()) return field_error(path + "." + key, "required field is missing");
+    if (!it->is_array()) return field_error(path + "." + key, "must be a list");
+    return &*it;
+}
+
+std::string join_path(const std::string& base, const char* key, std::size_t index) {
+    std::string p = base.empty() ? std::string(key) : base + "." + key;
+    return p + "[" + std::to_string(index) + "]";
+}
+
+Result<EvidenceFact> fact_from_json(const json& j, const std::string& path) {
+    if (!j.is_object()) return field_error(path, "must be an object");
+    EvidenceFact f;
+    MF_TRY_ASSIGN(f.id, get_string(j, "id", path));
+    MF_TRY_ASSIGN(f.text, get_string(j, "text", path));
+    MF_TRY_ASSIGN(f.message_ids, get_strings(j, "message_ids", path));
+    MF_TRY_ASSIGN(const json* details, get_array(j, "key_details", path));
+    for (std::size_t i = 0; i < details->size(); ++i) {
+        const std::string dpath = join_path(path, "key_details", i);
+        const json& d = (*details)[i];
+        if (!d.is_object()) return field_error(dpath, "must be an object");
+        KeyDetail kd;
+        MF_TRY_ASSIGN(kd.name, get_string(d, "name", dpath));
+        MF_TRY_ASSIGN(kd.variants, get_strings(d, "variants", dpath));
+        f.key_details.push_back(std::move(kd));
+    }
+    return f;
+}
+
+}  // namespace
+
+json to_json(const Scenario& s) {
+    json sessions = json::array();
+    for (const auto& session : s.sessions) {
+        json messages = json::array();
+        for (const auto& m : session.messages)
+            messages.push_back({{"id", m.id}, {"role", m.role}, {"content", m.content}});
+        sessions.push_back(
+            {{"id", session.id}, {"timestamp", session.timestamp}, {"messages", messages}});
+    }
+    json probes = json::array();
+    for (const auto& p : s.probes) {
+        json evidence = json::array();
+        for (const auto& f : p.evidence)
+            evidence.push_back({{"id", f.id},
+                                {"text", f.text},
+                                {"message_ids", f.message_ids},
+                                {"key_details", key_details_to_json(f.key_details)}});
+        json probe = {{"id", p.id},           {"after_session", p.after_session},
+                      {"question", p.question}, {"kind", probe_kind_name(p.kind)},
+                      {"answer", p.answer},     {"evidence", evidence}};
+        if (p.kind == ProbeKind::mcq) {
+            probe["choices"] = p.choices;
+            probe["correct_choice"] = p.correct_choice;
+        }
+        if (!p.meta.empty()) probe["meta"] = p.meta;
+        probes.push_back(std::move(probe));
+    }
+    json out = {{"format", s.format}, {"id", s.id},         {"suite", s.suite},
+                {"dataset", s.dataset}, {"sessions", sessions}, {"probes", probes}};
+    if (!s.meta.empty()) out["meta"] = s.meta;
+    return out;
+}
+
+Result<Scenario> scenario_from_json(const json& j) {
+    if (!j.is_object()) return field_error("(line)", "a scenario must be a JSON object");
+    Scenario s;
+    MF_TRY_ASSIGN(s.format, get_string(j, "format", ""));
+    if (s.format != k_format)
+        return field_error("format", "unsupported format '" + s.format + "'; this build reads '" +
+                                         std::string(k_format) + "'");
+    MF_TRY_ASSIGN(s.id, get_string(j, "id", ""));
+    MF_TRY_ASSIGN(s.suite, get_string(j, "suite", ""));
+    MF_TRY_ASSIGN(s.dataset, get_string(j, "dataset", ""));
+    if (auto it = j.find("meta"); it != j.end()) {
+        if (!it->is_object()) return field_error("meta", "must be an object");
+        s.meta = *it;
+    }
+    MF_TRY_ASSIGN(const json* sessions, get_array(j, "sessions", ""));
+    for (std::size_t i = 0; i < sessions->size(); ++i) {
+        const std::string path = join_path("", "sessions", i);
+        const json& sj = (*sessions)[i];
+        if (!sj.is_object()) return field_error(path, "must be an object");
+        Session session;
+        MF_TRY_ASSIGN(session.id, get_string(sj, "id", path));
+        MF_TRY_ASSIGN(session.timestamp, get_string(sj, "timestamp", path));
+        MF_TRY_ASSIGN(const json* messages, get_array(sj, "messages", path));
+        for (std::size_t m = 0; m < messages->size(); ++m) {
+            const std::string mpath = join_path(path, "messages", m);
+            const json& mj = (*messages)[m];
+            if (!mj.is_object()) return field_error(mpath, "must be an object");
+            Message msg;
+            MF_TRY_ASSIGN(msg.id, get_string(mj, "id", mpath));
+            MF_TRY_ASSIGN(msg.role, get_string(mj, "role", mpath));
+            MF_TRY_ASSIGN(msg.content, get_string(mj, "content", mpath));
+            session.messages.push_back(std::move(msg));
+        }
+        s.sessions.push_back(std::move(session));
+    }
+    MF_TRY_ASSIGN(const json* probes, get_array(j, "probes", ""));
+    for (std::size_t i = 0; i < probes->size(); ++i) {
+        const std::string path = join_path("", "probes", i);
+        const json& pj = (*probes)[i];
+        if (!pj.is_object()) return field_error(path, "must be an object");
+        Probe p;
+        MF_TRY_ASSIGN(p.id, get_string(pj, "id", path));
+        MF_TRY_ASSIGN(p.after_session, get_string(pj, "after_session", path));
+        MF_TRY_ASSIGN(p.question, get_string(pj, "question", path));
+        MF_TRY_ASSIGN(std::string kind, get_string(pj, "kind", path));
+        auto parsed = parse_probe_kind(kind);
+        if (!parsed)
+            return field_error(path + ".kind", "unknown kind '" + kind +
+                                                   "'; expected yes_no, list, open, mcq or abstain");
+        p.kind = *parsed;
+        MF_TRY_ASSIGN(p.answer, get_string(pj, "answer", path, false));
+        MF_TRY_ASSIGN(p.choices, get_strings(pj, "choices", path, false));
+        MF_TRY_ASSIGN(p.correct_choice, get_string(pj, "correct_choice", path, false));
+        if (auto it = pj.find("meta"); it != pj.end()) {
+            if (!it->is_object()) return field_error(path + ".meta", "must be an object");
+            p.meta = *it;
+        }
+        MF_TRY_ASSIGN(const json* evidence, get_array(pj, "evidence", path));
+        for (std::size_t e = 0; e < evidence->size(); ++e) {
+            MF_TRY_ASSIGN(EvidenceFact f, fact_from_json((*evidence)[e], join_path(path, "evidence", e)));
+            p.evidence.push_back(std::move(f));
+        }
+        s.probes.push_back(std::move(p));
+    }
+    return s;
+}
+
+Result<std::vector<LoadedScenario>> read_jsonl(const std::string& path) {
+    std::ifstream in(path);
+    if (!in)
+        return make_error(std::filesystem::exists(path) ? ErrorKind::io : ErrorKind::not_found,
+                          "cannot open dataset file", path);
+    std::vector<LoadedScenario> out;
+    std::string line;
+    std::size_t line_no = 0;
+    while (std::getline(in, line)) {
+        ++line_no;
+        if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+        const std::string where = path + ":" + std::to_string(line_no);
+        json j;
+        try {
+            j = json::parse(line);
+        } catch (const json::parse_error& e) {
+            return make_error(ErrorKind::invalid_input,
+                              std::string("not valid JSON: ") + e.what(), where);
+        }
+        auto scenario = scenario_from_json(j);
+        if (!scenario) return scenario.error().with_context(where);
+        out.push_back({std::move(scenario).value(), line_no});
+    }
+    if (in.bad()) return make_error(ErrorKind::io, "read error", path);
+    return out;
+}
+
+Result<void> write_file_atomically(const std::string& path, const std::string& content) {
+    namespace fs = std::filesystem;
+    const fs::path target(path);
+    std::error_code ec;
+    if (target.has_parent_path()) fs::create_directories(target.parent_path(), ec);
+    const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+    {
+        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+        if (!out) return make_error(ErrorKind::io, "cannot create file", tmp);
+        out.write(content.data(), static_cast<std::streamsize>(content.size()));
+        out.flush();
+        if (!out) {
+            fs::remove(tmp, ec);
+            return make_error(ErrorKind::io, "write failed (disk full?)", tmp);
+        }
+    }
+    fs::rename(tmp, target, ec);
+    if (ec) {
+        fs::remove(tmp, ec);
+        return make_error(ErrorKind::io, "cannot rename into place: " + ec.message(), path);
+    }
+    return {};
+}
+
+Result<std::string> read_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return make_error(ErrorKind::not_found, "cannot open file", path);
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+Result<void> write_jsonl(const std::string& path, const std::vector<Scenario>& scenarios) {
+    std::string content;
+    for (const auto& s : scenarios) {
+        content += to_json(s).dump();
+        content += '\n';
+    }
+    return write_file_atomically(path, content);
+}
+
+std::string scenario_hash(const Scenario& scenario) { return content_hash(to_json(scenario).dump()); }
+
+}  // namespace memfail::data

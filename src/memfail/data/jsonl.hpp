@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: MIT
+// Reading and writing scenarios as JSONL ("format": "memfail/1", one scenario per line).
+#pragma once
+#include <string>
+#include <vector>
+
+#include <memfail/core/error.hpp>
+#include <memfail/data/model.hpp>
+
+namespace memfail::data {
+
+nlohmann::json to_json(const Scenario& scenario);
+
+// Parses one scenario. Errors are invalid_input with `where` set to the JSON path of the bad field
+// ("probes[3].evidence[0].message_ids").
+Result<Scenario> scenario_from_json(const nlohmann::json& j);
+
+// A scenario with the line it came from.
+struct LoadedScenario {
+    Scenario scenario;
+    std::size_t line = 0;
+};
+
+// Reads every scenario of a JSONL file. The first error stops reading and names "path:line: field".
+Result<std::vector<LoadedScenario>> read_jsonl(const std::string& path);
+
+// Writes scenarios to `path` atomically: a temporary file beside it is renamed over `path` only once
+// everything is written, so a failure never leaves a half-written file.
+Result<void> write_jsonl(const std::string& path, const std::vector<Scenario>& scenarios);
+
+// Hash of a scenario's canonical serialisation (keys sorted, no whitespace): names the exact data a
+// run used.
+std::string scenario_hash(const Scenario& scenario);
+
+// Writes `content` to `path` through a temporary file and rename.
+Result<void> write_file_atomically(const std::string& path, const std::string& content);
+Result<std::string> read_file(const std::string& path);
+
+}  // namespace memfail::data

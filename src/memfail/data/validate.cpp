@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: MIT
+// Structural validation of scenarios.
+#include <memfail/core/text.hpp>
+#include <memfail/data/validate.hpp>
+
+#include <set>
+
+namespace memfail::data {
+
+std::string format_violation(const std::string& path, const Violation& v) {
+    std::string out = path;
+    if (v.line) out += ":" + std::to_string(v.line);
+    if (!v.field.empty()) out += ": " + v.field;
+    return out + ": " + v.message;
+}
+
+namespace {
+bool any_variant_in(const KeyDetail& detail, const std::string& normalized_text) {
+    for (const auto& v : detail.variants)
+        if (text::normalized_contains(normalized_text, text::normalize(v))) return true;
+    return false;
+}
+}  // namespace
+
+void validate_structure(const Scenario& s, std::size_t line, std::vector<Violation>& out) {
+    auto add = [&](std::string field, std::string message) {
+        out.push_back({line, std::move(field), std::move(message)});
+    };
+    if (s.id.empty()) add("id", "scenario id is empty");
+    if (s.sessions.empty()) add("sessions", "a scenario needs at least one session");
+
+    std::set<std::string> session_ids, message_ids;
+    for (std::size_t i = 0; i < s.sessions.size(); ++i) {
+        const auto& session = s.sessions[i];
+        const std::string path = "sessions[" + std::to_string(i) + "]";
+        if (session.id.empty()) add(path + ".id", "session id is empty");
+        if (!session_ids.insert(session.id).second)
+            add(path + ".id", "duplicate session id '" + session.id + "'");
+        if (session.messages.empty()) add(path + ".messages", "a session needs at least one message");
+        for (std::size_t m = 0; m < session.messages.size(); ++m) {
+            const auto& msg = session.messages[m];
+            const std::string mpath = path + ".messages[" + std::to_string(m) + "]";
+            if (msg.id.empty()) add(mpath + ".id", "message id is empty");
+            if (!message_ids.insert(msg.id).second)
+                add(mpath + ".id", "duplicate message id '" + msg.id + "'");
+            if (msg.role != "user" && msg.role != "assistant" && msg.role != "system")
+                add(mpath + ".role", "role must be user, assistant or system; got '" + msg.role + "'");
+            if (text::trim(msg.content).empty()) add(mpath + ".content", "message content is empty");
+        }
+    }
+
+    const MessageIndex index(s);
+    std::set<std::string> probe_ids;
+    for (std::size_t i = 0; i < s.probes.size(); ++i) {
+        const auto& p = s.probes[i];
+        const std::string path = "probes[" + std::to_string(i) + "]";
+        if (p.id.empty()) add(path + ".id", "probe id is empty");
+        if (!probe_ids.insert(p.id).second) add(path + ".id", "duplicate probe id '" + p.id + "'");
+        if (!session_ids.count(p.after_session))
+            add(path + ".after_session", "checkpoint session '" + p.after_session + "' does not exist");
+        if (text::trim(p.question).empty()) add(path + ".question", "question is empty");
+        if (p.kind == ProbeKind::mcq) {
+            if (p.choices.size() < 2) add(path + ".choices", "a multiple-choice probe needs choices");
+            const bool letter_ok = p.correct_choice.size() == 1 && p.correct_choice[0] >= 'A' &&
+                                   static_cast<std::size_t>(p.correct_choice[0] - 'A') < p.choices.size();
+            if (!letter_ok)
+                add(path + ".correct_choice",
+                    "must be a letter naming one of the " + std::to_string(p.choices.size()) + " choices");
+            std::set<std::string> seen;
+            for (std::size_t c = 0; c < p.choices.size(); ++c)
+                if (!seen.insert(text::normalize(p.choices[c])).second)
+                    add(path + ".choices[" + std::to_string(c) + "]", "duplicate choice");
+        }
+        if (p.kind == ProbeKind::abstain && !p.evidence.empty())
+            add(path + ".evidence", "an abstain probe must have no evidence: there is nothing to find");
+        if (p.kind != ProbeKind::abstain && p.evidence.empty())
+            add(path + ".evidence", "an answerable probe needs at least one evidence fact");
+        const std::size_t checkpoint = index.session_position(p.after_session);
+        for (std::size_t e = 0; e < p.evidence.size(); ++e) {
+            const auto& f = p.evidence[e];
+            const std::string fpath = path + ".evidence[" + std::to_string(e) + "]";
+            if (f.id.empty()) add(fpath + ".id", "fact id is empty");
+            if (f.message_ids.empty()) add(fpath + ".message_ids", "a fact must cite at least one message");
+            if (f.key_details.empty()) add(fpath + ".key_details", "a fact needs at least one key detail");
+            std::string cited;
+            for (std::size_t m = 0; m < f.message_ids.size(); ++m) {
+                const Message* msg = index.message(f.message_ids[m]);
+                const std::string mpath = fpath + ".message_ids[" + std::to_string(m) + "]";
+                if (!msg) {
+                    add(mpath, "unknown message id '" + f.message_ids[m] + "'");
+                    continue;
+                }
+                const Session* session = index.session_of(f.message_ids[m]);
+                if (checkpoint != static_cast<std::size_t>(-1) &&
+                    index.session_position(session->id) > checkpoint)
+                    add(mpath, "message '" + msg->id + "' is stored after the probe's checkpoint");
+                cited += ' ';
+                cited += text::normalize(msg->content);
+            }
+            const std::string fact_text = text::normalize(f.text);
+            for (std::size_t d = 0; d < f.key_details.size(); ++d) {
+                const auto& detail = f.key_details[d];
+                const std::string dpath = fpath + ".key_details[" + std::to_string(d) + "]";
+                if (detail.variants.empty()) {
+                    add(dpath + ".variants", "a key detail needs at least one phrasing");
+                    continue;
+                }
+                if (!cited.empty() && !any_variant_in(detail, cited))
+                    add(dpath, "key detail '" + detail.name + "' (\"" + detail.variants[0] +
+                                   "\") appears in none of the cited messages");
+                if (!any_variant_in(detail, fact_text))
+                    add(dpath, "key detail '" + detail.name + "' (\"" + detail.variants[0] +
+                                   "\") is missing from the fact's own text");
+            }
+        }
+    }
+}
+
+}  // namespace memfail::data

@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: MIT
+// Structural checks every scenario must pass, whatever its suite. Dataset-specific rules live beside
+// their generators (suites/memfail/rules.hpp) and report through the same Violation type.
+#pragma once
+#include <string>
+#include <vector>
+
+#include <memfail/data/model.hpp>
+
+namespace memfail::data {
+
+struct Violation {
+    std::size_t line = 0;  // line of the JSONL file, 0 when not from a file
+    std::string field;     // JSON path: "probes[12].evidence[0].key_details[1]"
+    std::string message;   // what rule is broken, in a sentence
+};
+
+// Formats "path:line: field: message".
+std::string format_violation(const std::string& path, const Violation& v);
+
+// Appends a violation for every structural problem: duplicate or empty ids, probes whose checkpoint
+// session does not exist, evidence that points at unknown messages, key details absent from the
+// messages they cite or from the fact's own text, malformed multiple-choice probes, abstain probes
+// with evidence and answerable probes without.
+void validate_structure(const Scenario& scenario, std::size_t line, std::vector<Violation>& out);
+
+}  // namespace memfail::data

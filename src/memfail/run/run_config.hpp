@@ -1,0 +1,21 @@
+// SPDX-License-Identifier: MIT
+// What a run needs to know: which system, which datasets, which k values, where results go.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace memfail::run {
+
+struct RunConfig {
+    std::string system_spec;               // e.g. "verbatim:retriever=bm25"
+    std::vector<std::string> datasets;     // dataset names or JSONL paths
+    std::vector<int> ks = {1, 3, 5, 10};
+    std::string results_path = "results.db";
+    std::string data_dir;                  // where named datasets are looked up before generating
+    unsigned long long seed = 42;          // for datasets generated on the fly
+    bool resume = false;
+    long long resume_run_id = 0;           // 0: the latest unfinished run with the same config
+    bool quiet = false;
+};
+
+}  // namespace memfail::run

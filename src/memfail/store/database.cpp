@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: MIT
+// SQLite RAII wrapper.
+#include <memfail/store/database.hpp>
+
+#include <sqlite3.h>
+
+namespace memfail::store {
+
+namespace {
+Error db_error(sqlite3* db, std::string_view what) {
+    return make_error(ErrorKind::database,
+                      std::string(what) + ": " + (db ? sqlite3_errmsg(db) : "out of memory"));
+}
+}  // namespace
+
+void Database::Closer::operator()(sqlite3* db) const { sqlite3_close_v2(db); }
+void Statement::Finalizer::operator()(sqlite3_stmt* stmt) const { sqlite3_finalize(stmt); }
+
+Result<Database> Database::open(const std::string& path) {
+    sqlite3* raw = nullptr;
+    const int rc = sqlite3_open_v2(path.c_str(), &raw,
+                                   SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                                   nullptr);
+    if (rc != SQLITE_OK) {
+        Error e = db_error(raw, "cannot open database");
+        e.where = path;
+        sqlite3_close_v2(raw);
+        return e;
+    }
+    Database db(raw, path);
+    sqlite3_busy_timeout(raw, 10000);
+    if (path != ":memory:") MF_TRY(db.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"));
+    MF_TRY(db.exec("PRAGMA foreign_keys=ON;"));
+    return db;
+}
+
+Database::~Database() = default;
+
+Result<void> Database::exec(std::string_view sql) {
+    char* message = nullptr;
+    const std::string text(sql);
+    if (sqlite3_exec(m_db.get(), text.c_str(), nullptr, nullptr, &message) != SQLITE_OK) {
+        std::string detail = message ? message : "unknown error";
+        sqlite3_free(message);
+        return make_error(ErrorKind::database, detail, m_path);
+    }
+    return {};
+}
+
+Result<Statement> Database::prepare(std::string_view sql) {
+    sqlite3_stmt* stmt = nullptr;
+    if (sqlite3_prepare_v2(m_db.get(), sql.data(), static_cast<int>(sql.size()), &stmt, nullptr) !=
+        SQLITE_OK) {
+        Error e = db_error(m_db.get(), "cannot prepare statement");
+        e.where = m_path;
+        return e;
+    }
+    return Statement(stmt, m_db.get());
+}
+
+std::int64_t Database::last_insert_rowid() const { return sqlite3_last_insert_rowid(m_db.get()); }
+int Database::changes() const { return sqlite3_changes(m_db.get()); }
+
+Result<int> Database::user_version() {
+    MF_TRY_ASSIGN(Statement stmt, prepare("PRAGMA user_version"));
+    MF_TRY_ASSIGN(bool row, stmt.step());
+    return row ? static_cast<int>(stmt.column_int(0)) : 0;
+}
+
+Result<void> Database::set_user_version(int version) {
+    return exec("PRAGMA user_version=" + std::to_string(version));
+}
+
+Statement::~Statement() = default;
+
+Statement& Statement::bind(int index, std::int64_t value) {
+    sqlite3_bind_int64(m_stmt.get(), index, value);
+    return *this;
+}
+Statement& Statement::bind(int index, double value) {
+    sqlite3_bind_double(m_stmt.get(), index, value);
+    return *this;
+}
+Statement& Statement::bind(int index, std::string_view value) {
+    sqlite3_bind_text64(m_stmt.get(), index, value.data(), value.size(), SQLITE_TRANSIENT, SQLITE_UTF8);
+    return *this;
+}
+Statement& Statement::bind_blob(int index, const void* data, std::size_t size) {
+    sqlite3_bind_blob64(m_stmt.get(), index, data, size, SQLITE_TRANSIENT);
+    return *this;
+}
+Statement& Statement::bind_null(int index) {
+    sqlite3_bind_null(m_stmt.get(), index);
+    return *this;
+}
+
+Result<bool> Statement::step() {
+    const int rc = sqlite3_step(m_stmt.get());
+    if (rc == SQLITE_ROW) return true;
+    if (rc == SQLITE_DONE) return false;
+    return db_error(m_db, "statement failed");
+}
+
+Result<void> Statement::run() {
+    while (true) {
+        MF_TRY_ASSIGN(bool row, step());
+        if (!row) break;
+    }
+    reset();
+    return {};
+}
+
+void Statement::reset() {
+    sqlite3_reset(m_stmt.get());
+    sqlite3_clear_bindings(m_stmt.get());
+}
+
+std::int64_t Statement::column_int(int index) const { return sqlite3_column_int64(m_stmt.get(), index); }
+double Statement::column_double(int index) const { return sqlite3_column_double(m_stmt.get(), index); }
+std::string Statement::column_text(int index) const { return std::string(column_text_view(index)); }
+std::string_view Statement::column_text_view(int index) const {
+    const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(m_stmt.get(), index));
+    return p ? std::string_view(p, static_cast<std::size_t>(sqlite3_column_bytes(m_stmt.get(), index)))
+             : std::string_view{};
+}
+std::string_view Statement::column_blob(int index) const {
+    const auto* p = static_cast<const char*>(sqlite3_column_blob(m_stmt.get(), index));
+    return p ? std::string_view(p, static_cast<std::size_t>(sqlite3_column_bytes(m_stmt.get(), index)))
+             : std::string_view{};
+}
+bool Statement::column_is_null(int index) const {
+    return sqlite3_column_type(m_stmt.get(), index) == SQLITE_NULL;
+}
+
+Result<Transaction> Transaction::begin(Database& db) {
+    MF_TRY(db.exec("BEGIN IMMEDIATE"));
+    return Transaction(&db);
+}
+
+Transaction::~Transaction() {
+    if (m_db) (void)m_db->exec("ROLLBACK");
+}
+
+Result<void> Transaction::commit() {
+    MF_ASSERT(m_db, "commit on a finished transaction");
+    MF_TRY(m_db->exec("COMMIT"));
+    m_db = nullptr;
+    return {};
+}
+
+}  // namespace memfail::store

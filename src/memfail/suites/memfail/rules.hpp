@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: MIT
+// Dataset-specific validation rules of the five MemFail datasets (the construction rules of the
+// paper's Section 4 and Appendix B). `memfail datasets validate` runs validate_structure() and then
+// the rule set named by the scenario's `dataset` field.
+#pragma once
+#include <string>
+#include <vector>
+
+#include <memfail/data/validate.hpp>
+
+namespace memfail::suites::memfail_suite {
+
+void check_conditional_facts_rules(const data::Scenario& s, bool hard, std::size_t line,
+                                   std::vector<data::Violation>& out);
+void check_coexisting_facts_rules(const data::Scenario& s, std::size_t line,
+                                  std::vector<data::Violation>& out);
+void check_persona_retrieval_rules(const data::Scenario& s, std::size_t line,
+                                   std::vector<data::Violation>& out);
+void check_long_hop_rules(const data::Scenario& s, std::size_t line, std::vector<data::Violation>& out);
+
+// Runs the rule set for s.dataset; a dataset name with no rules adds nothing.
+void check_dataset_rules(const data::Scenario& s, std::size_t line, std::vector<data::Violation>& out);
+
+}  // namespace memfail::suites::memfail_suite
