@@ -1,7 +1,176 @@
 // SPDX-License-Identifier: MIT
-// memfail datasets (placeholder until written).
+// memfail datasets: generate the five MemFail datasets, validate any dataset file, import the
+// paper's CSV release.
 #include <commands/cli.hpp>
+#include <commands/common.hpp>
+
+#include <memfail/core/version.hpp>
+#include <memfail/data/jsonl.hpp>
+#include <memfail/data/validate.hpp>
+#include <memfail/suites/memfail/generators.hpp>
+#include <memfail/suites/memfail/import_csv.hpp>
+#include <memfail/suites/memfail/rules.hpp>
+
 #include <CLI/CLI.hpp>
+#include <filesystem>
+#include <memory>
+
 namespace memfail::cli {
-void add_datasets_command(CLI::App& app, std::function<void()>& action) { app.add_subcommand("datasets", "datasets"); }
+
+namespace mf = memfail::suites::memfail_suite;
+using nlohmann::json;
+
+namespace {
+
+struct GenerateOptions {
+    std::vector<std::string> names = {"all"};
+    std::string out = "data";
+    unsigned long long seed = 42;
+};
+
+struct ValidateOptions {
+    std::vector<std::string> files;
+    int max_shown = 200;
+};
+
+struct ImportOptions {
+    std::string from = "memfail-csv";
+    std::string dir;
+    std::string out = "data-imported";
+};
+
+json summary_of(const data::Scenario& s) {
+    std::size_t abstain = 0;
+    for (const auto& p : s.probes) abstain += p.kind == data::ProbeKind::abstain;
+    return {{"dataset", s.dataset},
+            {"scenario", s.id},
+            {"sessions", s.sessions.size()},
+            {"messages", data::message_count(s)},
+            {"probes", s.probes.size()},
+            {"abstain_probes", abstain},
+            {"hash", data::scenario_hash(s)}};
+}
+
+// Writes each scenario to OUT/<dataset>.jsonl and a manifest naming them with their hashes.
+void write_datasets(const std::vector<data::Scenario>& scenarios, const std::string& out_dir, json manifest_extra) {
+    json files = json::array();
+    for (const auto& s : scenarios) {
+        const std::string path = (std::filesystem::path(out_dir) / (s.dataset + ".jsonl")).string();
+        value_or_fatal(data::write_jsonl(path, {s}));
+        json entry = summary_of(s);
+        entry["file"] = s.dataset + ".jsonl";
+        if (s.meta.contains("dedup")) {
+            const auto& d = s.meta["dedup"];
+            entry["dedup"] = {{"key", d.value("key", "")}, {"threshold", d.value("threshold", 0.0)},
+                              {"candidates", d.value("candidates", 0)}, {"kept", d.value("kept", 0)}};
+        }
+        files.push_back(entry);
+        std::printf("  %-24s %4zu sessions %4zu probes  hash %s  -> %s\n", s.dataset.c_str(), s.sessions.size(),
+                    s.probes.size(), entry["hash"].get<std::string>().substr(0, 12).c_str(), path.c_str());
+        if (s.meta.contains("dedup")) {
+            const auto& d = s.meta["dedup"];
+            const auto dropped = d.contains("dropped") ? d["dropped"].size() : 0;
+            std::printf("  %-24s dedup (%s, Jaccard >= %.2f): %zu candidate(s) dropped and regenerated\n", "",
+                        d.value("key", "").c_str(), d.value("threshold", 0.0), static_cast<std::size_t>(dropped));
+        }
+    }
+    manifest_extra["format"] = data::k_format;
+    manifest_extra["code_version"] = std::string(code_version());
+    manifest_extra["datasets"] = files;
+    value_or_fatal(data::write_file_atomically((std::filesystem::path(out_dir) / "manifest.json").string(),
+                                               manifest_extra.dump(2) + "\n"));
+}
+
+void generate(const GenerateOptions& o) {
+    std::vector<std::string> names;
+    for (const auto& n : parse_name_list(o.names)) {
+        if (n == "all") names.insert(names.end(), mf::dataset_names().begin(), mf::dataset_names().end());
+        else names.push_back(n);
+    }
+    std::vector<data::Scenario> scenarios;
+    for (const auto& n : names) {
+        progress_line("generating " + n + " (seed " + std::to_string(o.seed) + ")");
+        scenarios.push_back(value_or_fatal(mf::generate_dataset(n, {o.seed})));
+    }
+    std::printf("wrote %zu dataset(s) to %s:\n", scenarios.size(), o.out.c_str());
+    write_datasets(scenarios, o.out, {{"generator", mf::k_generator_version}, {"seed", o.seed}});
+}
+
+int validate(const ValidateOptions& o) {
+    std::size_t total = 0;
+    for (const auto& path : o.files) {
+        auto loaded = data::read_jsonl(path);
+        if (!loaded) {
+            // A line that is not a scenario at all is one violation; the rest cannot be checked.
+            std::printf("%s\n", loaded.error().describe().c_str());
+            ++total;
+            continue;
+        }
+        std::vector<data::Violation> violations;
+        for (const auto& l : *loaded) {
+            data::validate_structure(l.scenario, l.line, violations);
+            mf::check_dataset_rules(l.scenario, l.line, violations);
+        }
+        for (std::size_t i = 0; i < violations.size(); ++i) {
+            if (static_cast<int>(i) >= o.max_shown) {
+                std::printf("%s: ... %zu more violation(s) not shown (raise --max)\n", path.c_str(),
+                            violations.size() - i);
+                break;
+            }
+            std::printf("%s\n", data::format_violation(path, violations[i]).c_str());
+        }
+        std::fprintf(stderr, "memfail: %s: %zu scenario(s), %zu violation(s)\n", path.c_str(), loaded->size(),
+                     violations.size());
+        total += violations.size();
+    }
+    return total == 0 ? 0 : 1;
+}
+
+void import_csv(const ImportOptions& o) {
+    if (o.from != "memfail-csv")
+        throw Fatal(make_error(ErrorKind::invalid_input, "unknown import format '" + o.from + "'; supported: memfail-csv"));
+    auto [scenarios, report] = value_or_fatal(mf::import_memfail_csv_dir(o.dir));
+    for (const auto& w : report.warnings) progress_line("warning: " + w);
+    std::printf("imported %zu row(s), %zu probe(s) from %s into %s:\n", report.rows, report.probes, o.dir.c_str(),
+                o.out.c_str());
+    write_datasets(scenarios, o.out, {{"source", "memfail-csv"}, {"from", o.dir}, {"warnings", report.warnings.size()}});
+}
+
+}  // namespace
+
+void add_datasets_command(CLI::App& app, std::function<void()>& action) {
+    CLI::App* cmd = app.add_subcommand("datasets", "Generate, validate and import datasets");
+    cmd->require_subcommand(1);
+
+    auto gen = std::make_shared<GenerateOptions>();
+    CLI::App* g = cmd->add_subcommand(
+        "generate", "Write the five MemFail datasets (deterministic for a seed) as JSONL, with a manifest");
+    g->add_option("names", gen->names, "Datasets to write: all or names, comma-separated")->capture_default_str();
+    g->add_option("--out,-o", gen->out, "Output folder")->capture_default_str();
+    g->add_option("--seed", gen->seed, "Generator seed")->capture_default_str();
+    g->callback([gen, &action] { action = [gen] { generate(*gen); }; });
+
+    auto val = std::make_shared<ValidateOptions>();
+    CLI::App* v = cmd->add_subcommand(
+        "validate", "Check dataset files against the format and every construction rule; prints each violation "
+                    "as file:line: field: message and exits 1 when there is any");
+    v->add_option("files", val->files, "JSONL dataset files")->required();
+    v->add_option("--max", val->max_shown, "Most violations to print per file")->capture_default_str();
+    v->callback([val, &action] {
+        action = [val] {
+            const int code = validate(*val);
+            if (code != 0) throw Fatal(make_error(ErrorKind::invalid_input, "validation failed"));
+        };
+    });
+
+    auto imp = std::make_shared<ImportOptions>();
+    CLI::App* i = cmd->add_subcommand(
+        "import", "Convert a released dataset to memfail's JSONL format, deriving evidence and key details");
+    i->add_option("--from", imp->from, "Source format (memfail-csv: the MemFail paper's CSV release)")
+        ->capture_default_str();
+    i->add_option("dir", imp->dir, "Folder holding the release's <dataset>.csv files")->required();
+    i->add_option("--out,-o", imp->out, "Output folder")->capture_default_str();
+    i->callback([imp, &action] { action = [imp] { import_csv(*imp); }; });
+}
+
 }  // namespace memfail::cli

@@ -1,7 +1,55 @@
 // SPDX-License-Identifier: MIT
-// memfail ls (placeholder until written).
+// memfail ls: list memory systems, datasets, or the runs in a results database.
 #include <commands/cli.hpp>
+#include <commands/common.hpp>
+
+#include <memfail/memory/memory_system.hpp>
+#include <memfail/store/results_db.hpp>
+#include <memfail/suites/memfail/generators.hpp>
+
 #include <CLI/CLI.hpp>
+#include <filesystem>
+#include <memory>
+
 namespace memfail::cli {
-void add_ls_command(CLI::App& app, std::function<void()>& action) { app.add_subcommand("ls", "ls"); }
+
+void add_ls_command(CLI::App& app, std::function<void()>& action) {
+    CLI::App* cmd = app.add_subcommand("ls", "List memory systems, datasets or runs");
+    cmd->require_subcommand(1);
+
+    CLI::App* systems = cmd->add_subcommand("systems", "Built-in memory systems and their options");
+    systems->callback([&action] {
+        action = [] {
+            for (const auto& info : memory::list_memory_systems()) {
+                std::printf("%s\n    %s\n", info.name.c_str(), info.summary.c_str());
+                for (const auto& o : info.options)
+                    std::printf("    %-16s default %-10s %s\n", o.name.c_str(),
+                                o.default_value.empty() ? "-" : o.default_value.c_str(), o.help.c_str());
+            }
+        };
+    });
+
+    CLI::App* datasets = cmd->add_subcommand("datasets", "Datasets memfail can generate");
+    datasets->callback([&action] {
+        action = [] {
+            for (const auto& n : suites::memfail_suite::dataset_names()) std::printf("%s\n", n.c_str());
+        };
+    });
+
+    auto results = std::make_shared<std::string>();
+    CLI::App* runs = cmd->add_subcommand("runs", "Runs recorded in a results database");
+    runs->add_option("results", *results, "Results database")->required();
+    runs->callback([results, &action] {
+        action = [results] {
+            if (!std::filesystem::exists(*results))
+                throw Fatal(make_error(ErrorKind::not_found, "no such results file", *results));
+            auto db = value_or_fatal(store::ResultsDb::open(*results));
+            for (const auto& r : value_or_fatal(db.runs()))
+                std::printf("%lld  %-9s %s  %s  %s%s\n", static_cast<long long>(r.id), r.status.c_str(),
+                            r.started_at.c_str(), r.system_spec.c_str(), r.code_version.c_str(),
+                            r.error.empty() ? "" : ("  error: " + r.error).c_str());
+        };
+    });
+}
+
 }  // namespace memfail::cli

@@ -1,7 +1,76 @@
 // SPDX-License-Identifier: MIT
-// memfail run (placeholder until written).
+// memfail run: store every dataset into a memory system, retrieve for every probe at every k, grade.
 #include <commands/cli.hpp>
+#include <commands/common.hpp>
+
+#include <memfail/run/dataset_source.hpp>
+#include <memfail/run/runner.hpp>
+
 #include <CLI/CLI.hpp>
+#include <memory>
+
 namespace memfail::cli {
-void add_run_command(CLI::App& app, std::function<void()>& action) { app.add_subcommand("run", "run"); }
+
+namespace {
+struct RunOptions {
+    std::string system = "verbatim";
+    std::vector<std::string> datasets = {"all"};
+    std::string ks = "1,3,5,10";
+    std::string out = "results.db";
+    std::string data_dir;
+    unsigned long long seed = 42;
+    bool resume = false;
+    long long run_id = 0;
+    bool quiet = false;
+};
+}  // namespace
+
+void add_run_command(CLI::App& app, std::function<void()>& action) {
+    auto opts = std::make_shared<RunOptions>();
+    CLI::App* cmd = app.add_subcommand(
+        "run", "Store datasets into a memory system, retrieve top-k for every probe, and grade each "
+               "evidence fact: stored, faithful, retrieved");
+    cmd->add_option("--system,-s", opts->system,
+                    "Memory system spec, e.g. verbatim:chunk=sentence,retriever=hashed (see `memfail ls systems`)")
+        ->capture_default_str();
+    cmd->add_option("--datasets,-d", opts->datasets,
+                    "Dataset names (all, conditional_facts_easy, ...) or JSONL files; comma-separated or repeated")
+        ->capture_default_str();
+    cmd->add_option("--k", opts->ks, "Retrieval depths to grade, comma-separated")->capture_default_str();
+    cmd->add_option("--out,-o", opts->out, "Results database (SQLite); created when missing, appended to otherwise")
+        ->capture_default_str();
+    cmd->add_option("--data-dir", opts->data_dir,
+                    "Folder with <dataset>.jsonl files (from `memfail datasets generate`); named datasets "
+                    "missing there are generated in memory");
+    cmd->add_option("--seed", opts->seed, "Seed for datasets generated in memory")->capture_default_str();
+    cmd->add_flag("--resume", opts->resume,
+                  "Continue the newest unfinished run with the same system, datasets, k list and code version");
+    cmd->add_option("--run-id", opts->run_id, "With --resume: the run to continue");
+    cmd->add_flag("--quiet,-q", opts->quiet, "No progress on stderr");
+    cmd->callback([opts, &action] {
+        action = [opts] {
+            run::RunConfig config;
+            config.system_spec = opts->system;
+            config.datasets = parse_name_list(opts->datasets);
+            config.ks = parse_int_list(opts->ks, "--k");
+            config.results_path = opts->out;
+            config.data_dir = opts->data_dir;
+            config.seed = opts->seed;
+            config.resume = opts->resume || opts->run_id != 0;
+            config.resume_run_id = opts->run_id;
+            // Check the spec before loading data, so a typo fails at once.
+            value_or_fatal(Spec::parse(config.system_spec));
+            auto datasets = value_or_fatal(run::load_datasets(config.datasets, config.data_dir, config.seed));
+            run::ProgressSink sink;
+            if (!opts->quiet) sink = progress_line;
+            auto outcome = value_or_fatal(run::run_datasets(config, datasets, run::factory_for_spec(config.system_spec), sink));
+            std::printf("run %lld %s: %zu probe x k graded%s; results in %s (memory stores in %s)\n",
+                        static_cast<long long>(outcome.run_id), outcome.resumed ? "resumed" : "finished",
+                        outcome.probes_graded,
+                        outcome.probes_skipped ? (", " + std::to_string(outcome.probes_skipped) + " already recorded").c_str() : "",
+                        config.results_path.c_str(), run::memory_dir_for(config.results_path, outcome.run_id).c_str());
+        };
+    });
+}
+
 }  // namespace memfail::cli

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include <memfail/data/model.hpp>
+#include <memfail/core/error.hpp>
 #include <memfail/suites/dedup.hpp>
 
 namespace memfail::suites::memfail_suite {

@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: MIT
+// The diagnostic tables built from a results database: memory-side success per dataset and k with
+// its 95% Wilson interval and the count of each failure stage, plus run metadata.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <memfail/core/error.hpp>
+#include <memfail/report/table.hpp>
+#include <memfail/store/results_db.hpp>
+
+namespace memfail::report {
+
+// Runs to report: `requested` ids, or when empty every finished run in the file.
+Result<std::vector<std::int64_t>> select_runs(store::ResultsDb& db, const std::vector<std::int64_t>& requested);
+
+// Memory-side success per run x dataset x k.
+Result<Table> success_table(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids);
+// One row per run: id, status, system, code version, datasets with their hash prefixes, latencies.
+Result<Table> runs_table(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids);
+
+// Formats 0.4213 as "42.1".
+std::string percent(double fraction);
+
+}  // namespace memfail::report

@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: MIT
+// One table type, printed as aligned text, Markdown, CSV or JSON (llama-bench style printers).
+#pragma once
+#include <string>
+#include <vector>
+
+#include <memfail/core/error.hpp>
+
+namespace memfail::report {
+
+enum class Align { left, right };
+
+struct Column {
+    std::string name;
+    Align align = Align::right;
+};
+
+struct Table {
+    std::string title;
+    std::vector<Column> columns;
+    std::vector<std::vector<std::string>> rows;
+    std::vector<std::string> notes;  // printed under the table in text and Markdown
+};
+
+enum class Format { text, markdown, csv, json };
+Result<Format> parse_format(const std::string& name);
+
+std::string render(const Table& table, Format format);
+std::string render_text(const Table& table);
+std::string render_markdown(const Table& table);
+std::string render_csv(const Table& table);
+std::string render_json(const Table& table);  // [{"column": "value", ...}, ...]
+
+}  // namespace memfail::report

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: MIT
+// Dataset resolution for runs.
+#include <memfail/core/spec.hpp>
+#include <memfail/data/jsonl.hpp>
+#include <memfail/data/validate.hpp>
+#include <memfail/run/dataset_source.hpp>
+#include <memfail/suites/memfail/generators.hpp>
+
+#include <algorithm>
+#include <filesystem>
+
+namespace memfail::run {
+
+namespace mf = memfail::suites::memfail_suite;
+
+namespace {
+
+Result<void> add_file(const std::string& path, std::vector<LoadedDataset>& out) {
+    MF_TRY_ASSIGN(auto loaded, data::read_jsonl(path));
+    if (loaded.empty()) return make_error(ErrorKind::invalid_input, "dataset file holds no scenario", path);
+    for (auto& l : loaded) {
+        std::vector<data::Violation> violations;
+        data::validate_structure(l.scenario, l.line, violations);
+        if (!violations.empty()) {
+            std::string message = std::to_string(violations.size()) +
+                                  " structural violation(s); run `memfail datasets validate " + path +
+                                  "` for all of them. First: " +
+                                  data::format_violation(path, violations.front());
+            return make_error(ErrorKind::invalid_input, message, path);
+        }
+        std::string hash = data::scenario_hash(l.scenario);
+        out.push_back({std::move(l.scenario), path, std::move(hash)});
+    }
+    return {};
+}
+
+}  // namespace
+
+Result<std::vector<LoadedDataset>> load_datasets(const std::vector<std::string>& names,
+                                                 const std::string& data_dir, std::uint64_t seed) {
+    std::vector<std::string> expanded;
+    for (const auto& n : names) {
+        if (n == "all") expanded.insert(expanded.end(), mf::dataset_names().begin(), mf::dataset_names().end());
+        else expanded.push_back(n);
+    }
+    std::vector<LoadedDataset> out;
+    for (const auto& name : expanded) {
+        const auto& known = mf::dataset_names();
+        if (std::find(known.begin(), known.end(), name) != known.end()) {
+            const std::string candidate = (std::filesystem::path(data_dir.empty() ? "." : data_dir) /
+                                           (name + ".jsonl")).string();
+            if (!data_dir.empty() && std::filesystem::exists(candidate)) {
+                MF_TRY(add_file(candidate, out));
+                continue;
+            }
+            MF_TRY_ASSIGN(data::Scenario scenario, mf::generate_dataset(name, {seed}));
+            std::string hash = data::scenario_hash(scenario);
+            out.push_back({std::move(scenario), "generated (seed " + std::to_string(seed) + ")", std::move(hash)});
+            continue;
+        }
+        if (std::filesystem::exists(name)) {
+            MF_TRY(add_file(name, out));
+            continue;
+        }
+        return make_error(ErrorKind::invalid_input,
+                          "'" + name + "' is neither a dataset name (all, " +
+                              [&] {
+                                  std::string s;
+                                  for (const auto& k : known) s += (s.empty() ? "" : ", ") + k;
+                                  return s;
+                              }() +
+                              ") nor an existing JSONL file" +
+                              [&] {
+                                  std::string hint = did_you_mean(name, known);
+                                  return hint.empty() ? std::string{} : " (" + hint + ")";
+                              }());
+    }
+    return out;
+}
+
+}  // namespace memfail::run

@@ -1,0 +1,329 @@
+// SPDX-License-Identifier: MIT
+// Results database: schema, writes and the summary queries reports are built from.
+#include <memfail/store/results_db.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <ctime>
+
+namespace memfail::store {
+
+namespace {
+
+// Schema version 1. Changing it means bumping k_results_schema_version and adding a migration.
+constexpr const char* k_schema = R"sql(
+CREATE TABLE IF NOT EXISTS runs(
+  id            INTEGER PRIMARY KEY,
+  status        TEXT NOT NULL,
+  system_spec   TEXT NOT NULL,
+  config_json   TEXT NOT NULL,
+  config_hash   TEXT NOT NULL,
+  code_version  TEXT NOT NULL,
+  started_at    TEXT NOT NULL,
+  finished_at   TEXT,
+  error         TEXT
+);
+CREATE TABLE IF NOT EXISTS run_scenarios(
+  run_id        INTEGER NOT NULL REFERENCES runs(id),
+  scenario_id   TEXT NOT NULL,
+  dataset       TEXT NOT NULL,
+  dataset_hash  TEXT NOT NULL,
+  sessions      INTEGER NOT NULL,
+  probes        INTEGER NOT NULL,
+  status        TEXT NOT NULL,
+  PRIMARY KEY(run_id, scenario_id)
+);
+CREATE TABLE IF NOT EXISTS stored_sessions(
+  run_id        INTEGER NOT NULL,
+  scenario_id   TEXT NOT NULL,
+  session_id    TEXT NOT NULL,
+  micros        INTEGER NOT NULL,
+  PRIMARY KEY(run_id, scenario_id, session_id)
+);
+CREATE TABLE IF NOT EXISTS probe_results(
+  run_id          INTEGER NOT NULL,
+  scenario_id     TEXT NOT NULL,
+  dataset         TEXT NOT NULL,
+  probe_id        TEXT NOT NULL,
+  k               INTEGER NOT NULL,
+  kind            TEXT NOT NULL,
+  stage           TEXT NOT NULL,
+  memory_success  INTEGER NOT NULL,
+  reasoning       TEXT NOT NULL DEFAULT 'not graded',
+  retrieved_json  TEXT NOT NULL,
+  retrieve_micros INTEGER NOT NULL,
+  error           TEXT,
+  PRIMARY KEY(run_id, scenario_id, probe_id, k)
+);
+CREATE TABLE IF NOT EXISTS fact_results(
+  run_id          INTEGER NOT NULL,
+  scenario_id     TEXT NOT NULL,
+  probe_id        TEXT NOT NULL,
+  k               INTEGER NOT NULL,
+  fact_id         TEXT NOT NULL,
+  stage           TEXT NOT NULL,
+  method          TEXT NOT NULL,
+  stored_json     TEXT NOT NULL,
+  retrieved_json  TEXT NOT NULL,
+  missing_json    TEXT NOT NULL,
+  explanation     TEXT NOT NULL,
+  PRIMARY KEY(run_id, scenario_id, probe_id, k, fact_id)
+);
+)sql";
+
+RunRecord read_run(Statement& s) {
+    RunRecord r;
+    r.id = s.column_int(0);
+    r.status = s.column_text(1);
+    r.system_spec = s.column_text(2);
+    r.config_json = s.column_text(3);
+    r.config_hash = s.column_text(4);
+    r.code_version = s.column_text(5);
+    r.started_at = s.column_text(6);
+    r.finished_at = s.column_text(7);
+    r.error = s.column_text(8);
+    return r;
+}
+
+constexpr const char* k_run_columns =
+    "SELECT id, status, system_spec, config_json, config_hash, code_version, started_at, "
+    "COALESCE(finished_at, ''), COALESCE(error, '') FROM runs ";
+
+}  // namespace
+
+std::string utc_now() {
+    const std::time_t now = std::time(nullptr);
+    std::tm tm{};
+    gmtime_r(&now, &tm);
+    char buffer[32];
+    std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return buffer;
+}
+
+Result<ResultsDb> ResultsDb::open(const std::string& path) {
+    MF_TRY_ASSIGN(Database db, Database::open(path));
+    MF_TRY_ASSIGN(int version, db.user_version());
+    if (version > k_results_schema_version)
+        return make_error(ErrorKind::invalid_input,
+                          "results file has schema version " + std::to_string(version) +
+                              "; this build reads up to " + std::to_string(k_results_schema_version) +
+                              " (upgrade memfail)",
+                          path);
+    MF_TRY(db.exec(k_schema));
+    if (version < k_results_schema_version) MF_TRY(db.set_user_version(k_results_schema_version));
+    return ResultsDb(std::move(db));
+}
+
+Result<std::int64_t> ResultsDb::create_run(const RunRecord& run) {
+    MF_TRY_ASSIGN(Statement s, m_db.prepare(
+        "INSERT INTO runs(status, system_spec, config_json, config_hash, code_version, started_at) "
+        "VALUES('running', ?, ?, ?, ?, ?)"));
+    s.bind(1, run.system_spec).bind(2, run.config_json).bind(3, run.config_hash);
+    s.bind(4, run.code_version).bind(5, run.started_at.empty() ? utc_now() : run.started_at);
+    MF_TRY(s.run());
+    return m_db.last_insert_rowid();
+}
+
+Result<std::optional<RunRecord>> ResultsDb::find_resumable(const std::string& config_hash) {
+    MF_TRY_ASSIGN(Statement s, m_db.prepare(std::string(k_run_columns) +
+                                            "WHERE config_hash = ? AND status != 'finished' "
+                                            "ORDER BY id DESC LIMIT 1"));
+    s.bind(1, config_hash);
+    MF_TRY_ASSIGN(bool row, s.step());
+    if (!row) return std::optional<RunRecord>{};
+    return std::optional<RunRecord>{read_run(s)};
+}
+
+Result<std::optional<RunRecord>> ResultsDb::run(std::int64_t id) {
+    MF_TRY_ASSIGN(Statement s, m_db.prepare(std::string(k_run_columns) + "WHERE id = ?"));
+    s.bind(1, id);
+    MF_TRY_ASSIGN(bool row, s.step());
+    if (!row) return std::optional<RunRecord>{};
+    return std::optional<RunRecord>{read_run(s)};
+}
+
+Result<std::vector<RunRecord>> ResultsDb::runs() {
+    MF_TRY_ASSIGN(Statement s, m_db.prepare(std::string(k_run_columns) + "ORDER BY id"));
+    std::vector<RunRecord> out;
+    while (true) {
+        MF_TRY_ASSIGN(bool row, s.step());
+        if (!row) break;
+        out.push_back(read_run(s));
+    }
+    return out;
+}
+
+Result<void> ResultsDb::finish_run(std::int64_t id, const std::string& status, const std::string& error) {
+    MF_TRY_ASSIGN(Statement s,
+                  m_db.prepare("UPDATE runs SET status = ?, finished_at = ?, error = ? WHERE id = ?"));
+    s.bind(1, status).bind(2, utc_now());
+    if (error.empty()) s.bind_null(3);
+    else s.bind(3, error);
+    s.bind(4, id);
+    return s.run();
+}
+
+Result<void> ResultsDb::upsert_scenario(const ScenarioRecord& r) {
+    MF_TRY_ASSIGN(Statement s, m_db.prepare(
+        "INSERT INTO run_scenarios(run_id, scenario_id, dataset, dataset_hash, sessions, probes, status) "
+        "VALUES(?, ?, ?, ?, ?, ?, ?) ON CONFLICT(run_id, scenario_id) DO UPDATE SET "
+        "dataset = excluded.dataset, dataset_hash = excluded.dataset_hash, "
+        "sessions = excluded.sessions, probes = excluded.probes"));
+    s.bind(1, r.run_id).bind(2, r.scenario_id).bind(3, r.dataset).bind(4, r.dataset_hash);
+    s.bind(5, r.sessions).bind(6, r.probes).bind(7, r.status.empty() ? "pending" : r.status);
+    return s.run();
+}
+
+Result<void> ResultsDb::set_scenario_status(std::int64_t run_id, const std::string& scenario_id,
+                                            const std::string& status) {
+    MF_TRY_ASSIGN(Statement s, m_db.prepare(
+        "UPDATE run_scenarios SET status = ? WHERE run_id = ? AND scenario_id = ?"));
+    s.bind(1, status).bind(2, run_id).bind(3, scenario_id);
+    return s.run();
+}
+
+Result<std::vector<ScenarioRecord>> ResultsDb::scenarios(std::int64_t run_id) {
+    MF_TRY_ASSIGN(Statement s, m_db.prepare(
+        "SELECT run_id, scenario_id, dataset, dataset_hash, sessions, probes, status "
+        "FROM run_scenarios WHERE run_id = ? ORDER BY rowid"));
+    s.bind(1, run_id);
+    std::vector<ScenarioRecord> out;
+    while (true) {
+        MF_TRY_ASSIGN(bool row, s.step());
+        if (!row) break;
+        out.push_back({s.column_int(0), s.column_text(1), s.column_text(2), s.column_text(3),
+                       s.column_int(4), s.column_int(5), s.column_text(6)});
+    }
+    return out;
+}
+
+Result<void> ResultsDb::record_store(std::int64_t run_id, const std::string& scenario_id,
+                                     const std::string& session_id, std::int64_t micros) {
+    MF_TRY_ASSIGN(Statement s, m_db.prepare(
+        "INSERT OR IGNORE INTO stored_sessions(run_id, scenario_id, session_id, micros) VALUES(?, ?, ?, ?)"));
+    s.bind(1, run_id).bind(2, scenario_id).bind(3, session_id).bind(4, micros);
+    return s.run();
+}
+
+Result<std::set<std::string>> ResultsDb::stored_sessions(std::int64_t run_id, const std::string& scenario_id) {
+    MF_TRY_ASSIGN(Statement s, m_db.prepare(
+        "SELECT session_id FROM stored_sessions WHERE run_id = ? AND scenario_id = ?"));
+    s.bind(1, run_id).bind(2, scenario_id);
+    std::set<std::string> out;
+    while (true) {
+        MF_TRY_ASSIGN(bool row, s.step());
+        if (!row) break;
+        out.insert(s.column_text(0));
+    }
+    return out;
+}
+
+Result<std::set<std::pair<std::string, int>>> ResultsDb::graded_probes(std::int64_t run_id,
+                                                                       const std::string& scenario_id) {
+    MF_TRY_ASSIGN(Statement s, m_db.prepare(
+        "SELECT probe_id, k FROM probe_results WHERE run_id = ? AND scenario_id = ?"));
+    s.bind(1, run_id).bind(2, scenario_id);
+    std::set<std::pair<std::string, int>> out;
+    while (true) {
+        MF_TRY_ASSIGN(bool row, s.step());
+        if (!row) break;
+        out.emplace(s.column_text(0), static_cast<int>(s.column_int(1)));
+    }
+    return out;
+}
+
+Result<void> ResultsDb::record_probe(std::int64_t run_id, const ProbeRow& p) {
+    MF_TRY_ASSIGN(Transaction tx, Transaction::begin(m_db));
+    MF_TRY_ASSIGN(Statement s, m_db.prepare(
+        "INSERT INTO probe_results(run_id, scenario_id, dataset, probe_id, k, kind, stage, "
+        "memory_success, retrieved_json, retrieve_micros, error) VALUES(?,?,?,?,?,?,?,?,?,?,?)"));
+    s.bind(1, run_id).bind(2, p.scenario_id).bind(3, p.dataset).bind(4, p.probe_id).bind(5, p.k);
+    s.bind(6, p.kind).bind(7, p.stage).bind(8, p.memory_success ? 1 : 0).bind(9, p.retrieved_json);
+    s.bind(10, p.retrieve_micros);
+    if (p.error.empty()) s.bind_null(11);
+    else s.bind(11, p.error);
+    MF_TRY(s.run());
+    MF_TRY_ASSIGN(Statement f, m_db.prepare(
+        "INSERT INTO fact_results(run_id, scenario_id, probe_id, k, fact_id, stage, method, "
+        "stored_json, retrieved_json, missing_json, explanation) VALUES(?,?,?,?,?,?,?,?,?,?,?)"));
+    for (const auto& fact : p.facts) {
+        f.bind(1, run_id).bind(2, p.scenario_id).bind(3, p.probe_id).bind(4, p.k).bind(5, fact.fact_id);
+        f.bind(6, fact.stage).bind(7, fact.method).bind(8, fact.stored_json);
+        f.bind(9, fact.retrieved_json).bind(10, fact.missing_json).bind(11, fact.explanation);
+        MF_TRY(f.run());
+    }
+    return tx.commit();
+}
+
+Result<std::vector<SummaryRow>> ResultsDb::summary(const std::vector<std::int64_t>& run_ids) {
+    std::vector<SummaryRow> out;
+    for (std::int64_t run_id : run_ids) {
+        MF_TRY_ASSIGN(Statement s, m_db.prepare(
+            "SELECT r.system_spec, p.dataset, p.k, "
+            "  SUM(p.stage NOT IN ('needs_answer_stage')), "
+            "  SUM(p.memory_success), "
+            "  SUM(p.stage = 'not_stored'), SUM(p.stage = 'summary_error'), "
+            "  SUM(p.stage = 'not_retrieved'), SUM(p.stage = 'error'), "
+            "  SUM(p.stage = 'needs_answer_stage') "
+            "FROM probe_results p JOIN runs r ON r.id = p.run_id "
+            "JOIN run_scenarios sc ON sc.run_id = p.run_id AND sc.scenario_id = p.scenario_id "
+            "WHERE p.run_id = ? GROUP BY p.dataset, p.k ORDER BY MIN(sc.rowid), p.k"));
+        s.bind(1, run_id);
+        while (true) {
+            MF_TRY_ASSIGN(bool row, s.step());
+            if (!row) break;
+            SummaryRow r;
+            r.run_id = run_id;
+            r.system_spec = s.column_text(0);
+            r.dataset = s.column_text(1);
+            r.k = static_cast<int>(s.column_int(2));
+            r.graded = s.column_int(3);
+            r.success = s.column_int(4);
+            r.not_stored = s.column_int(5);
+            r.summary_error = s.column_int(6);
+            r.not_retrieved = s.column_int(7);
+            r.errors = s.column_int(8);
+            r.needs_answer_stage = s.column_int(9);
+            out.push_back(std::move(r));
+        }
+    }
+    return out;
+}
+
+Result<LatencySummary> ResultsDb::latency_query(const std::string& sql, std::int64_t run_id,
+                                                const std::string& dataset) {
+    MF_TRY_ASSIGN(Statement s, m_db.prepare(sql));
+    s.bind(1, run_id).bind(2, dataset);
+    std::vector<std::int64_t> values;
+    while (true) {
+        MF_TRY_ASSIGN(bool row, s.step());
+        if (!row) break;
+        values.push_back(s.column_int(0));
+    }
+    LatencySummary out;
+    out.count = static_cast<std::int64_t>(values.size());
+    if (values.empty()) return out;
+    std::sort(values.begin(), values.end());
+    auto at = [&](double q) {
+        const std::size_t i = static_cast<std::size_t>(std::ceil(q * static_cast<double>(values.size()))) - 1;
+        return static_cast<double>(values[std::min(i, values.size() - 1)]) / 1000.0;
+    };
+    out.p50_ms = at(0.50);
+    out.p99_ms = at(0.99);
+    return out;
+}
+
+Result<LatencySummary> ResultsDb::store_latency(std::int64_t run_id, const std::string& dataset) {
+    return latency_query(
+        "SELECT s.micros FROM stored_sessions s JOIN run_scenarios sc ON sc.run_id = s.run_id "
+        "AND sc.scenario_id = s.scenario_id WHERE s.run_id = ? AND sc.dataset = ?",
+        run_id, dataset);
+}
+
+Result<LatencySummary> ResultsDb::retrieve_latency(std::int64_t run_id, const std::string& dataset) {
+    return latency_query(
+        "SELECT retrieve_micros FROM probe_results WHERE run_id = ? AND dataset = ? AND stage != 'error'",
+        run_id, dataset);
+}
+
+}  // namespace memfail::store

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: MIT
+// Shared generator conventions and the dataset/rule dispatch tables.
+#include <memfail/suites/memfail/common.hpp>
+#include <memfail/suites/memfail/generators.hpp>
+#include <memfail/suites/memfail/rules.hpp>
+#include <memfail/core/spec.hpp>
+
+#include <cstdio>
+
+namespace memfail::suites::memfail_suite {
+
+std::string session_id(std::size_t number) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "sess-%04zu", number);
+    return buffer;
+}
+
+std::string message_id(std::size_t session_number, std::size_t message_number) {
+    char buffer[48];
+    std::snprintf(buffer, sizeof buffer, "msg-%04zu-%zu", session_number, message_number);
+    return buffer;
+}
+
+std::string session_timestamp(std::size_t number) {
+    // Hourly from 2026-01-05T09:00:00Z; day arithmetic stays within 2026 for < 8000 sessions.
+    const std::size_t hours = 9 + (number - 1);
+    std::size_t day_of_year = 4 + hours / 24;  // Jan 5 is day index 4
+    const std::size_t hour = hours % 24;
+    static const int k_month_days[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    int month = 0;
+    while (month < 11 && day_of_year >= static_cast<std::size_t>(k_month_days[month])) {
+        day_of_year -= static_cast<std::size_t>(k_month_days[month]);
+        ++month;
+    }
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "2026-%02d-%02zuT%02zu:00:00Z", month + 1, day_of_year + 1, hour);
+    return buffer;
+}
+
+std::string probe_id(const std::string& prefix, std::size_t number) {
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, "%s-%03zu", prefix.c_str(), number);
+    return buffer;
+}
+
+data::Scenario make_scenario(const std::string& dataset, std::uint64_t seed) {
+    data::Scenario s;
+    s.id = dataset + "-seed" + std::to_string(seed);
+    s.suite = "memfail";
+    s.dataset = dataset;
+    s.meta = {{"generator", k_generator_version}, {"seed", seed}};
+    return s;
+}
+
+std::string add_user_session(data::Scenario& scenario, const std::string& content) {
+    const std::size_t number = scenario.sessions.size() + 1;
+    data::Session session{session_id(number), session_timestamp(number), {}};
+    session.messages.push_back({message_id(number, 1), "user", content});
+    scenario.sessions.push_back(std::move(session));
+    return scenario.sessions.back().messages.back().id;
+}
+
+void ask_all_after_last_session(data::Scenario& scenario) {
+    if (scenario.sessions.empty()) return;
+    for (auto& p : scenario.probes) p.after_session = scenario.sessions.back().id;
+}
+
+const std::vector<std::string>& dataset_names() {
+    static const std::vector<std::string> k_names = {"conditional_facts_easy", "conditional_facts_hard",
+                                                     "coexisting_facts", "persona_retrieval", "long_hop"};
+    return k_names;
+}
+
+Result<data::Scenario> generate_dataset(const std::string& name, const GenerateOptions& options) {
+    if (name == "conditional_facts_easy") return generate_conditional_facts_easy(options);
+    if (name == "conditional_facts_hard") return generate_conditional_facts_hard(options);
+    if (name == "coexisting_facts") return generate_coexisting_facts(options);
+    if (name == "persona_retrieval") return generate_persona_retrieval(options);
+    if (name == "long_hop") return generate_long_hop(options);
+    std::string hint = did_you_mean(name, dataset_names());
+    return make_error(ErrorKind::invalid_input,
+                      "unknown dataset '" + name + "'" + (hint.empty() ? "" : " (" + hint + ")") +
+                          "; known: conditional_facts_easy, conditional_facts_hard, "
+                          "coexisting_facts, persona_retrieval, long_hop");
+}
+
+void record_dedup(data::Scenario& scenario, const std::string& key, const MinHashDeduper& deduper,
+                  std::size_t candidates) {
+    nlohmann::json drops = nlohmann::json::array();
+    for (const auto& d : deduper.drops())
+        drops.push_back({{"id", d.id}, {"kept", d.kept_id}, {"jaccard", d.jaccard}});
+    scenario.meta["dedup"] = {{"method", "minhash-lsh word-3-shingles"},
+                              {"key", key},
+                              {"threshold", deduper.threshold()},
+                              {"candidates", candidates},
+                              {"kept", candidates - deduper.drops().size()},
+                              {"dropped", drops}};
+}
+
+void check_dataset_rules(const data::Scenario& s, std::size_t line, std::vector<data::Violation>& out) {
+    if (s.dataset == "conditional_facts_easy") check_conditional_facts_rules(s, false, line, out);
+    else if (s.dataset == "conditional_facts_hard") check_conditional_facts_rules(s, true, line, out);
+    else if (s.dataset == "coexisting_facts") check_coexisting_facts_rules(s, line, out);
+    else if (s.dataset == "persona_retrieval") check_persona_retrieval_rules(s, line, out);
+    else if (s.dataset == "long_hop") check_long_hop_rules(s, line, out);
+}
+
+}  // namespace memfail::suites::memfail_suite

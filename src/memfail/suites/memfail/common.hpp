@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: MIT
+// Conventions shared by the five MemFail generators: ids, timestamps, scenario shells.
+//
+// - Scenario id "<dataset>-seed<seed>", suite "memfail". Every storage unit is its own session with
+//   one user message; all probes are asked after the last session.
+// - Session ids "sess-0001"..., message ids "msg-0001-1" (session number, message number),
+//   timestamps one hour apart from 2026-01-05T09:00:00Z.
+// - Probe ids "<prefix>-001" (cfe, cfh, cof, per, lhp); fact ids "<probe id>-f1".
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include <memfail/data/model.hpp>
+
+namespace memfail::suites::memfail_suite {
+
+std::string session_id(std::size_t number);                      // 1-based: "sess-0001"
+std::string message_id(std::size_t session_number, std::size_t message_number);  // "msg-0001-1"
+std::string session_timestamp(std::size_t number);                // 1-based, hourly
+std::string probe_id(const std::string& prefix, std::size_t number);  // "cfe-001"
+
+// An empty scenario with id, suite, dataset and generator metadata (seed, generator version).
+data::Scenario make_scenario(const std::string& dataset, std::uint64_t seed);
+
+// Appends a session holding one user message with `content`; returns the new message's id.
+std::string add_user_session(data::Scenario& scenario, const std::string& content);
+
+// Sets every probe's checkpoint to the last session (MemFail asks all probes after storage).
+void ask_all_after_last_session(data::Scenario& scenario);
+
+}  // namespace memfail::suites::memfail_suite

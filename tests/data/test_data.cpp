@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: MIT
+// The data model's JSONL form: round trips, field-precise errors, structural validation.
+#include <memfail/data/jsonl.hpp>
+#include <memfail/data/validate.hpp>
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+
+namespace memfail::data {
+namespace {
+
+Scenario tiny() {
+    Scenario s;
+    s.id = "tiny";
+    s.suite = "memfail";
+    s.dataset = "custom";
+    s.sessions.push_back({"s1", "2026-01-01T00:00:00Z", {{"m1", "user", "Mira hums only when the kettle boils."}}});
+    s.sessions.push_back({"s2", "2026-01-02T00:00:00Z", {{"m2", "user", "I like tea."}, {"m3", "assistant", "Noted."}}});
+    Probe p;
+    p.id = "p1";
+    p.after_session = "s2";
+    p.question = "Would Mira hum now?";
+    p.kind = ProbeKind::yes_no;
+    p.answer = "No";
+    p.evidence.push_back({"p1-f1", "Mira hums only when the kettle boils.", {"m1"}, {{"condition", {"kettle boils"}}}});
+    s.probes.push_back(p);
+    Probe m;
+    m.id = "p2";
+    m.after_session = "s2";
+    m.question = "Pick one";
+    m.kind = ProbeKind::mcq;
+    m.choices = {"tea", "coffee"};
+    m.correct_choice = "A";
+    m.evidence.push_back({"p2-f1", "I like tea.", {"m2"}, {{"preference", {"tea"}}}});
+    s.probes.push_back(m);
+    return s;
+}
+
+std::string temp_path(const std::string& name) {
+    return (std::filesystem::temp_directory_path() / ("memfail-data-" + std::to_string(::getpid()) + "-" + name)).string();
+}
+
+TEST(Jsonl, RoundTripPreservesEverything) {
+    const Scenario s = tiny();
+    auto back = scenario_from_json(to_json(s));
+    ASSERT_TRUE(back.has_value()) << back.error().describe();
+    EXPECT_EQ(to_json(*back), to_json(s));
+    EXPECT_EQ(scenario_hash(*back), scenario_hash(s));
+}
+
+TEST(Jsonl, HashChangesWithContent) {
+    Scenario a = tiny(), b = tiny();
+    b.sessions[0].messages[0].content += " ";
+    EXPECT_NE(scenario_hash(a), scenario_hash(b));
+}
+
+TEST(Jsonl, FileErrorsNameLineAndField) {
+    const std::string path = temp_path("bad.jsonl");
+    auto j = to_json(tiny());
+    j["probes"][1]["kind"] = "essay";
+    {
+        std::ofstream out(path);
+        out << to_json(tiny()).dump() << "\n" << j.dump() << "\n";
+    }
+    auto r = read_jsonl(path);
+    ASSERT_FALSE(r.has_value());
+    EXPECT_EQ(r.error().kind, ErrorKind::invalid_input);
+    EXPECT_NE(r.error().where.find(path + ":2"), std::string::npos) << r.error().describe();
+    EXPECT_NE(r.error().where.find("probes[1].kind"), std::string::npos) << r.error().describe();
+    std::filesystem::remove(path);
+}
+
+TEST(Jsonl, MissingFieldAndBadJson) {
+    auto j = to_json(tiny());
+    j["sessions"][1]["messages"][0].erase("content");
+    auto r = scenario_from_json(j);
+    ASSERT_FALSE(r.has_value());
+    EXPECT_EQ(r.error().where, "sessions[1].messages[0].content");
+
+    const std::string path = temp_path("notjson.jsonl");
+    {
+        std::ofstream out(path);
+        out << "\n{\"format\": \"memfail/1\",\n";
+    }
+    auto bad = read_jsonl(path);
+    ASSERT_FALSE(bad.has_value());
+    EXPECT_NE(bad.error().where.find(":2"), std::string::npos) << bad.error().describe();
+    std::filesystem::remove(path);
+}
+
+TEST(Jsonl, WrongFormatVersionIsRefused) {
+    auto j = to_json(tiny());
+    j["format"] = "memfail/9";
+    auto r = scenario_from_json(j);
+    ASSERT_FALSE(r.has_value());
+    EXPECT_NE(r.error().message.find("memfail/9"), std::string::npos);
+}
+
+TEST(Jsonl, WriteIsAtomicAndReadable) {
+    const std::string path = temp_path("ok.jsonl");
+    ASSERT_TRUE(write_jsonl(path, {tiny(), tiny()}).has_value());
+    auto r = read_jsonl(path);
+    ASSERT_TRUE(r.has_value());
+    ASSERT_EQ(r->size(), 2u);
+    EXPECT_EQ((*r)[1].line, 2u);
+    for (const auto& entry : std::filesystem::directory_iterator(std::filesystem::temp_directory_path()))
+        EXPECT_EQ(entry.path().string().find(path + ".tmp"), std::string::npos);
+    std::filesystem::remove(path);
+}
+
+std::vector<Violation> violations_of(const Scenario& s) {
+    std::vector<Violation> v;
+    validate_structure(s, 7, v);
+    return v;
+}
+
+bool has_field(const std::vector<Violation>& v, const std::string& field) {
+    for (const auto& x : v)
+        if (x.field == field) return true;
+    return false;
+}
+
+TEST(Validate, CleanScenarioHasNoViolations) { EXPECT_TRUE(violations_of(tiny()).empty()); }
+
+TEST(Validate, ReportsEachBrokenRuleWithItsField) {
+    Scenario s = tiny();
+    s.sessions[1].messages[1].id = "m1";                       // duplicate message id
+    s.probes[0].evidence[0].message_ids = {"nope"};           // unknown message
+    s.probes[1].correct_choice = "C";                         // only two choices
+    s.probes[1].evidence[0].key_details[0].variants = {"milk"};  // not in message or fact text
+    const auto v = violations_of(s);
+    EXPECT_TRUE(has_field(v, "sessions[1].messages[1].id"));
+    EXPECT_TRUE(has_field(v, "probes[0].evidence[0].message_ids[0]"));
+    EXPECT_TRUE(has_field(v, "probes[1].correct_choice"));
+    EXPECT_TRUE(has_field(v, "probes[1].evidence[0].key_details[0]"));
+    for (const auto& x : v) EXPECT_EQ(x.line, 7u);
+    EXPECT_EQ(format_violation("f.jsonl", v[0]).rfind("f.jsonl:7: ", 0), 0u);
+}
+
+TEST(Validate, CheckpointMustFollowEvidence) {
+    Scenario s = tiny();
+    s.probes[1].after_session = "s1";  // its evidence (m2) is stored in s2, after the checkpoint
+    EXPECT_TRUE(has_field(violations_of(s), "probes[1].evidence[0].message_ids[0]"));
+    s.probes[1].after_session = "s9";
+    EXPECT_TRUE(has_field(violations_of(s), "probes[1].after_session"));
+}
+
+TEST(Validate, AbstainProbesCarryNoEvidence) {
+    Scenario s = tiny();
+    s.probes[0].kind = ProbeKind::abstain;
+    EXPECT_TRUE(has_field(violations_of(s), "probes[0].evidence"));
+    s.probes[0].evidence.clear();
+    EXPECT_TRUE(violations_of(s).empty());
+}
+
+TEST(MessageIndex, FindsMessagesAndSessions) {
+    const Scenario s = tiny();
+    MessageIndex index(s);
+    ASSERT_NE(index.message("m3"), nullptr);
+    EXPECT_EQ(index.message("m3")->role, "assistant");
+    EXPECT_EQ(index.session_of("m2")->id, "s2");
+    EXPECT_EQ(index.session_position("s2"), 1u);
+    EXPECT_EQ(index.message("zz"), nullptr);
+}
+
+}  // namespace
+}  // namespace memfail::data
