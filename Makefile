@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: MIT
 # memfail's front door: wraps CMake (as DuckDB does). `make demo` and `make test` do all set-up.
+# Each build folder is configured once (its generator is fixed then); `make clean` starts over.
 .PHONY: all deps release debug demo test test-asan test-tsan bench clean help
 
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
@@ -34,13 +35,17 @@ demo: release
 test: release
 	cd $(BUILD_RELEASE) && ctest -j $(JOBS) $(CTEST_FLAGS)
 
-test-asan: deps
+$(BUILD_ASAN)/CMakeCache.txt: | deps
 	cmake -S . -B $(BUILD_ASAN) $(GEN) -DCMAKE_BUILD_TYPE=Debug -DMEMFAIL_SANITIZE="address;undefined" -DMEMFAIL_BUILD_BENCH=OFF
+
+$(BUILD_TSAN)/CMakeCache.txt: | deps
+	cmake -S . -B $(BUILD_TSAN) $(GEN) -DCMAKE_BUILD_TYPE=Debug -DMEMFAIL_SANITIZE=thread -DMEMFAIL_BUILD_BENCH=OFF
+
+test-asan: deps $(BUILD_ASAN)/CMakeCache.txt
 	cmake --build $(BUILD_ASAN) -j $(JOBS)
 	cd $(BUILD_ASAN) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest -j $(JOBS) $(CTEST_FLAGS)
 
-test-tsan: deps
-	cmake -S . -B $(BUILD_TSAN) $(GEN) -DCMAKE_BUILD_TYPE=Debug -DMEMFAIL_SANITIZE=thread -DMEMFAIL_BUILD_BENCH=OFF
+test-tsan: deps $(BUILD_TSAN)/CMakeCache.txt
 	cmake --build $(BUILD_TSAN) -j $(JOBS)
 	cd $(BUILD_TSAN) && ctest -j $(JOBS) $(CTEST_FLAGS)
 

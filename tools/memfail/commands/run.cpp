@@ -58,8 +58,9 @@ void add_run_command(CLI::App& app, std::function<void()>& action) {
             config.seed = opts->seed;
             config.resume = opts->resume || opts->run_id != 0;
             config.resume_run_id = opts->run_id;
-            // Check the spec before loading data, so a typo fails at once.
-            value_or_fatal(Spec::parse(config.system_spec));
+            // Build the system once in memory before loading data or writing anything, so a typo in
+            // the spec fails at once and leaves no results file behind.
+            value_or_fatal(memory::make_memory_system(config.system_spec, memory::SystemContext{}));
             auto datasets = value_or_fatal(run::load_datasets(config.datasets, config.data_dir, config.seed));
             run::ProgressSink sink;
             if (!opts->quiet) sink = progress_line;

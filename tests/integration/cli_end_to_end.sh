@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Drives the real memfail binary: generate, validate (clean and corrupted), import, run, resume,
+# report, and the errors a user sees for bad input. Usage: cli_end_to_end.sh MEMFAIL FIXTURES_DIR
+set -euo pipefail
+memfail=$1
+fixtures=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# --help works on every command.
+for cmd in "" "datasets" "datasets generate" "datasets validate" "datasets import" "run" "report" "ls" \
+           "ls systems" "ls datasets" "ls runs"; do
+  # shellcheck disable=SC2086
+  "$memfail" $cmd --help > "$work/help.txt" || fail "--help failed for '$cmd'"
+  grep -q "Usage" "$work/help.txt" || fail "no usage for '$cmd'"
+done
+
+# Generation is deterministic and validates clean.
+"$memfail" datasets generate --out "$work/a" > /dev/null 2>&1
+"$memfail" datasets generate --out "$work/b" conditional_facts_easy,long_hop > /dev/null 2>&1
+cmp -s "$work/a/long_hop.jsonl" "$work/b/long_hop.jsonl" || fail "same seed gave different long_hop files"
+test -f "$work/a/manifest.json" || fail "no manifest"
+"$memfail" datasets validate "$work"/a/*.jsonl > "$work/validate.txt" 2>&1 || { cat "$work/validate.txt"; fail "generated data has violations"; }
+
+# A corrupted file is rejected with its line number and field; nothing else is touched.
+cat "$work/a/coexisting_facts.jsonl" "$work/a/long_hop.jsonl" > "$work/two.jsonl"
+python3 - "$work/two.jsonl" <<'PY'
+import json, sys
+path = sys.argv[1]
+lines = open(path).read().splitlines()
+s = json.loads(lines[1])
+s["probes"][3]["correct_choice"] = "Z"
+s["probes"][5]["evidence"][0]["message_ids"] = ["msg-9999-9"]
+lines[1] = json.dumps(s)
+open(path, "w").write("\n".join(lines) + "\n")
+PY
+set +e
+"$memfail" datasets validate "$work/two.jsonl" > "$work/bad.txt" 2>&1
+code=$?
+set -e
+[ $code -ne 0 ] || fail "validate accepted a corrupted file"
+grep -q "two.jsonl:2: probes\[3\].correct_choice" "$work/bad.txt" || { cat "$work/bad.txt"; fail "no line/field for correct_choice"; }
+grep -q "two.jsonl:2: probes\[5\].evidence\[0\].message_ids\[0\]" "$work/bad.txt" || { cat "$work/bad.txt"; fail "no line/field for message id"; }
+
+# Import the CSV fixtures.
+"$memfail" datasets import --from memfail-csv "$fixtures/memfail-csv" --out "$work/imported" > "$work/import.txt" 2>&1 || { cat "$work/import.txt"; fail "import failed"; }
+for ds in conditional_facts_easy conditional_facts_hard coexisting_facts persona_retrieval long_hop; do
+  test -s "$work/imported/$ds.jsonl" || fail "import wrote no $ds"
+done
+
+# A run, its report, and a run on imported data.
+"$memfail" run --system verbatim --datasets long_hop,coexisting_facts --data-dir "$work/a" --k 1,5 --out "$work/r.db" -q > "$work/run.txt"
+grep -q "finished" "$work/run.txt" || fail "run did not finish: $(cat "$work/run.txt")"
+"$memfail" report "$work/r.db" > "$work/report.txt"
+grep -q "long_hop" "$work/report.txt" && grep -q "coexisting_facts" "$work/report.txt" || { cat "$work/report.txt"; fail "report misses datasets"; }
+"$memfail" report "$work/r.db" --format json | python3 -c 'import json,sys; rows=json.load(sys.stdin); assert len(rows)==4, rows'
+"$memfail" report "$work/r.db" --format csv | head -1 | grep -q "^run,system,dataset,k" || fail "csv header"
+"$memfail" run --system verbatim:chunk=sentence --datasets "$work/imported/persona_retrieval.jsonl" --k 3 --out "$work/r.db" -q > /dev/null
+
+# Errors a user sees: exit 2 and a clear message, nothing written.
+set +e
+"$memfail" run --system verbatm --datasets long_hop --out "$work/typo.db" -q > /dev/null 2> "$work/err.txt"
+code=$?
+set -e
+[ $code -eq 2 ] || fail "unknown system exit code $code"
+grep -q "did you mean 'verbatim'" "$work/err.txt" || { cat "$work/err.txt"; fail "no hint for a typo"; }
+set +e
+"$memfail" run --datasets no_such_set --out "$work/x.db" -q 2> "$work/err2.txt"
+code=$?
+set -e
+[ $code -eq 2 ] || fail "unknown dataset exit code $code"
+test ! -e "$work/x.db" || fail "a failed run left a results file"
+set +e
+"$memfail" report "$work/missing.db" 2> /dev/null
+code=$?
+set -e
+[ $code -eq 2 ] || fail "missing results file exit code $code"
+
+echo "cli end-to-end: ok"

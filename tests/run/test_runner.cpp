@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: MIT
+// End-to-end runs on the generated datasets: planted faults show their own stage, verbatim shows
+// the paper's retrieval pattern, oracles reach the ceiling, and a killed run resumes exactly.
+#include <memfail/run/runner.hpp>
+#include <memfail/store/results_db.hpp>
+
+#include <support/planted_systems.hpp>
+#include <support/temp_dir.hpp>
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+namespace memfail::run {
+namespace {
+
+using testing::TempDir;
+
+// Generating all five datasets takes a moment; do it once for the whole file.
+const std::vector<LoadedDataset>& all_datasets() {
+    static const std::vector<LoadedDataset> datasets = [] {
+        auto loaded = load_datasets({"all"}, "", 42);
+        MF_ASSERT(loaded.has_value(), "the generators must produce valid datasets");
+        return std::move(loaded).value();
+    }();
+    return datasets;
+}
+
+struct StageCounts {
+    long graded = 0, success = 0, not_stored = 0, summary_error = 0, not_retrieved = 0, abstain = 0;
+};
+
+// dataset -> k -> counts, for one run.
+std::map<std::string, std::map<int, StageCounts>> run_and_count(const std::string& results, const SystemFactory& factory,
+                                                                std::vector<int> ks, const std::string& spec = "test") {
+    RunConfig config;
+    config.system_spec = spec;
+    config.ks = std::move(ks);
+    config.results_path = results;
+    auto outcome = run_datasets(config, all_datasets(), factory);
+    EXPECT_TRUE(outcome.has_value()) << outcome.error().describe();
+    auto db = store::ResultsDb::open(results).value();
+    std::map<std::string, std::map<int, StageCounts>> out;
+    for (const auto& row : db.summary({outcome->run_id}).value()) {
+        auto& c = out[row.dataset][row.k];
+        c.graded = row.graded;
+        c.success = row.success;
+        c.not_stored = row.not_stored;
+        c.summary_error = row.summary_error;
+        c.not_retrieved = row.not_retrieved;
+        c.abstain = row.needs_answer_stage;
+    }
+    return out;
+}
+
+TEST(PlantedFaults, StoringNothingIsAlwaysNotStored) {
+    TempDir dir;
+    auto counts = run_and_count(dir.file("r.db"), [](const memory::SystemContext&) -> Result<std::unique_ptr<memory::MemorySystem>> {
+        return testing::make_stores_nothing();
+    }, {5});
+    ASSERT_EQ(counts.size(), 5u);
+    for (const auto& [dataset, by_k] : counts) {
+        const auto& c = by_k.at(5);
+        EXPECT_GT(c.graded, 0) << dataset;
+        EXPECT_EQ(c.not_stored, c.graded) << dataset;
+        EXPECT_EQ(c.success, 0) << dataset;
+    }
+    EXPECT_GT(counts["persona_retrieval"][5].abstain, 0);
+}
+
+TEST(PlantedFaults, DroppingConditionsIsASummaryErrorOnConditionalFacts) {
+    TempDir dir;
+    auto counts = run_and_count(dir.file("r.db"), [](const memory::SystemContext& c) -> Result<std::unique_ptr<memory::MemorySystem>> {
+        return testing::make_drops_conditions(c);
+    }, {5});
+    for (const char* ds : {"conditional_facts_easy", "conditional_facts_hard"}) {
+        const auto& c = counts.at(ds).at(5);
+        EXPECT_EQ(c.summary_error, c.graded) << ds;
+        EXPECT_EQ(c.not_stored, 0) << ds;
+    }
+    // Datasets without conditions are untouched: no summary errors there.
+    for (const char* ds : {"coexisting_facts", "persona_retrieval", "long_hop"})
+        EXPECT_EQ(counts.at(ds).at(5).summary_error, 0) << ds;
+}
+
+TEST(PlantedFaults, RandomRetrievalIsNotRetrieved) {
+    TempDir dir;
+    auto counts = run_and_count(dir.file("r.db"), [](const memory::SystemContext& c) -> Result<std::unique_ptr<memory::MemorySystem>> {
+        return testing::make_random_retriever(c, 7);
+    }, {3});
+    for (const auto& [dataset, by_k] : counts) {
+        const auto& c = by_k.at(3);
+        EXPECT_EQ(c.not_stored + c.summary_error, 0) << dataset;
+        EXPECT_GE(c.not_retrieved, c.graded * 9 / 10) << dataset;
+    }
+}
+
+TEST(Verbatim, RetrievalIsTheBottleneckOnCoexistingAndLongHopAndImprovesWithK) {
+    TempDir dir;
+    auto counts = run_and_count(dir.file("r.db"), factory_for_spec("verbatim:retriever=bm25"), {1, 3, 5, 10});
+    for (const char* ds : {"coexisting_facts", "long_hop"}) {
+        const auto& k1 = counts.at(ds).at(1);
+        const auto& k10 = counts.at(ds).at(10);
+        // Verbatim stores everything faithfully: failures are retrieval failures.
+        EXPECT_EQ(k1.not_stored + k1.summary_error, 0) << ds;
+        EXPECT_GT(k1.not_retrieved, k1.graded / 2) << ds;
+        EXPECT_GT(k10.success, k1.success) << ds;
+        EXPECT_LT(k10.not_retrieved, k1.not_retrieved) << ds;
+    }
+    // On single-fact datasets a verbatim store keeps every detail.
+    EXPECT_EQ(counts.at("conditional_facts_easy").at(10).summary_error, 0);
+}
+
+TEST(Oracle, ReachesTheCeilingOnEveryDataset) {
+    TempDir dir;
+    auto counts = run_and_count(dir.file("r.db"), factory_for_spec("oracle"), {1, 5});
+    ASSERT_EQ(counts.size(), 5u);
+    for (const auto& [dataset, by_k] : counts)
+        for (const auto& [k, c] : by_k) EXPECT_EQ(c.success, c.graded) << dataset << " k=" << k;
+}
+
+TEST(Oracle, IdealRetrievalOverVerbatimRemovesEveryRetrievalFailure) {
+    TempDir dir;
+    auto counts = run_and_count(dir.file("r.db"), factory_for_spec("oracle:stage=retrieval,over=verbatim"), {1});
+    for (const auto& [dataset, by_k] : counts) EXPECT_EQ(by_k.at(1).not_retrieved, 0) << dataset;
+}
+
+TEST(Resume, AKilledRunContinuesWithoutLosingOrDoublingProbes) {
+    TempDir dir;
+    const std::string results = dir.file("r.db");
+    RunConfig config;
+    config.system_spec = "verbatim:retriever=bm25";
+    config.ks = {1, 5};
+    config.results_path = results;
+    const std::vector<LoadedDataset> two = {all_datasets()[0], all_datasets()[4]};
+    const auto factory = factory_for_spec(config.system_spec);
+
+    int recorded = 0;
+    auto first = run_datasets(config, two, factory, {}, [&](const std::string&, int) { return ++recorded < 150; });
+    ASSERT_TRUE(first.has_value()) << first.error().describe();
+    EXPECT_EQ(first->probes_graded, 150u);
+
+    config.resume = true;
+    auto second = run_datasets(config, two, factory);
+    ASSERT_TRUE(second.has_value()) << second.error().describe();
+    EXPECT_TRUE(second->resumed);
+    EXPECT_EQ(second->run_id, first->run_id);
+    const std::size_t expected = (two[0].scenario.probes.size() + two[1].scenario.probes.size()) * 2;
+    EXPECT_EQ(first->probes_graded + second->probes_graded, expected);
+    EXPECT_EQ(second->probes_skipped, 150u);
+
+    auto db = store::ResultsDb::open(results).value();
+    EXPECT_EQ(db.run(first->run_id).value()->status, "finished");
+    auto count = db.database().prepare("SELECT COUNT(*), COUNT(DISTINCT scenario_id || probe_id || k) FROM probe_results").value();
+    ASSERT_TRUE(count.step().value());
+    EXPECT_EQ(static_cast<std::size_t>(count.column_int(0)), expected);
+    EXPECT_EQ(count.column_int(0), count.column_int(1));
+    // The resumed run's memory-side results equal an uninterrupted run's.
+    RunConfig fresh = config;
+    fresh.resume = false;
+    fresh.results_path = dir.file("fresh.db");
+    auto clean = run_datasets(fresh, two, factory);
+    ASSERT_TRUE(clean.has_value());
+    auto clean_db = store::ResultsDb::open(fresh.results_path).value();
+    const auto a = db.summary({first->run_id}).value();
+    const auto b = clean_db.summary({clean->run_id}).value();
+    ASSERT_EQ(a.size(), b.size());
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        EXPECT_EQ(a[i].success, b[i].success) << a[i].dataset << " k=" << a[i].k;
+        EXPECT_EQ(a[i].not_retrieved, b[i].not_retrieved) << a[i].dataset << " k=" << a[i].k;
+    }
+}
+
+TEST(Resume, AnotherConfigurationIsNotResumedByMistake) {
+    TempDir dir;
+    RunConfig config;
+    config.system_spec = "none";
+    config.ks = {1};
+    config.results_path = dir.file("r.db");
+    const std::vector<LoadedDataset> one = {all_datasets()[2]};
+    auto first = run_datasets(config, one, factory_for_spec("none"), {}, [](const std::string&, int) { return false; });
+    ASSERT_TRUE(first.has_value());
+    config.ks = {3};
+    config.resume = true;
+    config.resume_run_id = first->run_id;
+    auto refused = run_datasets(config, one, factory_for_spec("none"));
+    ASSERT_FALSE(refused.has_value());
+    EXPECT_EQ(refused.error().kind, ErrorKind::invalid_input);
+}
+
+TEST(Runner, BadKAndUnknownSystemAreClearErrors) {
+    TempDir dir;
+    RunConfig config;
+    config.results_path = dir.file("r.db");
+    config.ks = {0};
+    EXPECT_FALSE(run_datasets(config, {all_datasets()[0]}, factory_for_spec("none")).has_value());
+    config.ks = {1};
+    auto unknown = run_datasets(config, {all_datasets()[0]}, factory_for_spec("verbatm"));
+    ASSERT_FALSE(unknown.has_value());
+    EXPECT_NE(unknown.error().message.find("verbatim"), std::string::npos) << unknown.error().message;
+}
+
+}  // namespace
+}  // namespace memfail::run

@@ -1,0 +1,458 @@
+// SPDX-License-Identifier: MIT
+// Conditional-Facts Easy/Hard generators, lexicons and rules: shapes, determinism, the paper's
+// construction rules, and planted corruptions the rules must catch.
+// Set MEMFAIL_PRINT_CONDITIONAL=<n> to print the first n Easy and Hard rows of the default seed.
+#include <memfail/core/text.hpp>
+#include <memfail/data/jsonl.hpp>
+#include <memfail/data/validate.hpp>
+#include <memfail/suites/memfail/conditional_lexicon.hpp>
+#include <memfail/suites/memfail/generators.hpp>
+#include <memfail/suites/memfail/rules.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <regex>
+#include <set>
+#include <string>
+
+namespace mf = memfail::suites::memfail_suite;
+namespace cf = memfail::suites::memfail_suite::conditional;
+using memfail::data::Scenario;
+using memfail::data::Violation;
+namespace text = memfail::text;
+
+namespace {
+
+const Scenario& easy() {
+    static const Scenario s = mf::generate_conditional_facts_easy({});
+    return s;
+}
+
+const Scenario& hard() {
+    static const Scenario s = mf::generate_conditional_facts_hard({});
+    return s;
+}
+
+std::vector<Violation> rule_violations(const Scenario& s, bool is_hard) {
+    std::vector<Violation> out;
+    mf::check_conditional_facts_rules(s, is_hard, 0, out);
+    return out;
+}
+
+std::string describe(const std::vector<Violation>& vs) {
+    std::string out;
+    for (std::size_t i = 0; i < vs.size() && i < 10; ++i) out += vs[i].field + ": " + vs[i].message + "\n";
+    return out;
+}
+
+const Violation* find_violation(const std::vector<Violation>& vs, const std::string& field) {
+    for (const auto& v : vs)
+        if (v.field == field) return &v;
+    return nullptr;
+}
+
+std::string meta(const memfail::data::Probe& p, const char* key) { return p.meta.at(key).get<std::string>(); }
+
+const std::string& essay_of(const Scenario& s, std::size_t row) {
+    return s.sessions[row].messages[0].content;
+}
+
+std::string essay_path(std::size_t row) {
+    return "sessions[" + std::to_string(row) + "].messages[0].content";
+}
+
+// Index of the essay sentence holding the key detail `name` of row `row`.
+std::size_t sentence_with(const Scenario& s, std::size_t row, const char* name) {
+    const auto sentences = text::split_sentences(essay_of(s, row));
+    for (const auto& d : s.probes[row].evidence[0].key_details)
+        if (d.name == name)
+            for (std::size_t i = 0; i < sentences.size(); ++i)
+                if (text::contains_phrase(sentences[i], d.variants[0])) return i;
+    return std::string::npos;
+}
+
+std::vector<cf::Pronouns> pronoun_sets(std::uint32_t fit) {
+    std::vector<cf::Pronouns> out = {cf::pronouns_for('m'), cf::pronouns_for('f')};
+    if (fit & cf::fit_human) out.push_back(cf::pronouns_for('n'));
+    return out;
+}
+
+// Rendered text must have no template debris and no glaring subject-verb disagreement.
+void expect_clean(const std::string& rendered, const std::string& from) {
+    EXPECT_EQ(rendered.find_first_of("{}[]|"), std::string::npos) << rendered << "  <- " << from;
+    static const std::regex k_plural_wrong(R"(\b[Tt]hey (is|has|was|does|doesn't|hasn't|isn't)\b)");
+    static const std::regex k_singular_wrong(R"(\b([Hh]e|[Ss]he) (are|have|were|do|don't|haven't|aren't)\b)");
+    EXPECT_FALSE(std::regex_search(rendered, k_plural_wrong)) << rendered << "  <- " << from;
+    EXPECT_FALSE(std::regex_search(rendered, k_singular_wrong)) << rendered << "  <- " << from;
+}
+
+}  // namespace
+
+TEST(ConditionalFacts, PrintsRowsOnRequest) {
+    const char* env = std::getenv("MEMFAIL_PRINT_CONDITIONAL");
+    if (!env) GTEST_SKIP() << "set MEMFAIL_PRINT_CONDITIONAL=<n> to read generated rows";
+    const std::size_t n = std::min<std::size_t>(std::strtoul(env, nullptr, 10), easy().probes.size());
+    for (std::size_t i = 0; i < n; ++i) {
+        const auto& p = easy().probes[i];
+        std::printf("== row %zu: %s (%s) | %s | met=%s\n", i + 1, meta(p, "entity").c_str(),
+                    meta(p, "entity_category").c_str(), meta(p, "condition_type").c_str(),
+                    meta(p, "condition_met").c_str());
+        std::printf("EASY: %s\nHARD: %s\nQ: %s\nA: %s\n\n", essay_of(easy(), i).c_str(),
+                    essay_of(hard(), i).c_str(), p.question.c_str(), p.answer.c_str());
+    }
+}
+
+// --- lexicons -----------------------------------------------------------------------------------
+
+TEST(ConditionalLexicon, IsLargeEnoughAndCoversAll32Types) {
+    EXPECT_EQ(cf::condition_types().size(), 32u);
+    EXPECT_EQ(cf::observable_condition_types().size(), 9u);
+    for (const auto& t : cf::observable_condition_types()) EXPECT_TRUE(cf::is_condition_type(t)) << t;
+    EXPECT_GE(cf::behaviours().size(), 110u);
+    std::map<std::string, std::size_t> per_type, pet_per_type;
+    for (const auto& c : cf::conditions()) {
+        EXPECT_TRUE(cf::is_condition_type(c.type)) << c.type;
+        ++per_type[std::string(c.type)];
+        if (c.fit & cf::fit_pet) {
+            EXPECT_TRUE(cf::is_observable_condition_type(c.type)) << "pet condition of type " << c.type;
+            ++pet_per_type[std::string(c.type)];
+        }
+    }
+    for (const auto& t : cf::condition_types()) EXPECT_GE(per_type[t], 4u) << t;
+    for (const auto& t : cf::observable_condition_types()) EXPECT_GE(pet_per_type[t], 3u) << t;
+    EXPECT_GE(cf::fillers().size(), 200u);
+}
+
+TEST(ConditionalLexicon, ConditionKeysAppearWhereTheyMustAndNowhereElse) {
+    std::set<std::string> keys;
+    for (const auto& c : cf::conditions()) {
+        const std::string key(c.key);
+        EXPECT_TRUE(keys.insert(text::normalize(key)).second) << "duplicate condition key " << key;
+        EXPECT_FALSE(text::contains_phrase(c.anchor, key)) << c.anchor;
+        EXPECT_EQ(cf::find_forbidden_connective(c.sentence), "") << c.sentence;
+        EXPECT_EQ(cf::find_forbidden_connective(c.anchor), "") << c.anchor;
+        for (const auto& p : pronoun_sets(c.fit)) {
+            const std::string clause = cf::render_fragment(c.clause, "Robin", p);
+            const std::string sentence = cf::render(c.sentence, "Robin", p);
+            const std::string yes = cf::render(c.yes_context, "Robin", p);
+            const std::string no = cf::render(c.no_context, "Robin", p);
+            EXPECT_TRUE(text::contains_phrase(clause, key)) << clause << " lacks " << key;
+            EXPECT_TRUE(text::contains_phrase(sentence, key)) << sentence << " lacks " << key;
+            EXPECT_FALSE(text::contains_phrase(yes, key)) << yes << " gives away " << key;
+            EXPECT_FALSE(text::contains_phrase(no, key)) << no << " gives away " << key;
+            EXPECT_NE(yes, no);
+            for (const auto& s : {clause, sentence, yes, no}) expect_clean(s, std::string(c.clause));
+            EXPECT_EQ(text::split_sentences(sentence).size(), 1u) << sentence;
+        }
+    }
+}
+
+TEST(ConditionalLexicon, BehavioursHaveTheirKeysAndDistinctForms) {
+    std::set<std::string> seen;
+    for (const auto& b : cf::behaviours()) {
+        EXPECT_TRUE(seen.insert(std::string(b.verb_s) + " " + std::string(b.rest)).second) << b.rest;
+        for (const auto& p : pronoun_sets(b.fit)) {
+            const std::string rest = cf::render_fragment(b.rest, "Robin", p);
+            const std::string key = b.key.empty() ? rest : std::string(b.key);
+            EXPECT_TRUE(text::contains_phrase(rest, key)) << rest << " lacks " << key;
+            EXPECT_FALSE(text::contains_phrase(b.habit, key)) << b.habit;
+            expect_clean(rest, std::string(b.rest));
+        }
+        EXPECT_TRUE(text::starts_with(b.habit, "the ")) << b.habit;
+        EXPECT_EQ(cf::find_forbidden_connective(std::string(b.verb_s) + " " + std::string(b.rest)), "");
+    }
+}
+
+TEST(ConditionalLexicon, FillersAndTemplatesAreUnconditional) {
+    for (const auto& f : cf::fillers()) {
+        EXPECT_EQ(cf::find_forbidden_connective(f.text), "") << f.text;
+        EXPECT_FALSE(text::contains_phrase(f.text, "when")) << f.text;
+        EXPECT_TRUE(f.avoid_type.empty() || cf::is_condition_type(f.avoid_type)) << f.avoid_type;
+        for (const auto& p : pronoun_sets(f.fit)) {
+            const std::string s = cf::render(f.text, "Robin", p);
+            expect_clean(s, std::string(f.text));
+            EXPECT_EQ(text::split_sentences(s).size(), 1u) << s;
+        }
+    }
+    for (const auto* list : {&cf::hard_behaviour_templates_human(), &cf::hard_behaviour_templates_pet(),
+                             &cf::hard_link_templates()})
+        for (const auto& t : *list) EXPECT_EQ(cf::find_forbidden_connective(t), "") << t;
+}
+
+TEST(ConditionalLexicon, NamePoolsAreDisjoint) {
+    std::set<std::string> names;
+    for (const auto* pool : {&cf::person_names(), &cf::character_names(), &cf::pet_names()})
+        for (const auto& n : *pool) EXPECT_TRUE(names.insert(std::string(n.name)).second) << n.name;
+}
+
+TEST(ConditionalLexicon, ForbiddenConnectivesMatchWholeWordsOnly) {
+    EXPECT_EQ(cf::find_forbidden_connective("She paints, if asked."), "if");
+    EXPECT_EQ(cf::find_forbidden_connective("He sings whenever it rains."), "whenever");
+    EXPECT_EQ(cf::find_forbidden_connective("Unless it snows, they walk."), "unless");
+    EXPECT_EQ(cf::find_forbidden_connective("The cliff is iffy in the afternoon."), "");
+    EXPECT_EQ(cf::find_forbidden_connective("She is the only one after all."), "");
+}
+
+// --- generated data ------------------------------------------------------------------------------
+
+TEST(ConditionalFacts, ShapesAndIds) {
+    for (const Scenario* s : {&easy(), &hard()}) {
+        const bool is_hard = s == &hard();
+        EXPECT_EQ(s->dataset, is_hard ? "conditional_facts_hard" : "conditional_facts_easy");
+        ASSERT_EQ(s->probes.size(), 100u);
+        ASSERT_EQ(s->sessions.size(), 100u);
+        for (std::size_t i = 0; i < 100; ++i) {
+            const auto& p = s->probes[i];
+            EXPECT_EQ(p.id.substr(0, 4), is_hard ? "cfh-" : "cfe-");
+            EXPECT_EQ(p.kind, memfail::data::ProbeKind::yes_no);
+            ASSERT_EQ(p.evidence.size(), 1u);
+            EXPECT_EQ(p.evidence[0].message_ids, std::vector<std::string>{s->sessions[i].messages[0].id});
+            EXPECT_EQ(p.after_session, s->sessions.back().id);
+            const std::size_t n = text::split_sentences(essay_of(*s, i)).size();
+            if (is_hard) {
+                EXPECT_GE(n, 8u) << p.id;
+                EXPECT_LE(n, 12u) << p.id;
+            } else {
+                EXPECT_GE(n, 5u) << p.id;
+                EXPECT_LE(n, 8u) << p.id;
+            }
+            for (const char* key : {"entity", "entity_category", "behaviour", "condition_type", "condition",
+                                    "condition_met", "question_context", "rule"})
+                EXPECT_TRUE(p.meta.contains(key)) << p.id << " lacks meta." << key;
+        }
+        EXPECT_EQ(s->meta.at("dedup").at("kept").get<std::size_t>(), 100u);
+        EXPECT_DOUBLE_EQ(s->meta.at("dedup").at("threshold").get<double>(), 0.8);
+    }
+}
+
+TEST(ConditionalFacts, EasyAndHardShareSpecsButNotEssays) {
+    for (std::size_t i = 0; i < 100; ++i) {
+        const auto& e = easy().probes[i];
+        const auto& h = hard().probes[i];
+        for (const char* key : {"entity", "entity_category", "behaviour", "condition_type", "condition",
+                                "condition_met", "question_context", "rule"})
+            EXPECT_EQ(e.meta.at(key), h.meta.at(key)) << i << " " << key;
+        EXPECT_EQ(e.question, h.question);
+        EXPECT_EQ(e.answer, h.answer);
+        EXPECT_NE(essay_of(easy(), i), essay_of(hard(), i));
+    }
+}
+
+TEST(ConditionalFacts, DeterministicForASeedAndDifferentAcrossSeeds) {
+    const auto again = memfail::data::to_json(mf::generate_conditional_facts_easy({})).dump();
+    EXPECT_EQ(again, memfail::data::to_json(easy()).dump());
+    const auto again_hard = memfail::data::to_json(mf::generate_conditional_facts_hard({})).dump();
+    EXPECT_EQ(again_hard, memfail::data::to_json(hard()).dump());
+    const Scenario other = mf::generate_conditional_facts_easy({7});
+    EXPECT_NE(memfail::data::to_json(other).dump(), again);
+    EXPECT_NE(other.probes[0].question, easy().probes[0].question);
+}
+
+TEST(ConditionalFacts, PassesStructureAndRulesWithNoViolations) {
+    for (std::uint64_t seed : {42ull, 1ull, 4242ull}) {
+        const Scenario e = seed == 42 ? easy() : mf::generate_conditional_facts_easy({seed});
+        const Scenario h = seed == 42 ? hard() : mf::generate_conditional_facts_hard({seed});
+        for (const Scenario* s : {&e, &h}) {
+            std::vector<Violation> out;
+            memfail::data::validate_structure(*s, 0, out);
+            mf::check_dataset_rules(*s, 0, out);
+            EXPECT_TRUE(out.empty()) << "seed " << seed << " " << s->dataset << "\n" << describe(out);
+        }
+    }
+}
+
+TEST(ConditionalFacts, YesRatioQuestionsAndDistinctness) {
+    std::size_t yes = 0;
+    std::set<std::string> questions, names, behaviours, conditions, types;
+    for (const auto& p : easy().probes) {
+        const std::string met = meta(p, "condition_met");
+        yes += met == "yes";
+        EXPECT_EQ(text::words(p.answer)[0], met) << p.id;
+        EXPECT_TRUE(questions.insert(p.question).second) << p.question;
+        EXPECT_TRUE(names.insert(meta(p, "entity")).second) << meta(p, "entity");
+        EXPECT_TRUE(behaviours.insert(meta(p, "behaviour")).second);
+        EXPECT_TRUE(conditions.insert(meta(p, "condition")).second);
+        types.insert(meta(p, "condition_type"));
+        EXPECT_NE(p.question.find('?'), std::string::npos) << p.question;
+    }
+    EXPECT_EQ(questions.size(), 100u);
+    EXPECT_GE(yes, 35u);
+    EXPECT_LE(yes, 60u);
+    EXPECT_GE(types.size(), 24u) << "most of the 32 condition types should be used";
+}
+
+TEST(ConditionalFacts, EssaysAreTidyProse) {
+    static const std::regex k_bad_article(R"(\ba (?!one\b)[aeioAEIO])");
+    for (const Scenario* s : {&easy(), &hard()})
+        for (std::size_t i = 0; i < 100; ++i) {
+            const std::string& essay = essay_of(*s, i);
+            EXPECT_EQ(essay.find("  "), std::string::npos) << essay;
+            EXPECT_EQ(essay.find_first_of("{}[]|"), std::string::npos) << essay;
+            EXPECT_FALSE(std::regex_search(essay, k_bad_article)) << essay;
+            const std::string name = meta(s->probes[i], "entity");
+            const auto sentences = text::split_sentences(essay);
+            EXPECT_TRUE(text::starts_with(sentences[0], name) ||
+                        sentences[0].find(", " + name + " ") != std::string::npos)
+                << "the intro names the entity: " << sentences[0];
+            for (std::size_t k = 0; k < sentences.size(); ++k) {
+                EXPECT_TRUE(text::ends_with(sentences[k], ".")) << sentences[k];
+                EXPECT_TRUE(std::isupper(static_cast<unsigned char>(sentences[k][0]))) << sentences[k];
+            }
+        }
+}
+
+TEST(ConditionalFacts, PetsOnlyGetObservableConditionsAndCategoriesMix) {
+    std::map<std::string, std::size_t> categories;
+    for (std::uint64_t seed : {42ull, 9ull}) {
+        const Scenario s = seed == 42 ? easy() : mf::generate_conditional_facts_easy({seed});
+        for (const auto& p : s.probes) {
+            const std::string category = meta(p, "entity_category");
+            ++categories[category];
+            if (category == "pet") {
+                EXPECT_TRUE(cf::is_observable_condition_type(meta(p, "condition_type"))) << p.id;
+                EXPECT_TRUE(meta(p, "pronoun") == "he" || meta(p, "pronoun") == "she") << p.id;
+            }
+        }
+    }
+    EXPECT_GT(categories["person"], 40u);
+    EXPECT_GT(categories["character"], 20u);
+    EXPECT_GT(categories["pet"], 20u);
+}
+
+TEST(ConditionalFacts, HardEssaysSpreadTheRuleWithoutConnectives) {
+    for (std::size_t i = 0; i < 100; ++i) {
+        EXPECT_EQ(cf::find_forbidden_connective(essay_of(hard(), i)), "") << essay_of(hard(), i);
+        const std::size_t b = sentence_with(hard(), i, "behaviour");
+        const std::size_t c = sentence_with(hard(), i, "condition");
+        const std::size_t l = sentence_with(hard(), i, "link");
+        ASSERT_NE(b, std::string::npos);
+        ASSERT_NE(c, std::string::npos);
+        ASSERT_NE(l, std::string::npos);
+        auto apart = [](std::size_t x, std::size_t y) { return (x > y ? x - y : y - x) >= 2; };
+        EXPECT_TRUE(apart(b, c) && apart(c, l) && apart(b, l)) << essay_of(hard(), i);
+        // The question never restates the condition.
+        EXPECT_FALSE(text::contains_phrase(hard().probes[i].question,
+                                           hard().probes[i].evidence[0].key_details[1].variants[0]));
+    }
+}
+
+TEST(ConditionalFacts, EasyEssaysStateTheRuleInOneSentence) {
+    for (std::size_t i = 0; i < 100; ++i) {
+        const std::size_t e = sentence_with(easy(), i, "entity");
+        const std::size_t b = sentence_with(easy(), i, "behaviour");
+        const std::size_t c = sentence_with(easy(), i, "condition");
+        EXPECT_EQ(b, c) << essay_of(easy(), i);
+        // The name may appear earlier (the intro), but the rule sentence holds it too.
+        EXPECT_TRUE(text::contains_phrase(text::split_sentences(essay_of(easy(), i))[b],
+                                          meta(easy().probes[i], "entity")));
+        EXPECT_NE(e, std::string::npos);
+    }
+}
+
+// --- planted corruptions ------------------------------------------------------------------------
+
+TEST(ConditionalRules, CatchAnIfInAHardEssay) {
+    Scenario s = hard();
+    std::string& content = s.sessions[4].messages[0].content;
+    const std::size_t end = content.find(". ");
+    ASSERT_NE(end, std::string::npos);
+    content.insert(end, ", as if by magic");
+    const auto vs = rule_violations(s, true);
+    const Violation* v = find_violation(vs, essay_path(4));
+    ASSERT_NE(v, nullptr) << describe(vs);
+    EXPECT_NE(v->message.find("'if'"), std::string::npos) << v->message;
+}
+
+TEST(ConditionalRules, CatchAdjacentRuleSentences) {
+    Scenario s = hard();
+    const std::size_t row = 7;
+    auto sentences = text::split_sentences(essay_of(s, row));
+    const std::size_t b = sentence_with(s, row, "behaviour");
+    const std::size_t c = sentence_with(s, row, "condition");
+    // Move the condition sentence right after the behaviour sentence.
+    const std::string moved = sentences[c];
+    sentences.erase(sentences.begin() + static_cast<std::ptrdiff_t>(c));
+    const std::size_t b_now = c < b ? b - 1 : b;
+    sentences.insert(sentences.begin() + static_cast<std::ptrdiff_t>(b_now + 1), moved);
+    s.sessions[row].messages[0].content = text::join(sentences, " ");
+    const auto vs = rule_violations(s, true);
+    const Violation* v = find_violation(vs, essay_path(row));
+    ASSERT_NE(v, nullptr) << describe(vs);
+    EXPECT_NE(v->message.find("non-adjacent"), std::string::npos) << v->message;
+}
+
+TEST(ConditionalRules, CatchAMergedRuleSentenceInHard) {
+    Scenario s = hard();
+    const std::size_t row = 11;
+    auto& fact = s.probes[row].evidence[0];
+    // Replace the essay's link sentence by one stating behaviour and condition together.
+    const auto& behaviour = fact.key_details[0].variants[0];
+    const auto& condition = fact.key_details[1].variants[0];
+    s.sessions[row].messages[0].content += " It involves " + behaviour + " and " + condition + ".";
+    const auto vs = rule_violations(s, true);
+    const Violation* v = find_violation(vs, essay_path(row));
+    ASSERT_NE(v, nullptr) << describe(vs);
+}
+
+TEST(ConditionalRules, CatchADuplicatedBehaviour) {
+    Scenario s = easy();
+    s.probes[5].meta["behaviour"] = s.probes[2].meta["behaviour"];
+    const auto vs = rule_violations(s, false);
+    const Violation* v = find_violation(vs, "probes[5].meta.behaviour");
+    ASSERT_NE(v, nullptr) << describe(vs);
+    EXPECT_NE(v->message.find("probes[2]"), std::string::npos);
+}
+
+TEST(ConditionalRules, CatchAFlippedConditionMet) {
+    Scenario s = easy();
+    s.probes[3].meta["condition_met"] = meta(s.probes[3], "condition_met") == "yes" ? "no" : "yes";
+    const auto vs = rule_violations(s, false);
+    ASSERT_NE(find_violation(vs, "probes[3].meta.condition_met"), nullptr) << describe(vs);
+
+    // Imported tables may store the label as a boolean: checked the same way.
+    Scenario imported = easy();
+    imported.probes[6].meta["condition_met"] = meta(imported.probes[6], "condition_met") != "yes";
+    imported.probes[8].meta["condition_met"] = meta(imported.probes[8], "condition_met") == "yes";
+    const auto iv = rule_violations(imported, false);
+    EXPECT_NE(find_violation(iv, "probes[6].meta.condition_met"), nullptr) << describe(iv);
+    EXPECT_EQ(find_violation(iv, "probes[8].meta.condition_met"), nullptr) << describe(iv);
+}
+
+TEST(ConditionalRules, CatchAPetWithAnInternalStateAndUnknownTypes) {
+    Scenario s = easy();
+    std::size_t pet = s.probes.size();
+    for (std::size_t i = 0; i < s.probes.size() && pet == s.probes.size(); ++i)
+        if (meta(s.probes[i], "entity_category") == "pet") pet = i;
+    ASSERT_LT(pet, s.probes.size());
+    s.probes[pet].meta["condition_type"] = "mood";
+    s.probes[0].meta["condition_type"] = "phase_of_moon";
+    const auto vs = rule_violations(s, false);
+    EXPECT_NE(find_violation(vs, "probes[" + std::to_string(pet) + "].meta.condition_type"), nullptr)
+        << describe(vs);
+    EXPECT_NE(find_violation(vs, "probes[0].meta.condition_type"), nullptr) << describe(vs);
+}
+
+TEST(ConditionalRules, CatchSentenceCountsAndGiveawayQuestions) {
+    Scenario s = easy();
+    s.sessions[9].messages[0].content += " One more fact. And another. And a third. And a fourth.";
+    s.probes[12].question +=
+        " Note that it depends on " + s.probes[12].evidence[0].key_details[2].variants[0] + ".";
+    s.probes.pop_back();
+    const auto vs = rule_violations(s, false);
+    EXPECT_NE(find_violation(vs, essay_path(9)), nullptr) << describe(vs);
+    EXPECT_NE(find_violation(vs, "probes[12].question"), nullptr) << describe(vs);
+    EXPECT_NE(find_violation(vs, "probes"), nullptr) << describe(vs);
+}
+
+TEST(ConditionalRules, SkipChecksWhoseInputsImportedDataLacks) {
+    Scenario s = easy();
+    for (auto& p : s.probes) {
+        p.meta = nlohmann::json::object();
+        p.evidence[0].key_details.clear();
+    }
+    EXPECT_TRUE(rule_violations(s, false).empty()) << describe(rule_violations(s, false));
+}

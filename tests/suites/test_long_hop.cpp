@@ -1,0 +1,326 @@
+// SPDX-License-Identifier: MIT
+// Long-Hop generator and rules: counts, determinism, construction rules, planted corruptions.
+// Set MEMFAIL_PRINT_CHAINS=<n> to print the first n chains of the default seed for reading.
+#include <memfail/core/text.hpp>
+#include <memfail/data/jsonl.hpp>
+#include <memfail/data/validate.hpp>
+#include <memfail/suites/memfail/generators.hpp>
+#include <memfail/suites/memfail/long_hop_lexicon.hpp>
+#include <memfail/suites/memfail/rules.hpp>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <regex>
+#include <set>
+#include <string>
+
+namespace mf = memfail::suites::memfail_suite;
+namespace lh = memfail::suites::memfail_suite::long_hop;
+using memfail::data::Scenario;
+using memfail::data::Violation;
+namespace text = memfail::text;
+
+namespace {
+
+const Scenario& default_scenario() {
+    static const Scenario s = mf::generate_long_hop({});
+    return s;
+}
+
+std::vector<Violation> all_violations(const Scenario& s) {
+    std::vector<Violation> out;
+    memfail::data::validate_structure(s, 0, out);
+    mf::check_long_hop_rules(s, 0, out);
+    return out;
+}
+
+std::string describe(const std::vector<Violation>& vs) {
+    std::string out;
+    for (std::size_t i = 0; i < vs.size() && i < 10; ++i)
+        out += vs[i].field + ": " + vs[i].message + "\n";
+    return out;
+}
+
+bool has_violation(const std::vector<Violation>& vs, const std::string& field) {
+    for (const auto& v : vs)
+        if (v.field == field)
+            return true;
+    return false;
+}
+
+std::size_t hops_of(const memfail::data::Probe& p) { return p.meta.at("hops").get<std::size_t>(); }
+
+} // namespace
+
+TEST(LongHop, PrintsChainsOnRequest) {
+    const char* env = std::getenv("MEMFAIL_PRINT_CHAINS");
+    if (!env)
+        GTEST_SKIP() << "set MEMFAIL_PRINT_CHAINS=<n> to read generated chains";
+    const Scenario& s = default_scenario();
+    const std::size_t n = std::min<std::size_t>(std::strtoul(env, nullptr, 10), s.probes.size());
+    for (std::size_t i = 0; i < n; ++i) {
+        const auto& p = s.probes[i];
+        std::printf("%s (K=%zu, %s)\n", p.id.c_str(), hops_of(p),
+                    p.meta.at("voice").get<std::string>().c_str());
+        for (const auto& f : p.evidence)
+            std::printf("  fact: %s\n", f.text.c_str());
+        std::printf("  Q: %s\n", p.question.c_str());
+        for (std::size_t c = 0; c < p.choices.size(); ++c)
+            std::printf("    %c. %s%s\n", static_cast<char>('A' + c), p.choices[c].c_str(),
+                        p.correct_choice[0] == 'A' + static_cast<int>(c) ? "  <-" : "");
+    }
+}
+
+TEST(LongHop, ExactCounts) {
+    const Scenario& s = default_scenario();
+    EXPECT_EQ(s.dataset, "long_hop");
+    ASSERT_EQ(s.probes.size(), 92u);
+    std::map<std::size_t, std::size_t> per_hops;
+    std::size_t facts = 0;
+    for (const auto& p : s.probes) {
+        ++per_hops[hops_of(p)];
+        EXPECT_EQ(p.evidence.size(), hops_of(p) + 1) << p.id;
+        EXPECT_EQ(p.meta.at("chain").size(), hops_of(p) + 2) << p.id;
+        EXPECT_EQ(p.kind, memfail::data::ProbeKind::mcq);
+        EXPECT_EQ(p.choices.size(), 5u);
+        EXPECT_EQ(p.after_session, s.sessions.back().id);
+        facts += p.evidence.size();
+    }
+    EXPECT_EQ(per_hops[1], 31u);
+    EXPECT_EQ(per_hops[2], 32u);
+    EXPECT_EQ(per_hops[3], 29u);
+    EXPECT_EQ(facts, 274u);
+    EXPECT_EQ(memfail::data::message_count(s), 274u);
+    for (const auto& session : s.sessions) {
+        EXPECT_GE(session.messages.size(), 3u) << session.id;
+        EXPECT_LE(session.messages.size(), 5u) << session.id;
+    }
+    EXPECT_EQ(s.probes.front().id, "lhp-001");
+    EXPECT_EQ(s.probes.back().id, "lhp-092");
+}
+
+TEST(LongHop, DeterministicForASeed) {
+    const Scenario again = mf::generate_long_hop({});
+    EXPECT_EQ(memfail::data::to_json(again), memfail::data::to_json(default_scenario()));
+    const Scenario other = mf::generate_long_hop({7});
+    EXPECT_NE(memfail::data::scenario_hash(other),
+              memfail::data::scenario_hash(default_scenario()));
+}
+
+TEST(LongHop, GeneratedDataPassesStructureAndRules) {
+    const auto vs = all_violations(default_scenario());
+    EXPECT_TRUE(vs.empty()) << describe(vs);
+    for (std::uint64_t seed : {1ull, 2026ull, 4242ull}) {
+        const auto other = all_violations(mf::generate_long_hop({seed}));
+        EXPECT_TRUE(other.empty()) << "seed " << seed << "\n" << describe(other);
+    }
+}
+
+TEST(LongHop, DispatchRunsLongHopRules) {
+    Scenario s = default_scenario();
+    s.probes.pop_back();
+    std::vector<Violation> out;
+    mf::check_dataset_rules(s, 3, out);
+    ASSERT_TRUE(has_violation(out, "probes"));
+    EXPECT_EQ(out.front().line, 3u);
+}
+
+TEST(LongHop, CatchesTwoFactsOfOneChainInOneSession) {
+    Scenario s = default_scenario();
+    std::size_t probe = 0;
+    while (hops_of(s.probes[probe]) < 2)
+        ++probe;
+    const std::string first = s.probes[probe].evidence[0].message_ids[0];
+    const std::string second = s.probes[probe].evidence[1].message_ids[0];
+    // Move the second fact's message into the session that holds the first.
+    memfail::data::Message moved;
+    for (auto& session : s.sessions)
+        for (auto it = session.messages.begin(); it != session.messages.end(); ++it)
+            if (it->id == second) {
+                moved = *it;
+                session.messages.erase(it);
+                break;
+            }
+    for (auto& session : s.sessions)
+        for (const auto& m : session.messages)
+            if (m.id == first) {
+                session.messages.push_back(moved);
+                break;
+            }
+    std::vector<Violation> out;
+    mf::check_long_hop_rules(s, 0, out);
+    const std::string field = "probes[" + std::to_string(probe) + "].evidence[1].message_ids[0]";
+    EXPECT_TRUE(has_violation(out, field)) << describe(out);
+    EXPECT_EQ(out.size(), 1u) << describe(out);
+}
+
+TEST(LongHop, CatchesQuestionNamingAnIntermediateAnchor) {
+    Scenario s = default_scenario();
+    std::size_t probe = 5;
+    auto& p = s.probes[probe];
+    const std::string middle = p.meta.at("chain")[1].get<std::string>();
+    p.question = p.question.substr(0, p.question.size() - 1) + ", given " + middle + "?";
+    std::vector<Violation> out;
+    mf::check_long_hop_rules(s, 0, out);
+    EXPECT_TRUE(has_violation(out, "probes[" + std::to_string(probe) + "].question"))
+        << describe(out);
+}
+
+TEST(LongHop, CatchesWrongCorrectChoice) {
+    Scenario s = default_scenario();
+    auto& p = s.probes[11];
+    p.correct_choice = std::string(1, static_cast<char>('A' + (p.correct_choice[0] - 'A' + 1) % 5));
+    std::vector<Violation> out;
+    mf::check_long_hop_rules(s, 0, out);
+    EXPECT_TRUE(has_violation(out, "probes[11].correct_choice")) << describe(out);
+}
+
+TEST(LongHop, CatchesReusedAnchorAndLeakedAnchor) {
+    Scenario s = default_scenario();
+    // A later chain reusing the terminal anchor of the first chain.
+    s.probes[1].meta["chain"].back() = s.probes[0].meta["chain"].back();
+    // A middle anchor leaking into the last fact of its chain.
+    std::size_t probe = 2;
+    while (hops_of(s.probes[probe]) < 2)
+        ++probe;
+    auto& p = s.probes[probe];
+    p.evidence.back().text += " " + p.meta.at("chain")[1].get<std::string>();
+    std::vector<Violation> out;
+    mf::check_long_hop_rules(s, 0, out);
+    EXPECT_TRUE(has_violation(out, "probes[1].meta.chain[" +
+                                       std::to_string(hops_of(s.probes[1]) + 1) + "]"))
+        << describe(out);
+    EXPECT_TRUE(has_violation(out, "probes[" + std::to_string(probe) + "].evidence[" +
+                                       std::to_string(p.evidence.size() - 1) + "].text"))
+        << describe(out);
+}
+
+TEST(LongHop, CorrectLettersAreSpreadOverAllChoices) {
+    std::map<std::string, int> letters;
+    for (const auto& p : default_scenario().probes) {
+        ++letters[p.correct_choice];
+        EXPECT_EQ(p.choices[static_cast<std::size_t>(p.correct_choice[0] - 'A')], p.answer);
+        EXPECT_EQ(p.answer, p.meta.at("chain").back().get<std::string>());
+    }
+    for (const char* l : {"A", "B", "C", "D", "E"})
+        EXPECT_GE(letters[l], 8) << l;
+}
+
+TEST(LongHop, NoFactRepeatsAndAnchorsAreUnique) {
+    std::set<std::string> facts, anchors;
+    for (const auto& p : default_scenario().probes) {
+        for (const auto& f : p.evidence)
+            EXPECT_TRUE(facts.insert(text::normalize(f.text)).second) << f.text;
+        for (const auto& a : p.meta.at("chain"))
+            EXPECT_TRUE(anchors.insert(text::normalize(a.get<std::string>())).second);
+    }
+    EXPECT_EQ(facts.size(), 274u);
+    const auto& dedup = default_scenario().meta.at("dedup");
+    EXPECT_EQ(dedup.at("key"), "fact");
+    EXPECT_DOUBLE_EQ(dedup.at("threshold").get<double>(), 0.7);
+    EXPECT_EQ(dedup.at("kept").get<std::size_t>(), 274u);
+}
+
+TEST(LongHop, AnchorsStayInsideTheirOwnChain) {
+    const auto& probes = default_scenario().probes;
+    for (std::size_t i = 0; i < probes.size(); ++i)
+        for (const auto& a : probes[i].meta.at("chain"))
+            for (std::size_t k = 0; k < probes.size(); ++k) {
+                if (k == i)
+                    continue;
+                for (const auto& f : probes[k].evidence)
+                    EXPECT_FALSE(text::contains_phrase(f.text, a.get<std::string>()))
+                        << probes[i].id << " anchor '" << a << "' in " << probes[k].id;
+            }
+}
+
+TEST(LongHop, DistractorsAreShapedLikeTheAnswerAndOffTheChain) {
+    for (const auto& p : default_scenario().probes) {
+        const std::size_t answer_words = text::words(p.answer).size();
+        std::set<std::string> seen;
+        for (const auto& c : p.choices) {
+            EXPECT_TRUE(seen.insert(text::normalize(c)).second) << p.id;
+            if (c == p.answer)
+                continue;
+            const std::size_t words = text::words(c).size();
+            EXPECT_LE(words > answer_words ? words - answer_words : answer_words - words, 3u)
+                << p.id << ": " << c;
+            for (const auto& f : p.evidence)
+                EXPECT_FALSE(text::contains_phrase(f.text, c)) << p.id << ": " << c;
+        }
+    }
+}
+
+TEST(LongHop, SentencesReadCleanly) {
+    const std::regex leftover(R"([{}\[\]<>|])");
+    const std::regex repeated_verb(R"(\b(take|make|go|do)s? (the )?time to \1\b)");
+    // No lexicon thing ending in "s" is singular, so this catches "salted pistachios is".
+    const std::regex plural_is(R"(s is (his|her) favorite)");
+    const std::regex bad_article(R"(\b[Aa] [aeio])");
+    const std::regex doubled(R"(\b(\w+) \1\b)");
+    for (const auto& p : default_scenario().probes) {
+        const bool named = p.meta.at("voice") == "named";
+        const std::string head = p.meta.at("chain")[0].get<std::string>();
+        std::vector<std::string> texts = {p.question};
+        for (const auto& f : p.evidence)
+            texts.push_back(f.text);
+        for (const auto& c : p.choices)
+            texts.push_back(c);
+        for (const auto& t : texts) {
+            EXPECT_FALSE(std::regex_search(t, leftover)) << t;
+            EXPECT_FALSE(std::regex_search(t, bad_article)) << t;
+            EXPECT_FALSE(std::regex_search(t, doubled)) << t;
+            EXPECT_FALSE(std::regex_search(t, repeated_verb)) << t;
+            EXPECT_FALSE(std::regex_search(t, plural_is)) << t;
+        }
+        EXPECT_TRUE(text::ends_with(p.question, "?")) << p.question;
+        for (const auto& f : p.evidence) {
+            EXPECT_TRUE(text::ends_with(f.text, ".")) << f.text;
+            EXPECT_TRUE(std::isupper(static_cast<unsigned char>(f.text[0]))) << f.text;
+            // Self-contained: a named chain repeats the name in every fact; a first-person chain
+            // has no third-person pronoun whose antecedent would sit in another fact.
+            if (named)
+                EXPECT_TRUE(text::contains_phrase(f.text, head)) << f.text;
+            else
+                for (const char* pronoun : {"he", "she", "him", "his", "her", "they", "it"})
+                    EXPECT_FALSE(text::contains_phrase(f.text, pronoun)) << f.text;
+        }
+    }
+}
+
+TEST(LongHopLexicon, IsLargeUniqueAndSeparateFromDistractors) {
+    EXPECT_GE(lh::anchor_lexicon_size(), 400u);
+    std::set<std::string> anchors;
+    auto add = [&](const char* t) { EXPECT_TRUE(anchors.insert(text::normalize(t)).second) << t; };
+    for (const auto& e : lh::moment_anchors())
+        add(e.text);
+    for (const auto& e : lh::act_anchors())
+        add(e.text);
+    for (const auto& e : lh::feel_anchors())
+        add(e.text);
+    for (const auto& e : lh::thing_anchors())
+        add(e.text);
+    EXPECT_EQ(anchors.size(), lh::anchor_lexicon_size());
+    std::set<std::string> distractors;
+    for (const auto& d : lh::act_distractors()) {
+        EXPECT_FALSE(anchors.count(text::normalize(d.text))) << d.text;
+        EXPECT_TRUE(distractors.insert(text::normalize(d.text)).second) << d.text;
+    }
+    for (const auto& d : lh::feel_distractors()) {
+        EXPECT_FALSE(anchors.count(text::normalize(d.text))) << d.text;
+        EXPECT_TRUE(distractors.insert(text::normalize(d.text)).second) << d.text;
+    }
+    std::set<std::string> names;
+    for (const auto& person : lh::people())
+        EXPECT_TRUE(names.insert(person.name).second) << person.name;
+    // Relations are symmetric, so checking either side of a chain blocks the pair.
+    bool found = false;
+    for (const char* r : lh::related_topics("tired"))
+        found = found || std::string(r) == "exercise";
+    EXPECT_TRUE(found);
+}
