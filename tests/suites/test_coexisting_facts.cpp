@@ -66,22 +66,6 @@ std::vector<std::string> templates_of(const cx::Category& c) {
 
 }  // namespace
 
-TEST(CoexistingFacts, PrintsSamplesOnRequest) {
-    const char* env = std::getenv("MEMFAIL_PRINT_SAMPLES");
-    if (!env) GTEST_SKIP() << "set MEMFAIL_PRINT_SAMPLES=<n> to print rows";
-    const Scenario& s = default_scenario();
-    const memfail::data::MessageIndex index(s);
-    const std::size_t n = std::min<std::size_t>(std::strtoul(env, nullptr, 10), s.probes.size());
-    for (std::size_t i = 0; i < n; ++i) {
-        const auto& p = s.probes[i];
-        std::printf("[%s] %s (n=%zu)\n", p.id.c_str(), p.meta["category"].get<std::string>().c_str(),
-                    p.evidence.size());
-        for (const auto& f : p.evidence)
-            std::printf("  %s: %s\n", index.session_of(f.message_ids[0])->id.c_str(), f.text.c_str());
-        std::printf("  Q: %s\n  A: %s\n", p.question.c_str(), p.answer.c_str());
-    }
-}
-
 // ---- Lexicon ----
 
 TEST(CoexistingLexicon, HasTheHundredPaperCategoriesWithRichPools) {

@@ -92,20 +92,6 @@ void expect_clean(const std::string& rendered, const std::string& from) {
 
 }  // namespace
 
-TEST(ConditionalFacts, PrintsRowsOnRequest) {
-    const char* env = std::getenv("MEMFAIL_PRINT_CONDITIONAL");
-    if (!env) GTEST_SKIP() << "set MEMFAIL_PRINT_CONDITIONAL=<n> to read generated rows";
-    const std::size_t n = std::min<std::size_t>(std::strtoul(env, nullptr, 10), easy().probes.size());
-    for (std::size_t i = 0; i < n; ++i) {
-        const auto& p = easy().probes[i];
-        std::printf("== row %zu: %s (%s) | %s | met=%s\n", i + 1, meta(p, "entity").c_str(),
-                    meta(p, "entity_category").c_str(), meta(p, "condition_type").c_str(),
-                    meta(p, "condition_met").c_str());
-        std::printf("EASY: %s\nHARD: %s\nQ: %s\nA: %s\n\n", essay_of(easy(), i).c_str(),
-                    essay_of(hard(), i).c_str(), p.question.c_str(), p.answer.c_str());
-    }
-}
-
 // --- lexicons -----------------------------------------------------------------------------------
 
 TEST(ConditionalLexicon, IsLargeEnoughAndCoversAll32Types) {

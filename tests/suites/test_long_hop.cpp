@@ -57,25 +57,6 @@ std::size_t hops_of(const memfail::data::Probe& p) { return p.meta.at("hops").ge
 
 } // namespace
 
-TEST(LongHop, PrintsChainsOnRequest) {
-    const char* env = std::getenv("MEMFAIL_PRINT_CHAINS");
-    if (!env)
-        GTEST_SKIP() << "set MEMFAIL_PRINT_CHAINS=<n> to read generated chains";
-    const Scenario& s = default_scenario();
-    const std::size_t n = std::min<std::size_t>(std::strtoul(env, nullptr, 10), s.probes.size());
-    for (std::size_t i = 0; i < n; ++i) {
-        const auto& p = s.probes[i];
-        std::printf("%s (K=%zu, %s)\n", p.id.c_str(), hops_of(p),
-                    p.meta.at("voice").get<std::string>().c_str());
-        for (const auto& f : p.evidence)
-            std::printf("  fact: %s\n", f.text.c_str());
-        std::printf("  Q: %s\n", p.question.c_str());
-        for (std::size_t c = 0; c < p.choices.size(); ++c)
-            std::printf("    %c. %s%s\n", static_cast<char>('A' + c), p.choices[c].c_str(),
-                        p.correct_choice[0] == 'A' + static_cast<int>(c) ? "  <-" : "");
-    }
-}
-
 TEST(LongHop, ExactCounts) {
     const Scenario& s = default_scenario();
     EXPECT_EQ(s.dataset, "long_hop");

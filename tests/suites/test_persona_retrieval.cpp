@@ -59,21 +59,6 @@ std::size_t first_probe(const Scenario& s, bool want_misleading) {
 
 }  // namespace
 
-TEST(PersonaRetrieval, PrintsSamplesOnRequest) {
-    const char* env = std::getenv("MEMFAIL_PRINT_SAMPLES");
-    if (!env) GTEST_SKIP() << "set MEMFAIL_PRINT_SAMPLES=<n> to print essays";
-    const Scenario& s = default_scenario();
-    const std::size_t n = std::min<std::size_t>(std::strtoul(env, nullptr, 10), s.sessions.size());
-    for (std::size_t i = 0; i < n; ++i) {
-        std::printf("[%s] %s\n", s.sessions[i].id.c_str(), s.sessions[i].messages[0].content.c_str());
-        for (std::size_t k = 0; k < 3; ++k) {
-            const auto& p = s.probes[3 * i + k];
-            std::printf("  %s (%s): %s\n    -> %s\n", p.id.c_str(), misleading(p) ? "misleading" : "direct",
-                        p.question.c_str(), p.answer.c_str());
-        }
-    }
-}
-
 // ---- Lexicon ----
 
 TEST(PersonaLexicon, NamePoolsAreLargeDistinctAndDisjoint) {

@@ -61,7 +61,8 @@ public:
 
     T& value() & { return checked(); }
     const T& value() const& { return const_cast<Result*>(this)->checked(); }
-    T&& value() && { return std::move(checked()); }
+    // By value, so `for (auto& x : f().value())` cannot dangle on the temporary Result.
+    T value() && { return std::move(checked()); }
     T& operator*() & { return checked(); }
     const T& operator*() const& { return const_cast<Result*>(this)->checked(); }
     T* operator->() { return &checked(); }

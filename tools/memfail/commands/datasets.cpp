@@ -1,17 +1,20 @@
 // SPDX-License-Identifier: MIT
-// memfail datasets: generate the five MemFail datasets, validate any dataset file, import the
-// paper's CSV release.
+// memfail datasets: generate the five MemFail datasets, validate any dataset file, show probes,
+// import the paper's CSV release.
 #include <commands/cli.hpp>
 #include <commands/common.hpp>
 
 #include <memfail/core/version.hpp>
 #include <memfail/data/jsonl.hpp>
+#include <memfail/core/text.hpp>
 #include <memfail/data/validate.hpp>
+#include <memfail/run/dataset_source.hpp>
 #include <memfail/suites/memfail/generators.hpp>
 #include <memfail/suites/memfail/import_csv.hpp>
 #include <memfail/suites/memfail/rules.hpp>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <filesystem>
 #include <memory>
 
@@ -31,6 +34,13 @@ struct GenerateOptions {
 struct ValidateOptions {
     std::vector<std::string> files;
     int max_shown = 200;
+};
+
+struct ShowOptions {
+    std::string dataset;
+    std::vector<std::string> probes;
+    std::size_t limit = 3;
+    unsigned long long seed = 42;
 };
 
 struct ImportOptions {
@@ -126,6 +136,43 @@ int validate(const ValidateOptions& o) {
     return total == 0 ? 0 : 1;
 }
 
+// Prints probes as a person reads them: question, choices, answer, and each evidence fact with the
+// messages that state it.
+void show(const ShowOptions& o) {
+    const auto loaded = value_or_fatal(run::load_datasets({o.dataset}, "", o.seed));
+    std::size_t shown = 0;
+    for (const auto& d : loaded) {
+        const data::Scenario& s = d.scenario;
+        const data::MessageIndex index(s);
+        std::printf("# %s (%s): %zu sessions, %zu probes, hash %s\n", s.id.c_str(), d.origin.c_str(),
+                    s.sessions.size(), s.probes.size(), d.hash.substr(0, 12).c_str());
+        for (const auto& p : s.probes) {
+            if (!o.probes.empty() && std::find(o.probes.begin(), o.probes.end(), p.id) == o.probes.end()) continue;
+            if (o.probes.empty() && shown >= o.limit) break;
+            ++shown;
+            std::printf("\n[%s] %s (asked after %s)\n  Q: %s\n", p.id.c_str(), data::probe_kind_name(p.kind),
+                        p.after_session.c_str(), p.question.c_str());
+            for (std::size_t c = 0; c < p.choices.size(); ++c)
+                std::printf("     %c. %s%s\n", static_cast<char>('A' + c), p.choices[c].c_str(),
+                            p.correct_choice == std::string(1, static_cast<char>('A' + c)) ? "   <- correct" : "");
+            std::printf("  A: %s\n", p.answer.c_str());
+            if (!p.meta.empty()) std::printf("  meta: %s\n", p.meta.dump().c_str());
+            for (const auto& f : p.evidence) {
+                std::printf("  evidence %s: %s\n", f.id.c_str(), f.text.c_str());
+                for (const auto& kd : f.key_details)
+                    std::printf("    key detail %s: \"%s\"\n", kd.name.c_str(), text::join(kd.variants, "\" | \"").c_str());
+                for (const auto& id : f.message_ids) {
+                    const data::Message* m = index.message(id);
+                    const data::Session* session = index.session_of(id);
+                    if (m) std::printf("    %s (%s, %s): %s\n", id.c_str(), session->id.c_str(), m->role.c_str(), m->content.c_str());
+                }
+            }
+        }
+    }
+    if (shown == 0 && !o.probes.empty())
+        throw Fatal(make_error(ErrorKind::not_found, "no probe named " + text::join(o.probes, ", "), o.dataset));
+}
+
 void import_csv(const ImportOptions& o) {
     if (o.from != "memfail-csv")
         throw Fatal(make_error(ErrorKind::invalid_input, "unknown import format '" + o.from + "'; supported: memfail-csv"));
@@ -162,6 +209,16 @@ void add_datasets_command(CLI::App& app, std::function<void()>& action) {
             if (code != 0) throw Fatal(make_error(ErrorKind::invalid_input, "validation failed"));
         };
     });
+
+    auto sh = std::make_shared<ShowOptions>();
+    CLI::App* show_cmd = cmd->add_subcommand(
+        "show", "Print probes as a person reads them: question, choices, answer, evidence facts, key details "
+                "and the messages that state them");
+    show_cmd->add_option("dataset", sh->dataset, "A dataset name (generated with --seed) or a JSONL file")->required();
+    show_cmd->add_option("--probe,-p", sh->probes, "Probe ids to show (default: the first --limit probes)");
+    show_cmd->add_option("--limit,-n", sh->limit, "How many probes to show when no --probe is given")->capture_default_str();
+    show_cmd->add_option("--seed", sh->seed, "Seed for a generated dataset")->capture_default_str();
+    show_cmd->callback([sh, &action] { action = [sh] { show(*sh); }; });
 
     auto imp = std::make_shared<ImportOptions>();
     CLI::App* i = cmd->add_subcommand(
