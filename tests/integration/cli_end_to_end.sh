@@ -10,7 +10,7 @@ trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 # --help works on every command.
-for cmd in "" "datasets" "datasets generate" "datasets validate" "datasets import" "run" "report" "ls" \
+for cmd in "" "datasets" "datasets generate" "datasets validate" "datasets show" "datasets import" "run" "report" "ls" \
            "ls systems" "ls datasets" "ls runs"; do
   # shellcheck disable=SC2086
   "$memfail" $cmd --help > "$work/help.txt" || fail "--help failed for '$cmd'"
@@ -40,9 +40,19 @@ set +e
 "$memfail" datasets validate "$work/two.jsonl" > "$work/bad.txt" 2>&1
 code=$?
 set -e
-[ $code -ne 0 ] || fail "validate accepted a corrupted file"
+[ $code -eq 1 ] || fail "validate of a corrupted file exited $code, expected 1"
 grep -q "two.jsonl:2: probes\[3\].correct_choice" "$work/bad.txt" || { cat "$work/bad.txt"; fail "no line/field for correct_choice"; }
 grep -q "two.jsonl:2: probes\[5\].evidence\[0\].message_ids\[0\]" "$work/bad.txt" || { cat "$work/bad.txt"; fail "no line/field for message id"; }
+
+# show prints a probe with its evidence and the messages that state it.
+"$memfail" datasets show "$work/a/long_hop.jsonl" --probe lhp-002 > "$work/show.txt"
+grep -q "^\[lhp-002\] mcq" "$work/show.txt" && grep -q "<- correct" "$work/show.txt" && grep -q "key detail anchor_1" "$work/show.txt" \
+  || { cat "$work/show.txt"; fail "show output"; }
+set +e
+"$memfail" datasets show long_hop --probe nope > /dev/null 2>&1
+code=$?
+set -e
+[ $code -eq 2 ] || fail "show of an unknown probe exited $code"
 
 # Import the CSV fixtures.
 "$memfail" datasets import --from memfail-csv "$fixtures/memfail-csv" --out "$work/imported" > "$work/import.txt" 2>&1 || { cat "$work/import.txt"; fail "import failed"; }

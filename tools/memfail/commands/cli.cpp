@@ -13,6 +13,7 @@ namespace memfail::cli {
 void build_app(CLI::App& app, std::function<void()>& action) {
     app.description(
         "memfail: find where an LLM memory system fails (storage, summary, retrieval, reasoning)");
+    app.name("memfail");  // usage lines say "memfail", whatever path the binary was run from
     app.set_version_flag("--version", std::string(code_version()));
     app.require_subcommand(1);
     add_datasets_command(app, action);
@@ -33,6 +34,8 @@ int main(int argc, char** argv) {
     try {
         if (action) action();
         return 0;
+    } catch (const ExitStatus& e) {
+        return e.code;
     } catch (const Fatal& e) {
         std::fprintf(stderr, "memfail: error: %s\n", e.error().describe().c_str());
         return exit_code_for(e.error().kind);

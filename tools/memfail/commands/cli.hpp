@@ -10,6 +10,12 @@ class App;
 
 namespace memfail::cli {
 
+// Thrown by a command that has already said what went wrong and only needs an exit code (e.g.
+// `datasets validate` after printing each violation).
+struct ExitStatus {
+    int code;
+};
+
 // Runs the CLI; returns the process exit code (0 ok, 1 failure, 2 bad input, 3 outside service).
 int main(int argc, char** argv);
 

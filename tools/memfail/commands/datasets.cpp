@@ -186,7 +186,7 @@ void import_csv(const ImportOptions& o) {
 }  // namespace
 
 void add_datasets_command(CLI::App& app, std::function<void()>& action) {
-    CLI::App* cmd = app.add_subcommand("datasets", "Generate, validate and import datasets");
+    CLI::App* cmd = app.add_subcommand("datasets", "Generate, validate, show and import datasets");
     cmd->require_subcommand(1);
 
     auto gen = std::make_shared<GenerateOptions>();
@@ -206,7 +206,7 @@ void add_datasets_command(CLI::App& app, std::function<void()>& action) {
     v->callback([val, &action] {
         action = [val] {
             const int code = validate(*val);
-            if (code != 0) throw Fatal(make_error(ErrorKind::invalid_input, "validation failed"));
+            if (code != 0) throw ExitStatus{code};
         };
     });
 
