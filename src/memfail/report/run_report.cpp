@@ -66,6 +66,22 @@ Result<Table> success_table(store::ResultsDb& db, const std::vector<std::int64_t
     return t;
 }
 
+Result<std::vector<Table>> success_tables_by_run(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids) {
+    std::vector<Table> out;
+    for (std::size_t i = 0; i < run_ids.size(); ++i) {
+        MF_TRY_ASSIGN(Table flat, success_table(db, {run_ids[i]}));
+        MF_TRY_ASSIGN(auto run, db.run(run_ids[i]));
+        Table t;
+        t.title = "run " + std::to_string(run_ids[i]) + ": " + (run ? run->system_spec : std::string("?"));
+        t.columns.assign(flat.columns.begin() + 2, flat.columns.end());
+        for (auto& row : flat.rows) t.rows.emplace_back(row.begin() + 2, row.end());
+        // The notes explain columns once, under the last table.
+        if (i + 1 == run_ids.size()) t.notes = flat.notes;
+        out.push_back(std::move(t));
+    }
+    return out;
+}
+
 Result<Table> runs_table(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids) {
     Table t;
     t.title = "Runs";

@@ -15,8 +15,11 @@ namespace memfail::report {
 // Runs to report: `requested` ids, or when empty every finished run in the file.
 Result<std::vector<std::int64_t>> select_runs(store::ResultsDb& db, const std::vector<std::int64_t>& requested);
 
-// Memory-side success per run x dataset x k.
+// Memory-side success per run x dataset x k, in one flat table (for CSV and JSON).
 Result<Table> success_table(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids);
+// The same split into one table per run, titled with the run's id and system, without the run and
+// system columns (narrower, for text and Markdown).
+Result<std::vector<Table>> success_tables_by_run(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids);
 // One row per run: id, status, system, code version, datasets with their hash prefixes, latencies.
 Result<Table> runs_table(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids);
 

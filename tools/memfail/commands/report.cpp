@@ -37,10 +37,14 @@ void add_report_command(CLI::App& app, std::function<void()>& action) {
             auto db = value_or_fatal(store::ResultsDb::open(opts->results));
             std::vector<std::int64_t> requested(opts->runs.begin(), opts->runs.end());
             const auto ids = value_or_fatal(report::select_runs(db, requested));
-            const auto table = value_or_fatal(report::success_table(db, ids));
-            std::string out = report::render(table, format);
-            if (opts->show_runs && (format == report::Format::text || format == report::Format::markdown)) {
-                out += "\n" + report::render(value_or_fatal(report::runs_table(db, ids)), format);
+            std::string out;
+            if (format == report::Format::text || format == report::Format::markdown) {
+                out = "Memory-side success: every evidence fact stored, faithful and retrieved in the top k\n\n";
+                for (const auto& t : value_or_fatal(report::success_tables_by_run(db, ids)))
+                    out += report::render(t, format) + "\n";
+                if (opts->show_runs) out += report::render(value_or_fatal(report::runs_table(db, ids)), format);
+            } else {
+                out = report::render(value_or_fatal(report::success_table(db, ids)), format);
             }
             std::fwrite(out.data(), 1, out.size(), stdout);
         };
