@@ -1,0 +1,409 @@
+// SPDX-License-Identifier: MIT
+// BM25 (FTS5) and hashed-vector retrievers over a memory system's SQLite database.
+#include <memfail/memory/retriever.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <set>
+#include <unordered_map>
+#include <utility>
+
+#include <sqlite3.h>
+
+#include <memfail/core/text.hpp>
+
+namespace memfail::memory {
+
+Result<store::Statement*> CachedStatement::get(store::Database& db) {
+    if (!m_statement) {
+        MF_TRY_ASSIGN(store::Statement statement, db.prepare(m_sql));
+        m_statement.emplace(std::move(statement));
+    }
+    m_statement->reset();
+    return &*m_statement;
+}
+
+// ---------------------------------------------------------------------------------------------
+// BM25
+
+std::string bm25_match_expression(std::string_view query) {
+    std::string out;
+    std::set<std::string> seen;
+    for (const std::string& word : text::words(query)) {
+        if (text::is_stopword(word) || !seen.insert(word).second) continue;
+        if (!out.empty()) out += " OR ";
+        // A quoted FTS5 string is taken literally (no AND/NOT/NEAR/column syntax); a quote inside
+        // it is written twice. normalize() already drops quotes, so this is belt and braces.
+        out += '"';
+        out += text::replace_all(word, "\"", "\"\"");
+        out += '"';
+    }
+    return out;
+}
+
+// Document lengths by rowid. Owners' rowids are small and dense (an INTEGER PRIMARY KEY counting
+// up), so a vector indexed by rowid serves them; a hash map took a cache miss per ranked row.
+// Rare large rowids go to a map so a stray one cannot allocate gigabytes.
+struct Bm25Retriever::Stats {
+    static constexpr std::int64_t k_dense_limit = std::int64_t{1} << 24;
+
+    std::vector<std::uint32_t> dense;  // tokens + 1; 0 marks "not indexed"
+    std::unordered_map<std::int64_t, std::uint32_t> sparse;
+    std::int64_t documents = 0;
+    std::int64_t total_tokens = 0;
+
+    void set(std::int64_t rowid, std::uint32_t tokens) {
+        if (rowid >= 0 && rowid < k_dense_limit) {
+            const auto index = static_cast<std::size_t>(rowid);
+            if (index >= dense.size()) dense.resize(std::max(index + 1, dense.size() * 2), 0);
+            if (dense[index] == 0) ++documents;
+            else total_tokens -= dense[index] - 1;
+            dense[index] = tokens + 1;
+        } else {
+            auto [it, inserted] = sparse.emplace(rowid, tokens);
+            if (inserted) ++documents;
+            else total_tokens -= std::exchange(it->second, tokens);
+        }
+        total_tokens += tokens;
+    }
+    // Length of `rowid`, or -1 when it is not indexed.
+    double length(std::int64_t rowid) const {
+        if (rowid >= 0 && rowid < k_dense_limit) {
+            const auto index = static_cast<std::size_t>(rowid);
+            return index < dense.size() && dense[index] != 0 ? double(dense[index] - 1) : -1.0;
+        }
+        auto it = sparse.find(rowid);
+        return it == sparse.end() ? -1.0 : double(it->second);
+    }
+    void clear() {
+        dense.clear();
+        sparse.clear();
+        documents = 0;
+        total_tokens = 0;
+    }
+};
+
+namespace {
+
+constexpr double k_bm25_k1 = 1.2;
+constexpr double k_bm25_b = 0.75;
+constexpr double k_min_idf = 1e-6;  // FTS5's floor: a word in most rows still counts a little
+
+// Per-query state of memfail_bm25, computed on its first row.
+struct QueryWeights {
+    std::vector<double> idf;  // per phrase
+};
+
+int count_row(const Fts5ExtensionApi*, Fts5Context*, void* hits) {
+    ++*static_cast<std::int64_t*>(hits);
+    return SQLITE_OK;
+}
+
+// memfail_bm25(table): the Okapi BM25 score of the current row, higher is better. Same formula and
+// IDF as FTS5's bm25() (which returns it negated), with the row length taken from RAM.
+void bm25_rank(const Fts5ExtensionApi* api, Fts5Context* fts, sqlite3_context* context, int,
+               sqlite3_value**) {
+    const auto& stats = **static_cast<std::shared_ptr<Bm25Retriever::Stats>*>(api->xUserData(fts));
+    auto* weights = static_cast<QueryWeights*>(api->xGetAuxdata(fts, 0));
+    if (weights == nullptr) {
+        auto fresh = std::make_unique<QueryWeights>();
+        sqlite3_int64 rows = 0;
+        int rc = api->xRowCount(fts, &rows);
+        const int phrases = api->xPhraseCount(fts);
+        for (int i = 0; rc == SQLITE_OK && i < phrases; ++i) {
+            std::int64_t hits = 0;
+            rc = api->xQueryPhrase(fts, i, &hits, &count_row);
+            const double idf = std::log((double(rows) - double(hits) + 0.5) / (double(hits) + 0.5));
+            fresh->idf.push_back(std::max(idf, k_min_idf));
+        }
+        if (rc != SQLITE_OK) return sqlite3_result_error_code(context, rc);
+        weights = fresh.get();
+        // On failure xSetAuxdata has already deleted the object.
+        rc = api->xSetAuxdata(fts, fresh.release(),
+                              [](void* p) { delete static_cast<QueryWeights*>(p); });
+        if (rc != SQLITE_OK) return sqlite3_result_error_code(context, rc);
+    }
+
+    const double documents = double(std::max<std::int64_t>(stats.documents, 1));
+    const double average = std::max(double(stats.total_tokens) / documents, 1.0);
+    const double known = stats.length(api->xRowid(fts));
+    const double length = known < 0 ? average : known;
+    const double norm = k_bm25_k1 * (1.0 - k_bm25_b + k_bm25_b * length / average);
+    double score = 0;
+    for (std::size_t i = 0; i < weights->idf.size(); ++i) {
+        Fts5PhraseIter iter;
+        int column = 0;
+        int offset = 0;
+        int tf = 0;
+        for (api->xPhraseFirst(fts, static_cast<int>(i), &iter, &column, &offset); column >= 0;
+             api->xPhraseNext(fts, &iter, &column, &offset))
+            ++tf;
+        if (tf > 0) score += weights->idf[i] * tf * (k_bm25_k1 + 1.0) / (tf + norm);
+    }
+    sqlite3_result_double(context, score);
+}
+
+fts5_api* fts5_of(sqlite3* db) {
+    fts5_api* api = nullptr;
+    sqlite3_stmt* stmt = nullptr;
+    if (sqlite3_prepare_v2(db, "SELECT fts5(?1)", -1, &stmt, nullptr) != SQLITE_OK) return nullptr;
+    sqlite3_bind_pointer(stmt, 1, static_cast<void*>(&api), "fts5_api_ptr", nullptr);
+    sqlite3_step(stmt);
+    sqlite3_finalize(stmt);
+    return api;
+}
+
+// Words of normalised text: single spaces separate them, as unicode61 splits them (it may split a
+// few more non-ASCII symbols, which only nudges a length).
+std::uint32_t count_tokens(std::string_view normalized) {
+    if (normalized.empty()) return 0;
+    return static_cast<std::uint32_t>(std::count(normalized.begin(), normalized.end(), ' ') + 1);
+}
+
+}  // namespace
+
+Bm25Retriever::Bm25Retriever(store::Database& db, std::shared_ptr<Stats> stats)
+    : m_db(&db),
+      m_stats(std::move(stats)),
+      m_insert_text("INSERT INTO bm25_index (rowid, text) VALUES (?, ?)"),
+      m_insert_length("INSERT INTO bm25_doclen (doc, tokens) VALUES (?, ?)"),
+      // rowid breaks ties so equal scores keep one order.
+      m_search("SELECT rowid, memfail_bm25(bm25_index) AS s FROM bm25_index "
+               "WHERE bm25_index MATCH ? ORDER BY s DESC, rowid LIMIT ?") {}
+
+Bm25Retriever::~Bm25Retriever() = default;
+
+Result<std::unique_ptr<Bm25Retriever>> Bm25Retriever::open(store::Database& db) {
+    // columnsize=0: lengths live in bm25_doclen, so FTS5 need not keep its own copy.
+    MF_TRY(db.exec("CREATE VIRTUAL TABLE IF NOT EXISTS bm25_index USING fts5("
+                   "text, content='', columnsize=0, tokenize='porter unicode61');"
+                   "CREATE TABLE IF NOT EXISTS bm25_doclen ("
+                   "doc INTEGER PRIMARY KEY, tokens INTEGER NOT NULL);"));
+    fts5_api* api = fts5_of(db.raw());
+    if (api == nullptr)
+        return make_error(ErrorKind::database, "this SQLite has no FTS5 extension", db.path());
+    auto stats = std::make_shared<Stats>();
+    // The connection owns one reference to the statistics until it closes.
+    auto* handle = new std::shared_ptr<Stats>(stats);
+    if (api->xCreateFunction(api, "memfail_bm25", handle, &bm25_rank,
+                             [](void* p) { delete static_cast<std::shared_ptr<Stats>*>(p); }) !=
+        SQLITE_OK) {
+        delete handle;
+        return make_error(ErrorKind::database, "cannot register the memfail_bm25 ranking function",
+                          db.path());
+    }
+    std::unique_ptr<Bm25Retriever> retriever(new Bm25Retriever(db, std::move(stats)));
+    MF_TRY(retriever->reload());
+    return retriever;
+}
+
+Result<void> Bm25Retriever::add(std::int64_t rowid, std::string_view text) {
+    const std::string normalized = text::normalize(text);
+    const std::uint32_t tokens = count_tokens(normalized);
+    MF_TRY_ASSIGN(store::Statement* const insert, m_insert_text.get(*m_db));
+    insert->bind(1, rowid).bind(2, normalized);
+    MF_TRY(insert->run());
+    MF_TRY_ASSIGN(store::Statement* const length, m_insert_length.get(*m_db));
+    length->bind(1, rowid).bind(2, static_cast<std::int64_t>(tokens));
+    MF_TRY(length->run());
+    m_stats->set(rowid, tokens);
+    return {};
+}
+
+Result<void> Bm25Retriever::reload() {
+    m_stats->clear();
+    MF_TRY_ASSIGN(store::Statement rows, m_db->prepare("SELECT doc, tokens FROM bm25_doclen"));
+    while (true) {
+        MF_TRY_ASSIGN(const bool row, rows.step());
+        if (!row) break;
+        m_stats->set(rows.column_int(0), static_cast<std::uint32_t>(rows.column_int(1)));
+    }
+    return {};
+}
+
+Result<std::vector<RetrievedRow>> Bm25Retriever::search(std::string_view query, int k) {
+    std::vector<RetrievedRow> out;
+    const std::string match = bm25_match_expression(query);
+    if (match.empty() || k <= 0) return out;
+    MF_TRY_ASSIGN(store::Statement* const select, m_search.get(*m_db));
+    select->bind(1, match).bind(2, static_cast<std::int64_t>(k));
+    while (true) {
+        MF_TRY_ASSIGN(const bool row, select->step());
+        if (!row) break;
+        out.push_back({select->column_int(0), select->column_double(1)});
+    }
+    return out;
+}
+
+Result<void> Bm25Retriever::clear() {
+    MF_TRY(m_db->exec("INSERT INTO bm25_index(bm25_index) VALUES ('delete-all');"
+                      "DELETE FROM bm25_doclen;"));
+    m_stats->clear();
+    return {};
+}
+
+Result<std::int64_t> Bm25Retriever::count() {
+    return m_stats->documents;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Hashed vectors
+//
+// Why IDF is applied on the query side only: stored vectors hold plain (sublinear) term
+// frequencies, L2-normalised, and never change after they are written. Document frequencies are
+// kept per bucket, and a query's weights are multiplied by idf(bucket) as of the moment it is
+// asked. Since the query norm is the same for every candidate, the ranking equals that of
+// sum(idf_b * q_b * d_b): a TF-IDF inner product with the corpus statistics of today. Had IDF
+// been baked into the stored vectors, every vector would go stale as the corpus grew (the IDF of
+// a word changes with each new document), and keeping them right would mean re-embedding and
+// re-indexing the whole store on every write.
+
+namespace {
+
+constexpr const char* k_schema =
+    "CREATE TABLE IF NOT EXISTS hashed_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+    // Native float32 order: every platform memfail targets is little-endian.
+    "CREATE TABLE IF NOT EXISTS hashed_vectors (doc INTEGER PRIMARY KEY, vector BLOB NOT NULL);"
+    "CREATE TABLE IF NOT EXISTS hashed_df (bucket INTEGER PRIMARY KEY, df INTEGER NOT NULL);";
+
+double idf(std::int64_t documents, std::int64_t df) {
+    // The BM25 form: positive even for a bucket in every document, finite for an unseen one.
+    const double n = static_cast<double>(documents);
+    const double d = static_cast<double>(df);
+    return std::log(1.0 + (n - d + 0.5) / (d + 0.5));
+}
+
+}  // namespace
+
+HashedRetriever::HashedRetriever(store::Database& db, HashedRetrieverOptions options)
+    : m_db(&db),
+      m_options(options),
+      m_embedder(options.dim),
+      m_index(VectorIndexOptions{.dim = options.dim, .hnsw_threshold = options.hnsw_threshold}),
+      m_df(static_cast<std::size_t>(options.dim), 0),
+      m_insert_vector("INSERT INTO hashed_vectors (doc, vector) VALUES (?, ?)"),
+      m_upsert_df("INSERT INTO hashed_df (bucket, df) VALUES (?, ?) "
+                  "ON CONFLICT(bucket) DO UPDATE SET df = excluded.df") {}
+
+Result<std::unique_ptr<HashedRetriever>> HashedRetriever::open(store::Database& db,
+                                                               HashedRetrieverOptions options) {
+    MF_ASSERT(options.dim > 0, "hashed retriever needs a positive dimension");
+    MF_TRY(db.exec(k_schema));
+    std::unique_ptr<HashedRetriever> retriever(new HashedRetriever(db, options));
+
+    MF_TRY_ASSIGN(store::Statement get_dim,
+                  db.prepare("SELECT value FROM hashed_meta WHERE key = 'dim'"));
+    MF_TRY_ASSIGN(const bool has_dim, get_dim.step());
+    const std::string dim_text = std::to_string(options.dim);
+    if (!has_dim || get_dim.column_text(0) != dim_text) {
+        // Vectors of another width cannot be searched with this one: drop them so the owner
+        // re-indexes its rows (count() is 0 afterwards).
+        MF_TRY(db.exec("DELETE FROM hashed_vectors; DELETE FROM hashed_df;"));
+        MF_TRY_ASSIGN(store::Statement put_dim,
+                      db.prepare("INSERT OR REPLACE INTO hashed_meta (key, value) VALUES ('dim', ?)"));
+        put_dim.bind(1, dim_text);
+        MF_TRY(put_dim.run());
+    }
+    MF_TRY(retriever->reload());
+    return retriever;
+}
+
+std::string HashedRetriever::signature() const {
+    return "hashed:dim=" + std::to_string(m_options.dim);
+}
+
+Result<void> HashedRetriever::add(std::int64_t rowid, std::string_view text) {
+    const std::vector<HashedFeature> features = m_embedder.features(text);
+    std::vector<float> vector = densify(features, m_options.dim);
+    l2_normalize(vector);
+
+    MF_TRY_ASSIGN(store::Statement* const insert, m_insert_vector.get(*m_db));
+    insert->bind(1, rowid).bind_blob(2, vector.data(), vector.size() * sizeof(float));
+    MF_TRY(insert->run());
+
+    for (const HashedFeature& f : features) {
+        ++m_df[f.bucket];
+        m_dirty.insert(f.bucket);
+    }
+    ++m_documents;
+    m_index.add(rowid, vector);
+    return {};
+}
+
+Result<void> HashedRetriever::flush() {
+    if (m_dirty.empty()) return {};
+    MF_TRY_ASSIGN(store::Statement* const upsert, m_upsert_df.get(*m_db));
+    for (const std::uint32_t bucket : m_dirty) {
+        upsert->bind(1, static_cast<std::int64_t>(bucket)).bind(2, m_df[bucket]);
+        MF_TRY(upsert->run());
+    }
+    m_dirty.clear();
+    return {};
+}
+
+Result<void> HashedRetriever::reload() {
+    m_index.clear();
+    std::fill(m_df.begin(), m_df.end(), 0);
+    m_dirty.clear();
+    m_documents = 0;
+
+    MF_TRY_ASSIGN(store::Statement df_rows, m_db->prepare("SELECT bucket, df FROM hashed_df"));
+    while (true) {
+        MF_TRY_ASSIGN(const bool row, df_rows.step());
+        if (!row) break;
+        const std::int64_t bucket = df_rows.column_int(0);
+        if (bucket < 0 || bucket >= m_options.dim)
+            return make_error(ErrorKind::database,
+                              "hashed_df holds bucket " + std::to_string(bucket) +
+                                  " outside dim=" + std::to_string(m_options.dim),
+                              m_db->path());
+        m_df[static_cast<std::size_t>(bucket)] = df_rows.column_int(1);
+    }
+
+    // Insertion order, so a reopened store builds the same HNSW graph as the original.
+    MF_TRY_ASSIGN(store::Statement vectors,
+                  m_db->prepare("SELECT doc, vector FROM hashed_vectors ORDER BY doc"));
+    const std::size_t bytes = static_cast<std::size_t>(m_options.dim) * sizeof(float);
+    std::vector<float> vector(static_cast<std::size_t>(m_options.dim));
+    while (true) {
+        MF_TRY_ASSIGN(const bool row, vectors.step());
+        if (!row) break;
+        const std::string_view blob = vectors.column_blob(1);
+        if (blob.size() != bytes)
+            return make_error(ErrorKind::database,
+                              "hashed vector of row " + std::to_string(vectors.column_int(0)) +
+                                  " has " + std::to_string(blob.size()) + " bytes, expected " +
+                                  std::to_string(bytes),
+                              m_db->path());
+        std::memcpy(vector.data(), blob.data(), bytes);
+        m_index.add(vectors.column_int(0), vector);
+        ++m_documents;
+    }
+    return {};
+}
+
+Result<std::vector<RetrievedRow>> HashedRetriever::search(std::string_view query, int k) {
+    std::vector<RetrievedRow> out;
+    if (k <= 0) return out;
+    std::vector<HashedFeature> features = m_embedder.features(query);
+    for (HashedFeature& f : features)
+        f.weight *= static_cast<float>(idf(m_documents, m_df[f.bucket]));
+    std::vector<float> vector = densify(features, m_options.dim);
+    if (!l2_normalize(vector)) return out;  // nothing to match on
+    for (const VectorMatch& match : m_index.search(vector, k)) out.push_back({match.id, match.score});
+    return out;
+}
+
+Result<void> HashedRetriever::clear() {
+    MF_TRY(m_db->exec("DELETE FROM hashed_vectors; DELETE FROM hashed_df;"));
+    m_index.clear();
+    std::fill(m_df.begin(), m_df.end(), 0);
+    m_dirty.clear();
+    m_documents = 0;
+    return {};
+}
+
+Result<std::int64_t> HashedRetriever::count() { return m_documents; }
+
+}  // namespace memfail::memory

@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: MIT
+// Retrievers: search indexes kept in a memory system's own SQLite database, keyed by the rowid of
+// the system's memory rows. The owning system decides what a row is; a retriever only maps text to
+// rowids.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_set>
+#include <vector>
+
+#include <memfail/core/error.hpp>
+#include <memfail/memory/embedder.hpp>
+#include <memfail/memory/vector_index.hpp>
+#include <memfail/store/database.hpp>
+
+namespace memfail::memory {
+
+// A statement prepared on first use and reset on every later one: preparing per call cost more
+// than the inserts it ran.
+class CachedStatement {
+public:
+    explicit CachedStatement(const char* sql) : m_sql(sql) {}
+    // The statement, reset and with no bindings. Valid until the database closes.
+    Result<store::Statement*> get(store::Database& db);
+
+private:
+    const char* m_sql;
+    std::optional<store::Statement> m_statement;
+};
+
+struct RetrievedRow {
+    std::int64_t rowid = 0;
+    double score = 0;  // higher is better; comparable only within one search
+};
+
+// Writes (add, flush, clear) belong inside the caller's transaction; after that transaction rolls
+// back the caller must call reload() so in-RAM state matches SQLite again. The database must
+// outlive the retriever.
+class Retriever {
+public:
+    virtual ~Retriever() = default;
+
+    // "bm25" or "hashed:dim=512": changes when the index would differ, so owners know to rebuild.
+    virtual std::string signature() const = 0;
+    // Indexes `text` under `rowid`, which must not be indexed already.
+    virtual Result<void> add(std::int64_t rowid, std::string_view text) = 0;
+    // Persists whatever add() batched in RAM; call before committing.
+    virtual Result<void> flush() { return {}; }
+    // Re-reads in-RAM state from SQLite.
+    virtual Result<void> reload() { return {}; }
+    // Up to `k` rows, best first. Read-only.
+    virtual Result<std::vector<RetrievedRow>> search(std::string_view query, int k) = 0;
+    // Forgets every indexed row.
+    virtual Result<void> clear() = 0;
+    // Rows indexed.
+    virtual Result<std::int64_t> count() = 0;
+};
+
+// Okapi BM25 (k1 = 1.2, b = 0.75, FTS5's constants) over an SQLite FTS5 table with
+// tokenize='porter unicode61'. The table is contentless: the text lives in the owner's rows and the
+// index keeps only postings. Both sides are indexed in text::normalize form, so "Gideon's" and
+// "gideons" meet, as they do in key-detail matching.
+//
+// Ranking uses memfail_bm25, an FTS5 auxiliary function registered on the connection, rather than
+// the built-in bm25(): the built-in reads each matching row's length from FTS5's docsize table,
+// one B-tree lookup per row, which made it the whole cost of a query (about 10x slower at 100k
+// memories). Document lengths are kept in RAM instead, persisted in bm25_doclen and reloaded on
+// open; the postings, term frequencies and document frequencies still come from FTS5.
+class Bm25Retriever final : public Retriever {
+public:
+    struct Stats;  // document lengths shared with the registered ranking function
+
+    // Only one Bm25Retriever may be open per connection: each registers memfail_bm25 anew.
+    static Result<std::unique_ptr<Bm25Retriever>> open(store::Database& db);
+    ~Bm25Retriever() override;
+
+    std::string signature() const override { return "bm25"; }
+    Result<void> add(std::int64_t rowid, std::string_view text) override;
+    Result<void> reload() override;
+    Result<std::vector<RetrievedRow>> search(std::string_view query, int k) override;
+    Result<void> clear() override;
+    Result<std::int64_t> count() override;
+
+private:
+    Bm25Retriever(store::Database& db, std::shared_ptr<Stats> stats);
+    store::Database* m_db;
+    std::shared_ptr<Stats> m_stats;
+    CachedStatement m_insert_text;
+    CachedStatement m_insert_length;
+    CachedStatement m_search;
+};
+
+// The FTS5 MATCH expression for `query`: its distinct non-stopword words, each quoted (embedded
+// quotes doubled) and OR-ed, e.g. "who hikes in rain?" -> "\"hikes\" OR \"rain\"". Empty when the
+// query has no usable word.
+std::string bm25_match_expression(std::string_view query);
+
+struct HashedRetrieverOptions {
+    int dim = HashedEmbedder::k_default_dim;
+    std::size_t hnsw_threshold = VectorIndexOptions{}.hnsw_threshold;
+};
+
+// Cosine search over HashedEmbedder vectors. Vectors are BLOBs in SQLite and document frequencies
+// per hashed bucket are persisted next to them; the in-RAM VectorIndex is rebuilt from SQLite on
+// open, so the database is the only source of truth.
+class HashedRetriever final : public Retriever {
+public:
+    // Opening with a `dim` other than the stored one discards the stored vectors (they cannot be
+    // compared); count() then reports 0 and the owner re-adds its rows.
+    static Result<std::unique_ptr<HashedRetriever>> open(store::Database& db,
+                                                         HashedRetrieverOptions options);
+
+    std::string signature() const override;
+    Result<void> add(std::int64_t rowid, std::string_view text) override;
+    Result<void> flush() override;
+    Result<void> reload() override;
+    Result<std::vector<RetrievedRow>> search(std::string_view query, int k) override;
+    Result<void> clear() override;
+    Result<std::int64_t> count() override;
+
+    const VectorIndex& index() const { return m_index; }
+
+private:
+    HashedRetriever(store::Database& db, HashedRetrieverOptions options);
+
+    store::Database* m_db;
+    HashedRetrieverOptions m_options;
+    HashedEmbedder m_embedder;
+    VectorIndex m_index;
+    std::vector<std::int64_t> m_df;  // documents touching each bucket
+    std::int64_t m_documents = 0;
+    std::unordered_set<std::uint32_t> m_dirty;  // buckets whose df changed since the last flush
+    CachedStatement m_insert_vector;
+    CachedStatement m_upsert_df;
+};
+
+}  // namespace memfail::memory

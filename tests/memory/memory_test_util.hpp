@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: MIT
+// Helpers for the memory tests: a self-removing temporary folder and small hand-built sessions.
+// (test_memory links only memfail_memory, so it carries its own copy rather than tests/support.)
+#pragma once
+#include <cstdlib>
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include <memfail/data/model.hpp>
+#include <memfail/memory/memory_system.hpp>
+
+namespace memfail::memory::test {
+
+class TempDir {
+public:
+    TempDir() {
+        std::string pattern =
+            (std::filesystem::temp_directory_path() / "memfail-memory-XXXXXX").string();
+        if (::mkdtemp(pattern.data()) == nullptr) std::abort();
+        m_path = pattern;
+    }
+    ~TempDir() {
+        std::error_code ec;
+        std::filesystem::remove_all(m_path, ec);
+    }
+    TempDir(const TempDir&) = delete;
+    TempDir& operator=(const TempDir&) = delete;
+    std::string path() const { return m_path.string(); }
+
+private:
+    std::filesystem::path m_path;
+};
+
+inline data::Message user(std::string id, std::string content) {
+    return {std::move(id), "user", std::move(content)};
+}
+inline data::Message assistant(std::string id, std::string content) {
+    return {std::move(id), "assistant", std::move(content)};
+}
+
+inline data::Session session(std::string id, std::string timestamp, std::vector<data::Message> messages) {
+    return {std::move(id), std::move(timestamp), std::move(messages)};
+}
+
+// Unwraps a Result in a test; a failure throws, which GoogleTest reports as a failed test with the
+// error's text while the remaining tests still run.
+template <class T>
+T ok(Result<T> result) {
+    if (!result) throw std::runtime_error(result.error().describe());
+    return std::move(result).value();
+}
+inline void ok(const Result<void>& result) {
+    if (!result) throw std::runtime_error(result.error().describe());
+}
+
+inline std::vector<std::string> ids_of(const std::vector<Memory>& memories) {
+    std::vector<std::string> out;
+    for (const Memory& m : memories) out.push_back(m.id);
+    return out;
+}
+inline std::vector<std::string> ids_of(const std::vector<Hit>& hits) {
+    std::vector<std::string> out;
+    for (const Hit& h : hits) out.push_back(h.memory.id);
+    return out;
+}
+
+}  // namespace memfail::memory::test
