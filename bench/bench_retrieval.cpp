@@ -261,11 +261,14 @@ void print_summary(const std::vector<std::size_t>& sizes) {
                 "p99 us", "recall@10");
     for (const std::size_t size : sizes) {
         if (!g_figures.count({"bm25", size}) && !g_figures.count({"hashed", size})) continue;
+        const bool both = g_figures.count({"bm25", size}) && g_figures.count({"hashed", size});
         for (const char* retriever : {"bm25", "hashed"}) {
+            if (!g_figures.count({retriever, size})) continue;  // filtered out of this run
             const Figures& f = g_figures[{retriever, size}];
             std::printf("%-8zu %-9s %14.0f %10.1f %10.1f %10.3f\n", size, retriever, f.ingest_per_s,
                         percentile(f.latencies_us, 0.50), percentile(f.latencies_us, 0.99), f.recall);
         }
+        if (!both) continue;  // a ratio needs both measured in this run
         const Figures& b = g_figures[{"bm25", size}];
         const Figures& h = g_figures[{"hashed", size}];
         auto ratio = [](double x, double y) { return y > 0 ? x / y : 0.0; };
