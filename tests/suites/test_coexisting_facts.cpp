@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Coexisting-Facts lexicon, generator and rules: shapes, determinism, rules, planted corruptions.
 // Set MEMFAIL_PRINT_SAMPLES=<n> to print the first n rows of the default seed for reading.
+#include "suite_test_util.hpp"
 #include <memfail/core/text.hpp>
 #include <memfail/data/jsonl.hpp>
 #include <memfail/data/validate.hpp>
@@ -24,30 +25,15 @@ using memfail::data::Scenario;
 using memfail::data::Violation;
 namespace text = memfail::text;
 
+using memfail::testing::all_violations;
+using memfail::testing::describe;
+using memfail::testing::has_violation;
+
 namespace {
 
 const Scenario& default_scenario() {
     static const Scenario s = mf::generate_coexisting_facts({});
     return s;
-}
-
-std::vector<Violation> all_violations(const Scenario& s) {
-    std::vector<Violation> out;
-    memfail::data::validate_structure(s, 0, out);
-    mf::check_dataset_rules(s, 0, out);
-    return out;
-}
-
-std::string describe(const std::vector<Violation>& vs) {
-    std::string out;
-    for (std::size_t i = 0; i < vs.size() && i < 10; ++i) out += vs[i].field + ": " + vs[i].message + "\n";
-    return out;
-}
-
-bool has_violation(const std::vector<Violation>& vs, const std::string& field) {
-    for (const auto& v : vs)
-        if (v.field == field) return true;
-    return false;
 }
 
 bool names_preference(const std::string& s, const cx::Preference& p) {

@@ -2,6 +2,7 @@
 // Conditional-Facts Easy/Hard generators, lexicons and rules: shapes, determinism, the paper's
 // construction rules, and planted corruptions the rules must catch.
 // Set MEMFAIL_PRINT_CONDITIONAL=<n> to print the first n Easy and Hard rows of the default seed.
+#include "suite_test_util.hpp"
 #include <memfail/core/text.hpp>
 #include <memfail/data/jsonl.hpp>
 #include <memfail/data/validate.hpp>
@@ -25,6 +26,10 @@ using memfail::data::Scenario;
 using memfail::data::Violation;
 namespace text = memfail::text;
 
+using memfail::testing::all_violations;
+using memfail::testing::describe;
+using memfail::testing::has_violation;
+
 namespace {
 
 const Scenario& easy() {
@@ -40,12 +45,6 @@ const Scenario& hard() {
 std::vector<Violation> rule_violations(const Scenario& s, bool is_hard) {
     std::vector<Violation> out;
     mf::check_conditional_facts_rules(s, is_hard, 0, out);
-    return out;
-}
-
-std::string describe(const std::vector<Violation>& vs) {
-    std::string out;
-    for (std::size_t i = 0; i < vs.size() && i < 10; ++i) out += vs[i].field + ": " + vs[i].message + "\n";
     return out;
 }
 

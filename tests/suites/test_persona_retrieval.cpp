@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Persona-Retrieval lexicon, generator and rules: pools, shapes, determinism, planted corruptions.
 // Set MEMFAIL_PRINT_SAMPLES=<n> to print the first n essays (with probes) of the default seed.
+#include "suite_test_util.hpp"
 #include <memfail/core/text.hpp>
 #include <memfail/data/jsonl.hpp>
 #include <memfail/data/validate.hpp>
@@ -23,30 +24,15 @@ using memfail::data::Scenario;
 using memfail::data::Violation;
 namespace text = memfail::text;
 
+using memfail::testing::all_violations;
+using memfail::testing::describe;
+using memfail::testing::has_violation;
+
 namespace {
 
 const Scenario& default_scenario() {
     static const Scenario s = mf::generate_persona_retrieval({});
     return s;
-}
-
-std::vector<Violation> all_violations(const Scenario& s) {
-    std::vector<Violation> out;
-    memfail::data::validate_structure(s, 0, out);
-    mf::check_dataset_rules(s, 0, out);
-    return out;
-}
-
-std::string describe(const std::vector<Violation>& vs) {
-    std::string out;
-    for (std::size_t i = 0; i < vs.size() && i < 10; ++i) out += vs[i].field + ": " + vs[i].message + "\n";
-    return out;
-}
-
-bool has_violation(const std::vector<Violation>& vs, const std::string& field) {
-    for (const auto& v : vs)
-        if (v.field == field) return true;
-    return false;
 }
 
 bool misleading(const memfail::data::Probe& p) { return p.meta["is_misleading"].get<bool>(); }
