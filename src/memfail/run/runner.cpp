@@ -208,6 +208,11 @@ Result<RunOutcome> run_datasets(const RunConfig& config, const std::vector<Loade
         }
         outcome.resumed = outcome.run_id != 0;
         if (!outcome.resumed && progress) progress("nothing to resume with this configuration: starting a new run");
+    } else if (progress) {
+        MF_TRY_ASSIGN(auto unfinished, db.find_resumable(hash));
+        if (unfinished)
+            progress("note: run " + std::to_string(unfinished->id) +
+                     " with this configuration is unfinished; --resume would continue it. Starting a new run.");
     }
     json config_json = {{"system", config.system_spec}, {"ks", config.ks}, {"seed", config.seed}};
     json ds = json::array();
