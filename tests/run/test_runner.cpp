@@ -188,6 +188,50 @@ TEST(Resume, AnotherConfigurationIsNotResumedByMistake) {
     EXPECT_EQ(refused.error().kind, ErrorKind::invalid_input);
 }
 
+// Stores through verbatim but fails every third retrieval, as a flaky adapter would.
+class FlakyRetriever final : public memory::MemorySystem {
+public:
+    explicit FlakyRetriever(const memory::SystemContext& c)
+        : m_inner(memory::make_memory_system("verbatim", c).value()) {}
+    std::string spec() const override { return "test:flaky"; }
+    memory::Capabilities capabilities() const override { return m_inner->capabilities(); }
+    Result<void> store_conversation(const data::Session& s) override { return m_inner->store_conversation(s); }
+    Result<std::vector<memory::Hit>> retrieve_memories(std::string_view q, const std::vector<data::Message>& h,
+                                                       int k) override {
+        if (++m_calls % 3 == 0) return make_error(ErrorKind::timeout, "adapter did not answer in time");
+        return m_inner->retrieve_memories(q, h, k);
+    }
+    Result<std::vector<memory::Memory>> all_memories() override { return m_inner->all_memories(); }
+    Result<void> reset() override { return m_inner->reset(); }
+
+private:
+    std::unique_ptr<memory::MemorySystem> m_inner;
+    int m_calls = 0;
+};
+
+TEST(Runner, AFailedRetrievalIsRecordedAndTheRunGoesOn) {
+    TempDir dir;
+    RunConfig config;
+    config.system_spec = "test:flaky";
+    config.ks = {5};
+    config.results_path = dir.file("r.db");
+    const std::vector<LoadedDataset> one = {all_datasets()[4]};
+    auto outcome = run_datasets(config, one, [](const memory::SystemContext& c) -> Result<std::unique_ptr<memory::MemorySystem>> {
+        return std::unique_ptr<memory::MemorySystem>(std::make_unique<FlakyRetriever>(c));
+    });
+    ASSERT_TRUE(outcome.has_value()) << outcome.error().describe();
+    auto db = store::ResultsDb::open(config.results_path).value();
+    EXPECT_EQ(db.run(outcome->run_id).value()->status, "finished");
+    const auto rows = db.summary({outcome->run_id}).value();
+    ASSERT_EQ(rows.size(), 1u);
+    const auto probes = static_cast<long>(one[0].scenario.probes.size());
+    EXPECT_EQ(rows[0].errors, probes / 3);
+    EXPECT_EQ(rows[0].graded, probes);
+    auto message = db.database().prepare("SELECT error FROM probe_results WHERE stage = 'error' LIMIT 1").value();
+    ASSERT_TRUE(message.step().value());
+    EXPECT_NE(message.column_text(0).find("did not answer"), std::string::npos);
+}
+
 TEST(Runner, BadKAndUnknownSystemAreClearErrors) {
     TempDir dir;
     RunConfig config;

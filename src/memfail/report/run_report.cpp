@@ -61,7 +61,7 @@ Result<Table> success_table(store::ResultsDb& db, const std::vector<std::int64_t
             "* abstain: probes that must be abstained on (misleading questions) have no evidence to find; "
             "they need the answer stage and are not in the success rate.");
     if (any_error)
-        t.notes.push_back("errors: probes whose retrieval failed; excluded from the rate (see `memfail report --errors`).");
+        t.notes.push_back("errors: probes whose retrieval failed; excluded from the rate (the message is in probe_results.error of the results file).");
     t.notes.push_back("reasoning: not graded (needs an LLM). Rate = success / probes; CI = 95% Wilson score interval.");
     return t;
 }
