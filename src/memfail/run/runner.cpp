@@ -7,6 +7,7 @@
 #include <memfail/store/results_db.hpp>
 
 #include <chrono>
+#include <filesystem>
 #include <map>
 
 namespace memfail::run {
@@ -185,6 +186,12 @@ Result<RunOutcome> run_datasets(const RunConfig& config, const std::vector<Loade
     if (config.ks.empty()) return make_error(ErrorKind::invalid_input, "no k given");
     for (int k : config.ks)
         if (k < 1) return make_error(ErrorKind::invalid_input, "k must be at least 1, got " + std::to_string(k));
+    if (const auto parent = std::filesystem::path(config.results_path).parent_path(); !parent.empty()) {
+        std::error_code ec;
+        std::filesystem::create_directories(parent, ec);
+        if (ec)
+            return make_error(ErrorKind::io, "cannot create the results folder: " + ec.message(), parent.string());
+    }
     MF_TRY_ASSIGN(store::ResultsDb db, store::ResultsDb::open(config.results_path));
 
     RunOutcome outcome;
