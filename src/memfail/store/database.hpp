@@ -70,6 +70,16 @@ public:
     Result<bool> step();
     // Steps to completion, for statements without rows.
     Result<void> run();
+    // Steps through every row, calling `on_row()` while the statement sits on it; stops at the
+    // first error.
+    template <class OnRow>
+    Result<void> for_each_row(OnRow&& on_row) {
+        while (true) {
+            MF_TRY_ASSIGN(bool row, step());
+            if (!row) return {};
+            on_row();
+        }
+    }
     // Resets for re-use with new bindings (bindings are cleared).
     void reset();
 

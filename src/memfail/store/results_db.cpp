@@ -145,11 +145,9 @@ Result<std::optional<RunRecord>> ResultsDb::run(std::int64_t id) {
 Result<std::vector<RunRecord>> ResultsDb::runs() {
     MF_TRY_ASSIGN(Statement s, m_db.prepare(std::string(k_run_columns) + "ORDER BY id"));
     std::vector<RunRecord> out;
-    while (true) {
-        MF_TRY_ASSIGN(bool row, s.step());
-        if (!row) break;
+    MF_TRY(s.for_each_row([&] {
         out.push_back(read_run(s));
-    }
+    }));
     return out;
 }
 
@@ -188,12 +186,10 @@ Result<std::vector<ScenarioRecord>> ResultsDb::scenarios(std::int64_t run_id) {
         "FROM run_scenarios WHERE run_id = ? ORDER BY rowid"));
     s.bind(1, run_id);
     std::vector<ScenarioRecord> out;
-    while (true) {
-        MF_TRY_ASSIGN(bool row, s.step());
-        if (!row) break;
+    MF_TRY(s.for_each_row([&] {
         out.push_back({s.column_int(0), s.column_text(1), s.column_text(2), s.column_text(3),
                        s.column_int(4), s.column_int(5), s.column_text(6)});
-    }
+    }));
     return out;
 }
 
@@ -210,11 +206,9 @@ Result<std::set<std::string>> ResultsDb::stored_sessions(std::int64_t run_id, co
         "SELECT session_id FROM stored_sessions WHERE run_id = ? AND scenario_id = ?"));
     s.bind(1, run_id).bind(2, scenario_id);
     std::set<std::string> out;
-    while (true) {
-        MF_TRY_ASSIGN(bool row, s.step());
-        if (!row) break;
+    MF_TRY(s.for_each_row([&] {
         out.insert(s.column_text(0));
-    }
+    }));
     return out;
 }
 
@@ -224,11 +218,9 @@ Result<std::set<std::pair<std::string, int>>> ResultsDb::graded_probes(std::int6
         "SELECT probe_id, k FROM probe_results WHERE run_id = ? AND scenario_id = ?"));
     s.bind(1, run_id).bind(2, scenario_id);
     std::set<std::pair<std::string, int>> out;
-    while (true) {
-        MF_TRY_ASSIGN(bool row, s.step());
-        if (!row) break;
+    MF_TRY(s.for_each_row([&] {
         out.emplace(s.column_text(0), static_cast<int>(s.column_int(1)));
-    }
+    }));
     return out;
 }
 
@@ -269,9 +261,7 @@ Result<std::vector<SummaryRow>> ResultsDb::summary(const std::vector<std::int64_
             "JOIN run_scenarios sc ON sc.run_id = p.run_id AND sc.scenario_id = p.scenario_id "
             "WHERE p.run_id = ? GROUP BY p.dataset, p.k ORDER BY MIN(sc.rowid), p.k"));
         s.bind(1, run_id);
-        while (true) {
-            MF_TRY_ASSIGN(bool row, s.step());
-            if (!row) break;
+        MF_TRY(s.for_each_row([&] {
             SummaryRow r;
             r.run_id = run_id;
             r.system_spec = s.column_text(0);
@@ -285,7 +275,7 @@ Result<std::vector<SummaryRow>> ResultsDb::summary(const std::vector<std::int64_
             r.errors = s.column_int(8);
             r.needs_answer_stage = s.column_int(9);
             out.push_back(std::move(r));
-        }
+        }));
     }
     return out;
 }
@@ -295,11 +285,9 @@ Result<LatencySummary> ResultsDb::latency_query(const std::string& sql, std::int
     MF_TRY_ASSIGN(Statement s, m_db.prepare(sql));
     s.bind(1, run_id).bind(2, dataset);
     std::vector<std::int64_t> values;
-    while (true) {
-        MF_TRY_ASSIGN(bool row, s.step());
-        if (!row) break;
+    MF_TRY(s.for_each_row([&] {
         values.push_back(s.column_int(0));
-    }
+    }));
     LatencySummary out;
     out.count = static_cast<std::int64_t>(values.size());
     if (values.empty()) return out;
