@@ -22,13 +22,6 @@ std::optional<ProbeKind> parse_probe_kind(const std::string& name) {
     return std::nullopt;
 }
 
-const Message* Scenario::find_message(const std::string& id) const {
-    for (const auto& s : sessions)
-        for (const auto& m : s.messages)
-            if (m.id == id) return &m;
-    return nullptr;
-}
-
 MessageIndex::MessageIndex(const Scenario& scenario) {
     for (std::size_t i = 0; i < scenario.sessions.size(); ++i) {
         const Session& s = scenario.sessions[i];

@@ -66,9 +66,6 @@ struct Scenario {
     std::vector<Session> sessions;
     std::vector<Probe> probes;
     nlohmann::json meta = nlohmann::json::object();  // generator, seed, version, dedup report
-
-    // Message by id, or nullptr. Linear; callers that look up many build a MessageIndex.
-    const Message* find_message(const std::string& id) const;
 };
 
 // Maps message ids to their messages (and sessions) for one scenario. Pointers stay valid while the

@@ -54,22 +54,41 @@ bool cites_fact(const std::vector<std::string>& sources, const data::EvidenceFac
     return false;
 }
 
-bool holds_any_detail(const std::string& normalized, const data::EvidenceFact& fact) {
-    for (const auto& d : fact.key_details)
-        if (detail_present(d, normalized)) return true;
-    return false;
-}
+// A fact's key details with every variant normalised once, so matching against many memories
+// never re-normalises the same phrase.
+struct NormalizedDetails {
+    std::vector<std::string> names;
+    std::vector<std::vector<std::string>> variants;
 
-// Key details of `fact` that no memory among `views` contains.
-std::vector<std::string> missing_details(const data::EvidenceFact& fact, const std::vector<View>& views) {
-    std::vector<std::string> missing;
-    for (const auto& d : fact.key_details) {
-        const bool found = std::any_of(views.begin(), views.end(),
-                                       [&](const View& v) { return detail_present(d, *v.normalized); });
-        if (!found) missing.push_back(d.name);
+    explicit NormalizedDetails(const data::EvidenceFact& fact) {
+        for (const auto& d : fact.key_details) {
+            names.push_back(d.name);
+            std::vector<std::string> normalized;
+            for (const auto& v : d.variants) normalized.push_back(text::normalize(v));
+            variants.push_back(std::move(normalized));
+        }
     }
-    return missing;
-}
+    bool present(std::size_t detail, const std::string& normalized_text) const {
+        for (const auto& v : variants[detail])
+            if (text::normalized_contains(normalized_text, v)) return true;
+        return false;
+    }
+    bool any_present(const std::string& normalized_text) const {
+        for (std::size_t d = 0; d < variants.size(); ++d)
+            if (present(d, normalized_text)) return true;
+        return false;
+    }
+    // Names of the details that no memory among `views` contains.
+    std::vector<std::string> missing_in(const std::vector<View>& views) const {
+        std::vector<std::string> missing;
+        for (std::size_t d = 0; d < variants.size(); ++d) {
+            const bool found = std::any_of(views.begin(), views.end(),
+                                           [&](const View& v) { return present(d, *v.normalized); });
+            if (!found) missing.push_back(names[d]);
+        }
+        return missing;
+    }
+};
 
 std::string quoted_list(const std::vector<std::string>& names) {
     std::string out;
@@ -81,6 +100,7 @@ FactVerdict grade_fact(const data::EvidenceFact& fact, const MemorySnapshot& sna
                        const std::vector<View>& retrieved_views) {
     FactVerdict v;
     v.fact_id = fact.id;
+    const NormalizedDetails details(fact);
     v.method = snapshot.provenance() ? Match::provenance : Match::key_details;
 
     // Storage: the memories this fact went into.
@@ -94,7 +114,7 @@ FactVerdict grade_fact(const data::EvidenceFact& fact, const MemorySnapshot& sna
                               &snapshot.memories()[i].sources});
     } else {
         for (std::size_t i = 0; i < snapshot.memories().size(); ++i)
-            if (holds_any_detail(snapshot.normalized_text(i), fact))
+            if (details.any_present(snapshot.normalized_text(i)))
                 stored.push_back({snapshot.memories()[i].id, &snapshot.normalized_text(i),
                                   &snapshot.memories()[i].sources});
     }
@@ -108,7 +128,7 @@ FactVerdict grade_fact(const data::EvidenceFact& fact, const MemorySnapshot& sna
     }
 
     // Summary: together, the memories it went into keep every key detail.
-    v.missing_details = missing_details(fact, stored);
+    v.missing_details = details.missing_in(stored);
     if (!v.missing_details.empty()) {
         v.stage = Stage::summary_error;
         v.explanation = "stored without key detail " + quoted_list(v.missing_details);
@@ -119,7 +139,7 @@ FactVerdict grade_fact(const data::EvidenceFact& fact, const MemorySnapshot& sna
     std::vector<View> hits;
     for (const auto& r : retrieved_views) {
         const bool belongs = snapshot.provenance() ? cites_fact(*r.sources, fact)
-                                                   : holds_any_detail(*r.normalized, fact);
+                                                   : details.any_present(*r.normalized);
         if (belongs) hits.push_back(r);
     }
     for (const auto& h : hits) v.retrieved_ids.push_back(h.id);
@@ -128,7 +148,7 @@ FactVerdict grade_fact(const data::EvidenceFact& fact, const MemorySnapshot& sna
         v.explanation = "none of the fact's memories is in the top k";
         return v;
     }
-    v.missing_details = missing_details(fact, hits);
+    v.missing_details = details.missing_in(hits);
     if (!v.missing_details.empty()) {
         v.stage = Stage::not_retrieved;
         v.explanation = "the top k miss the part holding " + quoted_list(v.missing_details);

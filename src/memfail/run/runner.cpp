@@ -235,8 +235,7 @@ Result<RunOutcome> run_datasets(const RunConfig& config, const std::vector<Loade
         record.code_version = std::string(code_version());
         MF_TRY_ASSIGN(outcome.run_id, db.create_run(record));
     } else {
-        MF_TRY(db.database().exec("UPDATE runs SET status = 'running', error = NULL WHERE id = " +
-                                  std::to_string(outcome.run_id)));
+        MF_TRY(db.reopen_run(outcome.run_id));
     }
 
     const std::string memory_dir = memory_dir_for(config.results_path, outcome.run_id);

@@ -161,6 +161,12 @@ Result<void> ResultsDb::finish_run(std::int64_t id, const std::string& status, c
     return s.run();
 }
 
+Result<void> ResultsDb::reopen_run(std::int64_t id) {
+    MF_TRY_ASSIGN(Statement s, m_db.prepare("UPDATE runs SET status = 'running', error = NULL WHERE id = ?"));
+    s.bind(1, id);
+    return s.run();
+}
+
 Result<void> ResultsDb::upsert_scenario(const ScenarioRecord& r) {
     MF_TRY_ASSIGN(Statement s, m_db.prepare(
         "INSERT INTO run_scenarios(run_id, scenario_id, dataset, dataset_hash, sessions, probes, status) "
@@ -249,17 +255,18 @@ Result<void> ResultsDb::record_probe(std::int64_t run_id, const ProbeRow& p) {
 
 Result<std::vector<SummaryRow>> ResultsDb::summary(const std::vector<std::int64_t>& run_ids) {
     std::vector<SummaryRow> out;
+    MF_TRY_ASSIGN(Statement s, m_db.prepare(
+        "SELECT r.system_spec, p.dataset, p.k, "
+        "  SUM(p.stage NOT IN ('needs_answer_stage')), "
+        "  SUM(p.memory_success), "
+        "  SUM(p.stage = 'not_stored'), SUM(p.stage = 'summary_error'), "
+        "  SUM(p.stage = 'not_retrieved'), SUM(p.stage = 'error'), "
+        "  SUM(p.stage = 'needs_answer_stage') "
+        "FROM probe_results p JOIN runs r ON r.id = p.run_id "
+        "JOIN run_scenarios sc ON sc.run_id = p.run_id AND sc.scenario_id = p.scenario_id "
+        "WHERE p.run_id = ? GROUP BY p.dataset, p.k ORDER BY MIN(sc.rowid), p.k"));
     for (std::int64_t run_id : run_ids) {
-        MF_TRY_ASSIGN(Statement s, m_db.prepare(
-            "SELECT r.system_spec, p.dataset, p.k, "
-            "  SUM(p.stage NOT IN ('needs_answer_stage')), "
-            "  SUM(p.memory_success), "
-            "  SUM(p.stage = 'not_stored'), SUM(p.stage = 'summary_error'), "
-            "  SUM(p.stage = 'not_retrieved'), SUM(p.stage = 'error'), "
-            "  SUM(p.stage = 'needs_answer_stage') "
-            "FROM probe_results p JOIN runs r ON r.id = p.run_id "
-            "JOIN run_scenarios sc ON sc.run_id = p.run_id AND sc.scenario_id = p.scenario_id "
-            "WHERE p.run_id = ? GROUP BY p.dataset, p.k ORDER BY MIN(sc.rowid), p.k"));
+        s.reset();
         s.bind(1, run_id);
         MF_TRY(s.for_each_row([&] {
             SummaryRow r;

@@ -93,6 +93,8 @@ public:
     Result<std::optional<RunRecord>> find_resumable(const std::string& config_hash);
     Result<std::optional<RunRecord>> run(std::int64_t id);
     Result<std::vector<RunRecord>> runs();
+    // Marks a run being resumed as running again and clears its last error.
+    Result<void> reopen_run(std::int64_t id);
     Result<void> finish_run(std::int64_t id, const std::string& status, const std::string& error = {});
 
     Result<void> upsert_scenario(const ScenarioRecord& scenario);
