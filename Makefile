@@ -17,7 +17,7 @@ help:
 	@echo "make demo       install deps, build, generate the datasets, diagnose verbatim and oracle"
 	@echo "make test       install deps, build, run the test suite with CTest"
 	@echo "make test-asan  the test suite under AddressSanitizer + UndefinedBehaviorSanitizer"
-	@echo "make test-tsan  the test suite under ThreadSanitizer"
+	@echo "make test-tsan  the concurrent subsystems' tests (core, llm, run) under ThreadSanitizer"
 	@echo "make bench      build the benchmarks (bench/README.md says how to run them)"
 
 deps:
@@ -45,9 +45,12 @@ test-asan: deps $(BUILD_ASAN)/CMakeCache.txt
 	cmake --build $(BUILD_ASAN) -j $(JOBS)
 	cd $(BUILD_ASAN) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest -j $(JOBS) $(CTEST_FLAGS)
 
+# ThreadSanitizer covers the subsystems that run threads: the pool (core), the LLM client, cache and
+# scripted server (llm), and the concurrent runner (run).
+TSAN_TESTS := test_core test_llm test_run
 test-tsan: deps $(BUILD_TSAN)/CMakeCache.txt
-	cmake --build $(BUILD_TSAN) -j $(JOBS)
-	cd $(BUILD_TSAN) && ctest -j $(JOBS) $(CTEST_FLAGS)
+	cmake --build $(BUILD_TSAN) -j $(JOBS) --target $(TSAN_TESTS)
+	cd $(BUILD_TSAN) && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" ctest -j $(JOBS) $(CTEST_FLAGS) -L '^(core|llm|run)$$'
 
 bench: release
 

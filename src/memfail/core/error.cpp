@@ -16,6 +16,7 @@ const char* error_kind_name(ErrorKind kind) {
         case ErrorKind::rate_limited: return "rate_limited";
         case ErrorKind::auth: return "auth";
         case ErrorKind::protocol: return "protocol";
+        case ErrorKind::invalid_output: return "invalid_output";
         case ErrorKind::internal: return "internal";
     }
     return "internal";
@@ -48,7 +49,8 @@ int exit_code_for(ErrorKind kind) {
         case ErrorKind::timeout:
         case ErrorKind::rate_limited:
         case ErrorKind::auth:
-        case ErrorKind::protocol: return 3;
+        case ErrorKind::protocol:
+        case ErrorKind::invalid_output: return 3;
         default: return 1;
     }
 }

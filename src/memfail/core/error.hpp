@@ -28,6 +28,7 @@ enum class ErrorKind {
     rate_limited,
     auth,
     protocol,  // an outside peer broke the protocol
+    invalid_output,  // a model's reply never satisfied the JSON schema it was asked for
     internal,
 };
 

@@ -37,32 +37,118 @@ Result<std::vector<std::int64_t>> select_runs(store::ResultsDb& db, const std::v
 
 Result<Table> success_table(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids) {
     MF_TRY_ASSIGN(auto rows, db.summary(run_ids));
+    bool end_to_end = false;
+    for (const auto& r : rows) end_to_end |= r.answered > 0;
     Table t;
-    t.title = "Memory-side success (stored, faithful and retrieved; the answer stage is not graded)";
-    t.columns = {{"run", Align::right},         {"system", Align::left},      {"dataset", Align::left},
-                 {"k", Align::right},           {"probes", Align::right},     {"success", Align::right},
-                 {"rate %", Align::right},      {"95% CI", Align::left},     {"not_stored", Align::right},
-                 {"summary_error", Align::right}, {"not_retrieved", Align::right}, {"errors", Align::right},
-                 {"abstain*", Align::right}};
+    if (end_to_end) {
+        t.title = "End-to-end success (the full taxonomy: memory stages, then the answer)";
+        t.columns = {{"run", Align::right},          {"system", Align::left},        {"dataset", Align::left},
+                     {"k", Align::right},            {"probes", Align::right},       {"correct", Align::right},
+                     {"rate %", Align::right},       {"95% CI", Align::left},        {"not_stored", Align::right},
+                     {"summary_error", Align::right}, {"not_retrieved", Align::right}, {"reasoning_error", Align::right},
+                     {"errors", Align::right},       {"memory ok %", Align::right}};
+    } else {
+        t.title = "Memory-side success (stored, faithful and retrieved; the answer stage is not graded)";
+        t.columns = {{"run", Align::right},         {"system", Align::left},      {"dataset", Align::left},
+                     {"k", Align::right},           {"probes", Align::right},     {"success", Align::right},
+                     {"rate %", Align::right},      {"95% CI", Align::left},     {"not_stored", Align::right},
+                     {"summary_error", Align::right}, {"not_retrieved", Align::right}, {"errors", Align::right},
+                     {"abstain*", Align::right}};
+    }
     bool any_abstain = false, any_error = false;
     for (const auto& r : rows) {
-        const Interval ci = wilson_interval(r.success, r.graded - r.errors);
-        const double rate = r.graded - r.errors > 0 ? static_cast<double>(r.success) / static_cast<double>(r.graded - r.errors) : 0.0;
-        t.rows.push_back({std::to_string(r.run_id), r.system_spec, r.dataset, std::to_string(r.k),
-                          std::to_string(r.graded - r.errors), std::to_string(r.success), percent(rate),
-                          "[" + percent(ci.low) + ", " + percent(ci.high) + "]", std::to_string(r.not_stored),
-                          std::to_string(r.summary_error), std::to_string(r.not_retrieved),
-                          std::to_string(r.errors), std::to_string(r.needs_answer_stage)});
+        const std::int64_t graded = r.graded - r.errors;
+        const std::int64_t success = end_to_end ? r.correct : r.success;
+        const Interval ci = wilson_interval(success, graded);
+        const double rate = graded > 0 ? static_cast<double>(success) / static_cast<double>(graded) : 0.0;
+        std::vector<std::string> row = {std::to_string(r.run_id), r.system_spec, r.dataset, std::to_string(r.k),
+                                        std::to_string(graded), std::to_string(success), percent(rate),
+                                        "[" + percent(ci.low) + ", " + percent(ci.high) + "]",
+                                        std::to_string(r.not_stored), std::to_string(r.summary_error),
+                                        std::to_string(r.not_retrieved)};
+        if (end_to_end) {
+            // Memory ok: probes with evidence whose memory side passed, over probes with evidence.
+            const std::int64_t with_evidence = graded - r.abstain_graded;
+            const double memory_ok = with_evidence > 0 ? static_cast<double>(r.success) / static_cast<double>(with_evidence) : 0.0;
+            row.push_back(std::to_string(r.reasoning_error));
+            row.push_back(std::to_string(r.errors));
+            row.push_back(percent(memory_ok));
+        } else {
+            row.push_back(std::to_string(r.errors));
+            row.push_back(std::to_string(r.needs_answer_stage));
+        }
+        t.rows.push_back(std::move(row));
         any_abstain |= r.needs_answer_stage > 0;
         any_error |= r.errors > 0;
     }
-    if (any_abstain)
+    if (!end_to_end && any_abstain)
         t.notes.push_back(
             "* abstain: probes that must be abstained on (misleading questions) have no evidence to find; "
             "they need the answer stage and are not in the success rate.");
     if (any_error)
-        t.notes.push_back("errors: probes whose retrieval failed; excluded from the rate (the message is in probe_results.error of the results file).");
-    t.notes.push_back("reasoning: not graded (needs an LLM). Rate = success / probes; CI = 95% Wilson score interval.");
+        t.notes.push_back("errors: probes whose retrieval, answer or judge call failed; excluded from the rate "
+                          "(the message is in probe_results.error of the results file).");
+    if (end_to_end)
+        t.notes.push_back("Rate = correct / probes (abstain probes included: abstaining is their correct answer); "
+                          "memory ok = probes with evidence whose every fact was stored, faithful and retrieved. "
+                          "CI = 95% Wilson score interval.");
+    else
+        t.notes.push_back("reasoning: not graded (needs an LLM). Rate = success / probes; CI = 95% Wilson score interval.");
+    return t;
+}
+
+Result<Table> llm_usage_table(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids) {
+    Table t;
+    t.title = "LLM calls";
+    t.columns = {{"run", Align::right},      {"role", Align::left},       {"calls", Align::right},
+                 {"cache hits", Align::right}, {"misses", Align::right},  {"prompt tok", Align::right},
+                 {"completion tok", Align::right}, {"errors", Align::right}, {"retries", Align::right},
+                 {"p50 ms", Align::right},   {"p95 ms", Align::right}};
+    bool local = false;
+    for (std::int64_t id : run_ids) {
+        MF_TRY_ASSIGN(auto usage, db.llm_usage(id));
+        for (const auto& u : usage) {
+            char p50[32], p95[32];
+            std::snprintf(p50, sizeof p50, "%.0f", u.p50_ms);
+            std::snprintf(p95, sizeof p95, "%.0f", u.p95_ms);
+            t.rows.push_back({std::to_string(id), u.role, std::to_string(u.calls), std::to_string(u.cache_hits),
+                              std::to_string(u.calls - u.cache_hits - u.errors), std::to_string(u.prompt_tokens),
+                              std::to_string(u.completion_tokens), std::to_string(u.errors),
+                              std::to_string(u.retries), p50, p95});
+            local |= u.counted_locally > 0;
+        }
+    }
+    t.notes.push_back("Tokens as reported by the server for every call, cached or not (a cache hit costs nothing now "
+                      "but was paid for once); latency is over network calls only.");
+    if (local) t.notes.push_back("Some servers sent no usage: those calls were counted with the local tokenizer.");
+    return t;
+}
+
+Result<Table> agreement_table(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids) {
+    Table t;
+    t.title = "Rules and judge agreement (where both checked the same stage)";
+    t.columns = {{"run", Align::right}, {"stage", Align::left}, {"compared", Align::right},
+                 {"agreed", Align::right}, {"agreement %", Align::right}};
+    for (std::int64_t id : run_ids) {
+        MF_TRY_ASSIGN(auto rows, db.agreement(id));
+        for (const auto& a : rows)
+            t.rows.push_back({std::to_string(id), a.stage, std::to_string(a.compared), std::to_string(a.agreed),
+                              percent(a.compared ? static_cast<double>(a.agreed) / static_cast<double>(a.compared) : 0.0)});
+    }
+    return t;
+}
+
+Result<Table> disagreement_table(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids, std::size_t limit) {
+    Table t;
+    t.title = "Disagreements (first " + std::to_string(limit) + " per run)";
+    t.columns = {{"run", Align::right},  {"probe", Align::left}, {"k", Align::right},     {"fact", Align::left},
+                 {"stage", Align::left}, {"rules", Align::left}, {"judge", Align::left}, {"judge's reason", Align::left}};
+    for (std::int64_t id : run_ids) {
+        MF_TRY_ASSIGN(auto rows, db.disagreements(id, limit));
+        for (const auto& d : rows)
+            t.rows.push_back({std::to_string(id), d.probe_id, std::to_string(d.k), d.fact_id, d.stage,
+                              d.rules_passed ? "pass" : "fail", d.llm_passed ? "pass" : "fail", d.llm_reason});
+    }
     return t;
 }
 
@@ -88,7 +174,7 @@ Result<Table> runs_table(store::ResultsDb& db, const std::vector<std::int64_t>& 
     t.columns = {{"run", Align::right},   {"status", Align::left},        {"system", Align::left},
                  {"dataset", Align::left}, {"dataset hash", Align::left},  {"store p50 ms", Align::right},
                  {"retrieve p50 ms", Align::right}, {"retrieve p99 ms", Align::right},
-                 {"code", Align::left}};
+                 {"memories", Align::right}, {"tok/memory", Align::right}, {"code", Align::left}};
     for (std::int64_t id : run_ids) {
         MF_TRY_ASSIGN(auto run, db.run(id));
         if (!run) continue;
@@ -96,14 +182,26 @@ Result<Table> runs_table(store::ResultsDb& db, const std::vector<std::int64_t>& 
         for (const auto& s : scenarios) {
             MF_TRY_ASSIGN(auto store_lat, db.store_latency(id, s.dataset));
             MF_TRY_ASSIGN(auto retrieve_lat, db.retrieve_latency(id, s.dataset));
+            MF_TRY_ASSIGN(auto stats, db.memory_stats(id, s.dataset));
+            std::string memories = "-", per_memory = "-";
+            if (stats) {
+                memories = std::to_string(stats->memories);
+                if (stats->tokens && stats->memories > 0) {
+                    char buffer[32];
+                    std::snprintf(buffer, sizeof buffer, "%.1f", static_cast<double>(*stats->tokens) / static_cast<double>(stats->memories));
+                    per_memory = buffer;
+                }
+            }
             char a[32], b[32], c[32];
             std::snprintf(a, sizeof a, "%.3f", store_lat.p50_ms);
             std::snprintf(b, sizeof b, "%.3f", retrieve_lat.p50_ms);
             std::snprintf(c, sizeof c, "%.3f", retrieve_lat.p99_ms);
             t.rows.push_back({std::to_string(id), run->status, run->system_spec, s.dataset,
-                              s.dataset_hash.substr(0, 12), a, b, c, run->code_version});
+                              s.dataset_hash.substr(0, 12), a, b, c, memories, per_memory, run->code_version});
         }
     }
+    t.notes.push_back("memories, tok/memory: the store at the dataset's last checkpoint; tokens in cl100k_base, "
+                      "the encoding the MemFail paper reports (docs/TOKENS.md).");
     return t;
 }
 

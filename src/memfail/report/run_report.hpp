@@ -21,6 +21,12 @@ Result<Table> success_table(store::ResultsDb& db, const std::vector<std::int64_t
 // system columns (narrower, for text and Markdown).
 Result<std::vector<Table>> success_tables_by_run(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids);
 // One row per run: id, status, system, code version, datasets with their hash prefixes, latencies.
+// LLM accounting per run and role: calls, cache hits, tokens, errors, retries, latency.
+Result<Table> llm_usage_table(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids);
+// Per stage, how often the rules and the judge agreed (runs graded with --grader both or llm).
+Result<Table> agreement_table(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids);
+Result<Table> disagreement_table(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids, std::size_t limit);
+
 Result<Table> runs_table(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids);
 
 // Formats 0.4213 as "42.1".

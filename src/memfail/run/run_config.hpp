@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include <memfail/llm/llm_config.hpp>
+
 namespace memfail::run {
 
 struct RunConfig {
@@ -16,6 +18,11 @@ struct RunConfig {
     bool resume = false;
     long long resume_run_id = 0;           // 0: the latest unfinished run with the same config
     bool quiet = false;
+
+    // LLM stages (issue 3): models, limits and cache; no model means the memory side only.
+    llm::LlmSettings llm;
+    std::string grader = "auto";  // auto (llm when a judge model is set, else rules) | rules | llm | both
+    bool store_replies = false;   // the test-taker replies to storage turns and the system stores them
 };
 
 }  // namespace memfail::run

@@ -6,9 +6,18 @@
 #include <memfail/run/runner.hpp>
 #include <memfail/store/results_db.hpp>
 
+#include <memfail/core/thread_pool.hpp>
+#include <memfail/grade/answer_rules.hpp>
+#include <memfail/grade/llm_judge.hpp>
+#include <memfail/llm/prompts.hpp>
+#include <memfail/run/test_taker.hpp>
+#include <memfail/text/tokenizer.hpp>
+
 #include <chrono>
 #include <filesystem>
 #include <map>
+#include <mutex>
+#include <optional>
 
 namespace memfail::run {
 
@@ -64,21 +73,145 @@ store::ProbeRow probe_row(const data::Scenario& scenario, const data::Probe& pro
     return row;
 }
 
-std::string config_hash(const RunConfig& config, const std::vector<LoadedDataset>& datasets) {
+std::string config_hash(const RunConfig& config, const std::vector<LoadedDataset>& datasets,
+                        const std::string& grader) {
     json j = {{"system", config.system_spec}, {"ks", config.ks}, {"code_version", code_version()}};
     json hashes = json::array();
     for (const auto& d : datasets) hashes.push_back(d.hash);
     j["datasets"] = hashes;
+    // Only what changes results: limits, concurrency and cache mode do not.
+    if (config.llm.uses_llm() || grader != "rules") {
+        j["grader"] = grader;
+        j["answer_model"] = config.llm.answer_model;
+        j["judge_model"] = config.llm.judge_model;
+        j["base_url"] = config.llm.base_url;
+        if (config.llm.temperature) j["temperature"] = *config.llm.temperature;
+        if (config.llm.seed) j["seed"] = *config.llm.seed;
+        j["prompts"] = llm::prompts::k_prompt_version;
+        j["judge"] = grade::k_judge_version;
+        j["store_replies"] = config.store_replies;
+    }
     return content_hash(j.dump());
+}
+
+// Wraps the run's client to account every call (role, stage, tokens, latency, cache, errors); the
+// rows are written to llm_calls by the main thread.
+class CallRecorder final : public llm::LlmClient {
+public:
+    explicit CallRecorder(llm::LlmClient& inner) : m_inner(inner) {}
+
+    Result<llm::ChatReply> chat(const llm::ChatRequest& request) override {
+        const auto start = std::chrono::steady_clock::now();
+        auto reply = m_inner.chat(request);
+        store::LlmCallRow row;
+        row.role = std::string(llm::role_name(request.role));
+        row.stage = request.stage;
+        row.model = request.model;
+        if (reply) fill(row, reply->usage, reply->cache_hit, reply->attempts, reply->latency_micros);
+        else fail(row, reply.error(), micros_since(start));
+        push(std::move(row));
+        return reply;
+    }
+
+    Result<llm::EmbeddingReply> embed(const llm::EmbeddingRequest& request) override {
+        const auto start = std::chrono::steady_clock::now();
+        auto reply = m_inner.embed(request);
+        store::LlmCallRow row;
+        row.role = std::string(llm::role_name(request.role));
+        row.stage = "embed";
+        row.model = request.model;
+        if (reply) fill(row, reply->usage, reply->cache_hit, reply->attempts, reply->latency_micros);
+        else fail(row, reply.error(), micros_since(start));
+        push(std::move(row));
+        return reply;
+    }
+
+    std::string identity() const override { return m_inner.identity(); }
+
+    std::vector<store::LlmCallRow> drain() {
+        std::lock_guard lock(m_mutex);
+        return std::exchange(m_rows, {});
+    }
+
+private:
+    static void fill(store::LlmCallRow& row, const llm::Usage& usage, bool hit, int attempts, std::int64_t micros) {
+        row.cache_hit = hit;
+        row.prompt_tokens = usage.prompt_tokens;
+        row.completion_tokens = usage.completion_tokens;
+        row.counted_locally = usage.counted_locally;
+        row.attempts = attempts;
+        row.latency_micros = micros;
+    }
+    static void fail(store::LlmCallRow& row, const Error& error, std::int64_t micros) {
+        row.error_kind = error_kind_name(error.kind);
+        row.error = error.describe();
+        row.latency_micros = micros;
+    }
+    void push(store::LlmCallRow row) {
+        std::lock_guard lock(m_mutex);
+        m_rows.push_back(std::move(row));
+    }
+
+    llm::LlmClient& m_inner;
+    std::mutex m_mutex;
+    std::vector<store::LlmCallRow> m_rows;
+};
+
+// What the run can call on: the recorder over the client, the test-taker and the judge (each absent
+// when its model is not configured), and the tokenizer for token figures (absent without rank files).
+struct RunServices {
+    std::shared_ptr<const text::Tokenizer> tokenizer;
+    CallRecorder* recorder = nullptr;
+    std::optional<TestTaker> taker;
+    std::optional<grade::LlmJudge> judge;
+    std::string grader = "rules";
+    ThreadPool* pool = nullptr;
+};
+
+// A fact's storage and summary verdict, which do not depend on k.
+struct FactMemory {
+    bool stored = false;
+    bool faithful = false;
+    std::string reason;  // the decisive check's reason when it failed
+    std::vector<store::StageCheckRow> checks;
+    std::string error;   // a judge call failed
+};
+
+// One probe at one k on its way through the stages.
+struct PendingProbe {
+    const data::Probe* probe = nullptr;
+    int k = 0;
+    std::vector<memory::Hit> hits;
+    std::string retrieve_error;
+    std::int64_t micros = 0;
+    grade::ProbeVerdict rules;
+    std::optional<std::string> answer;
+    std::string answer_error;
+};
+
+store::StageCheckRow check(const std::string& fact_id, const char* stage, const char* grader, bool passed,
+                           bool decisive, std::string reason) {
+    return {fact_id, stage, grader, passed, decisive, std::move(reason)};
+}
+
+// The rules' storage and summary verdicts, read off the rules' fact verdict (they do not depend on k).
+void add_rules_memory_checks(const grade::FactVerdict& fv, bool decisive, std::vector<store::StageCheckRow>& out) {
+    const bool stored = fv.stage != grade::Stage::not_stored;
+    out.push_back(check(fv.fact_id, "storage", "rules", stored, decisive,
+                        stored ? "stored in " + std::to_string(fv.stored_ids.size()) + " memories" : fv.explanation));
+    if (!stored) return;
+    const bool faithful = fv.stage != grade::Stage::summary_error;
+    out.push_back(check(fv.fact_id, "summary", "rules", faithful, decisive,
+                        faithful ? "every key detail kept" : fv.explanation));
 }
 
 class ScenarioRun {
 public:
     ScenarioRun(store::ResultsDb& db, std::int64_t run_id, const RunConfig& config,
                 const LoadedDataset& dataset, const ProgressSink& progress, const AfterProbeHook& hook,
-                RunOutcome& outcome)
+                RunOutcome& outcome, RunServices& roles)
         : m_db(db), m_run_id(run_id), m_config(config), m_dataset(dataset), m_progress(progress),
-          m_hook(hook), m_outcome(outcome) {}
+          m_hook(hook), m_outcome(outcome), m_roles(roles) {}
 
     // Returns false when the after-probe hook asked to stop.
     Result<bool> execute(memory::MemorySystem& system) {
@@ -96,10 +229,18 @@ public:
         std::map<std::string, std::vector<const data::Probe*>> by_checkpoint;
         for (const auto& p : s.probes) by_checkpoint[p.after_session].push_back(&p);
 
+        // Storage-phase replies are generated for every session up front and concurrently (each
+        // reply sees only its own session, so sessions are independent); the cache makes a resumed
+        // or repeated run replay them for free.
+        std::vector<data::Session> with_replies;
+        if (m_config.store_replies) {
+            MF_TRY_ASSIGN(with_replies, replies_for_all(s.sessions));
+        }
+
         const std::size_t total = s.sessions.size();
         std::size_t next_report = 0;
         for (std::size_t i = 0; i < total; ++i) {
-            const data::Session& session = s.sessions[i];
+            const data::Session& session = m_config.store_replies ? with_replies[i] : s.sessions[i];
             const auto start = std::chrono::steady_clock::now();
             auto stored = system.store_conversation(session);
             if (!stored)
@@ -115,57 +256,333 @@ public:
             MF_TRY_ASSIGN(bool go_on, grade_checkpoint(system, it->second));
             if (!go_on) return false;
         }
+        MF_TRY(flush_calls());
         MF_TRY(m_db.set_scenario_status(m_run_id, s.id, "graded"));
         return true;
     }
 
 private:
+    Result<std::vector<data::Session>> replies_for_all(const std::vector<data::Session>& sessions) {
+        if (!m_roles.taker)
+            return make_error(ErrorKind::invalid_input, "storing the assistant's replies needs --answer-model");
+        if (m_progress) m_progress(m_dataset.scenario.dataset + ": writing the assistant's storage-phase replies");
+        std::vector<std::future<Result<data::Session>>> futures;
+        for (const auto& session : sessions)
+            futures.push_back(m_roles.pool->submit([this, &session] { return m_roles.taker->with_replies(session); }));
+        std::vector<data::Session> out;
+        std::optional<Error> first_error;
+        for (auto& f : futures) {
+            auto r = f.get();
+            if (!r && !first_error) first_error = r.error();
+            if (r) out.push_back(std::move(*r));
+        }
+        MF_TRY(flush_calls());
+        if (first_error) return first_error->with_context("storage-phase reply");
+        return out;
+    }
+
+    Result<void> flush_calls() {
+        if (!m_roles.recorder) return {};
+        return m_db.record_llm_calls(m_run_id, m_roles.recorder->drain());
+    }
+
     Result<bool> grade_checkpoint(memory::MemorySystem& system, const std::vector<const data::Probe*>& probes) {
         const data::Scenario& s = m_dataset.scenario;
-        bool pending = false;
+        std::vector<PendingProbe> pending;
         for (const auto* p : probes)
-            for (int k : m_config.ks)
-                if (!m_graded.count({p->id, k})) pending = true;
-        if (!pending) {
-            m_outcome.probes_skipped += probes.size() * m_config.ks.size();
-            return true;
-        }
+            for (int k : m_config.ks) {
+                if (m_graded.count({p->id, k})) ++m_outcome.probes_skipped;
+                else pending.push_back(PendingProbe{p, k, {}, {}, 0, {}, {}, {}});
+            }
+        if (pending.empty()) return true;
+
         MF_TRY_ASSIGN(auto all, system.all_memories());
         const grade::MemorySnapshot snapshot(std::move(all), system.capabilities().provenance);
-        std::size_t done = 0;
-        const std::size_t total = probes.size() * m_config.ks.size();
+        MF_TRY(record_memory_stats(snapshot, probes.front()->after_session));
+
+        // 1. Retrieval, in order: memory systems need not be thread-safe, and retrieval is local.
+        for (auto& p : pending) {
+            const auto start = std::chrono::steady_clock::now();
+            auto hits = system.retrieve_memories(p.probe->question, {}, p.k);
+            p.micros = micros_since(start);
+            if (hits) {
+                p.hits = std::move(*hits);
+                p.rules = grade::grade_memory_side(*p.probe, snapshot, p.hits);
+            } else {
+                // An adapter failing one probe must not stop the run: record it and go on.
+                p.retrieve_error = hits.error().describe();
+            }
+        }
+
+        // 2. Answers and the k-independent judge stages, concurrently.
+        std::vector<std::future<void>> answer_jobs;
+        if (m_roles.taker)
+            for (auto& p : pending)
+                if (p.retrieve_error.empty())
+                    answer_jobs.push_back(m_roles.pool->submit([this, &p] {
+                        auto reply = m_roles.taker->answer(*p.probe, p.hits);
+                        if (reply) p.answer = std::move(*reply);
+                        else p.answer_error = reply.error().describe();
+                    }));
+        std::map<std::string, FactMemory> facts;
+        if (m_roles.grader != "rules") judge_fact_memory(pending, snapshot, facts);
+        for (auto& job : answer_jobs) job.get();
+
+        // 3. Per probe x k: retrieval and answer stages, then record in order.
+        std::vector<std::future<store::ProbeRow>> rows;
+        rows.reserve(pending.size());
+        for (auto& p : pending)
+            rows.push_back(m_roles.pool
+                               ? m_roles.pool->submit([this, &p, &snapshot, &facts] { return grade_probe(p, snapshot, facts); })
+                               : ready(grade_probe(p, snapshot, facts)));
+        const std::size_t total = pending.size();
         std::size_t next_report = 0;
-        for (const auto* probe : probes) {
-            for (int k : m_config.ks) {
-                ++done;
-                if (m_graded.count({probe->id, k})) {
-                    ++m_outcome.probes_skipped;
-                    continue;
-                }
-                const auto start = std::chrono::steady_clock::now();
-                auto hits = system.retrieve_memories(probe->question, {}, k);
-                const std::int64_t micros = micros_since(start);
-                store::ProbeRow row;
-                if (hits) {
-                    const auto verdict = grade::grade_memory_side(*probe, snapshot, *hits);
-                    row = probe_row(s, *probe, k, verdict, *hits, micros);
-                } else {
-                    // An adapter failing one probe must not stop the run: record it and go on.
-                    row = probe_row(s, *probe, k, grade::ProbeVerdict{}, {}, micros);
-                    row.stage = "error";
-                    row.error = hits.error().describe();
-                }
-                MF_TRY(m_db.record_probe(m_run_id, row));
-                ++m_outcome.probes_graded;
-                if (m_progress && (done >= next_report || done == total)) {
-                    m_progress(s.dataset + ": graded " + std::to_string(done) + "/" + std::to_string(total) +
-                               " probe x k");
-                    next_report = done + std::max<std::size_t>(1, total / 5);
-                }
-                if (m_hook && !m_hook(probe->id, k)) return false;
+        for (std::size_t i = 0; i < total; ++i) {
+            store::ProbeRow row = rows[i].get();
+            MF_TRY(m_db.record_probe(m_run_id, row));
+            MF_TRY(flush_calls());
+            ++m_outcome.probes_graded;
+            if (m_progress && (i + 1 >= next_report || i + 1 == total)) {
+                m_progress(s.dataset + ": graded " + std::to_string(i + 1) + "/" + std::to_string(total) +
+                           " probe x k");
+                next_report = i + 1 + std::max<std::size_t>(1, total / 5);
+            }
+            if (m_hook && !m_hook(pending[i].probe->id, pending[i].k)) {
+                // Let the queued work finish before the references it holds go away.
+                for (std::size_t j = i + 1; j < total; ++j) rows[j].wait();
+                return false;
             }
         }
         return true;
+    }
+
+    // The store's size at this checkpoint, in memories and tokens (the paper's tokens per memory).
+    Result<void> record_memory_stats(const grade::MemorySnapshot& snapshot, const std::string& checkpoint) {
+        std::optional<std::int64_t> tokens;
+        if (m_roles.tokenizer) {
+            std::int64_t total = 0;
+            for (const auto& m : snapshot.memories()) total += static_cast<std::int64_t>(m_roles.tokenizer->count(m.text));
+            tokens = total;
+        }
+        return m_db.record_memory_stats(m_run_id, m_dataset.scenario.id, checkpoint,
+                                        static_cast<std::int64_t>(snapshot.memories().size()), tokens,
+                                        m_roles.tokenizer ? m_roles.tokenizer->encoding() : std::string());
+    }
+
+    static std::future<store::ProbeRow> ready(store::ProbeRow row) {
+        std::promise<store::ProbeRow> promise;
+        promise.set_value(std::move(row));
+        return promise.get_future();
+    }
+
+    // Storage (batched) and summary verdicts for every fact of the pending probes, by the grader's
+    // rules: with provenance, storage is exact and decided by the rules; the judge decides summary
+    // faithfulness, and (without provenance, or with --grader both) storage too.
+    void judge_fact_memory(const std::vector<PendingProbe>& pending, const grade::MemorySnapshot& snapshot,
+                           std::map<std::string, FactMemory>& facts) {
+        const bool provenance = snapshot.provenance();
+        const bool judge_storage = !provenance || m_roles.grader == "both";
+        std::vector<const data::EvidenceFact*> unique;
+        std::map<std::string, const grade::FactVerdict*> rules_of;
+        for (const auto& p : pending) {
+            if (!p.retrieve_error.empty()) continue;
+            for (std::size_t f = 0; f < p.probe->evidence.size(); ++f) {
+                const auto& fact = p.probe->evidence[f];
+                if (facts.count(fact.id)) continue;
+                facts[fact.id];
+                unique.push_back(&fact);
+                rules_of[fact.id] = &p.rules.facts[f];
+            }
+        }
+        if (unique.empty()) return;
+
+        // Storage.
+        std::map<std::string, grade::JudgeVerdict> judged_storage;
+        if (judge_storage) {
+            const std::size_t batch = std::max<std::size_t>(1, m_roles.judge->options().storage_batch);
+            std::vector<std::pair<std::vector<const data::EvidenceFact*>,
+                                  std::future<Result<std::vector<grade::JudgeVerdict>>>>> jobs;
+            for (std::size_t i = 0; i < unique.size(); i += batch) {
+                std::vector<const data::EvidenceFact*> part(unique.begin() + static_cast<std::ptrdiff_t>(i),
+                                                            unique.begin() + static_cast<std::ptrdiff_t>(std::min(unique.size(), i + batch)));
+                auto future = m_roles.pool->submit([this, part, &snapshot] { return m_roles.judge->storage(snapshot, part); });
+                jobs.emplace_back(std::move(part), std::move(future));
+            }
+            for (auto& [part, future] : jobs) {
+                auto verdicts = future.get();
+                for (std::size_t i = 0; i < part.size(); ++i) {
+                    if (verdicts) judged_storage[part[i]->id] = (*verdicts)[i];
+                    else facts[part[i]->id].error = verdicts.error().describe();
+                }
+            }
+        }
+        for (const auto* fact : unique) {
+            FactMemory& fm = facts[fact->id];
+            const grade::FactVerdict& rules = *rules_of[fact->id];
+            add_rules_memory_checks(rules, /*decisive=*/false, fm.checks);
+            if (!fm.error.empty()) continue;
+            if (provenance) {
+                fm.stored = rules.stage != grade::Stage::not_stored;
+                fm.checks.front().decisive = true;  // the rules' storage check, by sources
+                if (!fm.stored) fm.reason = rules.explanation;
+            }
+            if (judge_storage) {
+                const auto& v = judged_storage[fact->id];
+                fm.checks.push_back(check(fact->id, "storage", "llm", v.passed, !provenance, v.reason));
+                if (!provenance) {
+                    fm.stored = v.passed;
+                    if (!fm.stored) fm.reason = v.reason;
+                }
+            }
+        }
+
+        // Summary, for the facts that were stored, on the memories holding them.
+        std::vector<std::pair<const data::EvidenceFact*, std::future<Result<grade::JudgeVerdict>>>> jobs;
+        for (const auto* fact : unique) {
+            FactMemory& fm = facts[fact->id];
+            if (!fm.error.empty() || !fm.stored) continue;
+            std::vector<std::string> ids = rules_of[fact->id]->stored_ids;
+            if (!provenance && !judged_storage[fact->id].memory_ids.empty()) ids = judged_storage[fact->id].memory_ids;
+            std::vector<const memory::Memory*> memories;
+            for (const auto& id : ids)
+                if (auto index = snapshot.index_of(id)) memories.push_back(&snapshot.memories()[*index]);
+            jobs.emplace_back(fact, m_roles.pool->submit([this, fact, memories] { return m_roles.judge->summary(*fact, memories); }));
+        }
+        for (auto& [fact, future] : jobs) {
+            FactMemory& fm = facts[fact->id];
+            auto v = future.get();
+            if (!v) {
+                fm.error = v.error().describe();
+                continue;
+            }
+            fm.faithful = v->passed;
+            if (!fm.faithful) fm.reason = v->reason;
+            fm.checks.push_back(check(fact->id, "summary", "llm", v->passed, true, v->reason));
+        }
+    }
+
+    // The decisive stage of one probe at one k, with every check made.
+    store::ProbeRow grade_probe(const PendingProbe& p, const grade::MemorySnapshot& snapshot,
+                                const std::map<std::string, FactMemory>& facts) {
+        const data::Scenario& s = m_dataset.scenario;
+        store::ProbeRow row = probe_row(s, *p.probe, p.k, p.rules, p.hits, p.micros);
+        row.grader = m_roles.grader;
+        if (m_roles.tokenizer) {
+            std::int64_t tokens = 0;
+            for (const auto& hit : p.hits) tokens += static_cast<std::int64_t>(m_roles.tokenizer->count(hit.memory.text));
+            row.retrieved_tokens = tokens;
+        }
+        if (!p.retrieve_error.empty()) {
+            row.stage = "error";
+            row.memory_success = false;
+            row.error = p.retrieve_error;
+            return row;
+        }
+        if (p.answer) row.answer = *p.answer;
+        const bool use_judge = m_roles.grader != "rules";
+
+        // Memory side.
+        std::optional<grade::Stage> memory_stage = p.rules.stage;  // empty: no evidence (abstain)
+        if (!use_judge) {
+            for (const auto& fv : p.rules.facts) {
+                add_rules_memory_checks(fv, true, row.checks);
+                if (fv.stage != grade::Stage::not_stored && fv.stage != grade::Stage::summary_error)
+                    row.checks.push_back(check(fv.fact_id, "retrieval", "rules", fv.stage == grade::Stage::retrieved,
+                                               true, fv.explanation));
+            }
+        } else if (!p.probe->evidence.empty()) {
+            grade::Stage worst = grade::Stage::retrieved;
+            for (std::size_t f = 0; f < p.probe->evidence.size(); ++f) {
+                const auto& fact = p.probe->evidence[f];
+                const grade::FactVerdict& rules = p.rules.facts[f];
+                const FactMemory& fm = facts.at(fact.id);
+                for (const auto& c : fm.checks) row.checks.push_back(c);
+                auto& fact_row = row.facts[f];
+                if (!fm.error.empty()) {
+                    row.stage = "error";
+                    row.error = fm.error;
+                    row.memory_success = false;
+                    return row;
+                }
+                grade::Stage stage;
+                std::string reason;
+                if (!fm.stored) {
+                    stage = grade::Stage::not_stored;
+                    reason = fm.reason;
+                } else if (!fm.faithful) {
+                    stage = grade::Stage::summary_error;
+                    reason = fm.reason;
+                } else {
+                    // Retrieval. The rules' check is always kept for comparison; with provenance the
+                    // decisive check is exact (a memory citing the fact is in the top k), else the judge.
+                    const bool rules_retrieved = rules.stage == grade::Stage::retrieved;
+                    row.checks.push_back(check(fact.id, "retrieval", "rules", rules_retrieved, false, rules.explanation));
+                    bool retrieved = false;
+                    if (snapshot.provenance()) {
+                        retrieved = !rules.retrieved_ids.empty();
+                        reason = retrieved ? "a memory from the fact's messages is in the top k"
+                                           : "no memory from the fact's messages is in the top k";
+                        row.checks.push_back(check(fact.id, "retrieval", "provenance", retrieved, true, reason));
+                    }
+                    if (!snapshot.provenance() || m_roles.grader == "both") {
+                        auto v = m_roles.judge->retrieval(fact, p.hits);
+                        if (!v) {
+                            row.stage = "error";
+                            row.error = v.error().describe();
+                            row.memory_success = false;
+                            return row;
+                        }
+                        row.checks.push_back(check(fact.id, "retrieval", "llm", v->passed, !snapshot.provenance(), v->reason));
+                        if (!snapshot.provenance()) {
+                            retrieved = v->passed;
+                            reason = v->reason;
+                        }
+                    }
+                    stage = retrieved ? grade::Stage::retrieved : grade::Stage::not_retrieved;
+                    if (retrieved && reason.empty()) reason = "stored faithfully and retrieved";
+                }
+                fact_row.stage = grade::stage_name(stage);
+                fact_row.explanation = reason;
+                if (static_cast<int>(stage) < static_cast<int>(worst)) worst = stage;
+            }
+            memory_stage = worst;
+        }
+        row.memory_success = memory_stage == grade::Stage::retrieved;
+        row.stage = memory_stage ? grade::stage_name(*memory_stage) : "needs_answer_stage";
+
+        // Answer stage: reached when every fact was retrieved, or at once for abstain probes.
+        const bool reached = !memory_stage || *memory_stage == grade::Stage::retrieved;
+        if (!m_roles.taker) return row;
+        if (!p.answer_error.empty()) {
+            row.stage = "error";
+            row.error = p.answer_error;
+            return row;
+        }
+        if (!reached) {
+            row.reasoning = "not reached";
+            return row;
+        }
+        const bool abstain = p.probe->kind == data::ProbeKind::abstain;
+        const char* stage_label = abstain ? "abstention" : "answer";
+        const auto by_rules = grade::grade_answer_by_rules(*p.probe, *p.answer);
+        // Multiple choice is read exactly; other kinds need meaning and go to the judge when there is one.
+        const bool judge_decides = use_judge && p.probe->kind != data::ProbeKind::mcq;
+        row.checks.push_back(check("", stage_label, "rules", by_rules.correct, !judge_decides, by_rules.reason));
+        bool correct = by_rules.correct;
+        if (judge_decides) {
+            auto v = abstain ? m_roles.judge->abstention(*p.probe, *p.answer) : m_roles.judge->answer(*p.probe, *p.answer);
+            if (!v) {
+                row.stage = "error";
+                row.error = v.error().describe();
+                return row;
+            }
+            row.checks.push_back(check("", stage_label, "llm", v->passed, true, v->reason));
+            correct = v->passed;
+        }
+        row.answer_correct = correct;
+        row.reasoning = correct ? "correct" : "reasoning_error";
+        row.stage = correct ? "correct" : "reasoning_error";
+        return row;
     }
 
     store::ResultsDb& m_db;
@@ -175,14 +592,33 @@ private:
     const ProgressSink& m_progress;
     const AfterProbeHook& m_hook;
     RunOutcome& m_outcome;
+    RunServices& m_roles;
     std::set<std::pair<std::string, int>> m_graded;
 };
 
 }  // namespace
 
+Result<std::string> resolve_grader(const RunConfig& config) {
+    std::string grader = config.grader;
+    if (grader.empty() || grader == "auto") grader = config.llm.judge_model.empty() ? "rules" : "llm";
+    if (grader != "rules" && grader != "llm" && grader != "both")
+        return make_error(ErrorKind::invalid_input,
+                          "unknown grader '" + config.grader + "': use auto, rules, llm or both", "--grader");
+    if (grader != "rules" && config.llm.judge_model.empty())
+        return make_error(ErrorKind::invalid_input, "--grader " + grader + " needs a judge model (--judge-model)",
+                          "--grader");
+    return grader;
+}
+
 Result<RunOutcome> run_datasets(const RunConfig& config, const std::vector<LoadedDataset>& datasets,
                                 const SystemFactory& factory, const ProgressSink& progress,
-                                const AfterProbeHook& after_probe) {
+                                const AfterProbeHook& after_probe, llm::LlmClient* client) {
+    MF_TRY_ASSIGN(const std::string grader, resolve_grader(config));
+    const bool wants_llm = config.llm.uses_llm() || grader != "rules";
+    if (wants_llm && !client)
+        return make_error(ErrorKind::invalid_input, "models are configured but no LLM client was given");
+    if (config.store_replies && config.llm.answer_model.empty())
+        return make_error(ErrorKind::invalid_input, "--store-replies needs an answer model (--answer-model)");
     if (config.ks.empty()) return make_error(ErrorKind::invalid_input, "no k given");
     for (int k : config.ks)
         if (k < 1) return make_error(ErrorKind::invalid_input, "k must be at least 1, got " + std::to_string(k));
@@ -195,7 +631,7 @@ Result<RunOutcome> run_datasets(const RunConfig& config, const std::vector<Loade
     MF_TRY_ASSIGN(store::ResultsDb db, store::ResultsDb::open(config.results_path));
 
     RunOutcome outcome;
-    const std::string hash = config_hash(config, datasets);
+    const std::string hash = config_hash(config, datasets, grader);
     if (config.resume) {
         if (config.resume_run_id) {
             MF_TRY_ASSIGN(auto existing, db.run(config.resume_run_id));
@@ -221,7 +657,14 @@ Result<RunOutcome> run_datasets(const RunConfig& config, const std::vector<Loade
             progress("note: run " + std::to_string(unfinished->id) +
                      " with this configuration is unfinished; --resume would continue it. Starting a new run.");
     }
-    json config_json = {{"system", config.system_spec}, {"ks", config.ks}, {"seed", config.seed}};
+    json config_json = {{"system", config.system_spec}, {"ks", config.ks}, {"seed", config.seed},
+                        {"grader", grader}, {"grader_version", grade::k_memory_grader_version}};
+    if (wants_llm) {
+        config_json["llm"] = config.llm.to_json();
+        config_json["prompt_version"] = llm::prompts::k_prompt_version;
+        config_json["judge_version"] = grade::k_judge_version;
+        config_json["store_replies"] = config.store_replies;
+    }
     json ds = json::array();
     for (const auto& d : datasets)
         ds.push_back({{"scenario", d.scenario.id}, {"dataset", d.scenario.dataset}, {"origin", d.origin},
@@ -238,6 +681,33 @@ Result<RunOutcome> run_datasets(const RunConfig& config, const std::vector<Loade
         MF_TRY(db.reopen_run(outcome.run_id));
     }
 
+    // The LLM roles: one pool of workers shared by every scenario; the client bounds requests in flight.
+    std::optional<CallRecorder> recorder;
+    std::optional<ThreadPool> pool;
+    RunServices roles;
+    roles.grader = grader;
+    // Token figures use cl100k_base, the encoding the MemFail paper reports them in.
+    if (auto tokenizer = text::shared_tokenizer("cl100k_base", config.llm.tokenizer_dir)) {
+        roles.tokenizer = *tokenizer;
+    } else if (progress) {
+        progress("note: token figures skipped (" + tokenizer.error().describe() + ")");
+    }
+    if (wants_llm) {
+        recorder.emplace(*client);
+        pool.emplace(static_cast<std::size_t>(std::max(1, config.llm.concurrency)));
+        roles.recorder = &*recorder;
+        roles.pool = &*pool;
+        if (!config.llm.answer_model.empty())
+            roles.taker.emplace(*recorder, TestTakerOptions{config.llm.answer_model, config.llm.temperature, config.llm.seed});
+        if (grader != "rules") {
+            grade::JudgeOptions options;
+            options.model = config.llm.judge_model;
+            options.temperature = config.llm.temperature;
+            options.seed = config.llm.seed;
+            roles.judge.emplace(*recorder, options);
+        }
+    }
+
     const std::string memory_dir = memory_dir_for(config.results_path, outcome.run_id);
     for (const auto& dataset : datasets) {
         memory::SystemContext context{memory_dir, dataset.scenario.id};
@@ -246,7 +716,7 @@ Result<RunOutcome> run_datasets(const RunConfig& config, const std::vector<Loade
             (void)db.finish_run(outcome.run_id, "error", system.error().describe());
             return system.error();
         }
-        ScenarioRun scenario_run(db, outcome.run_id, config, dataset, progress, after_probe, outcome);
+        ScenarioRun scenario_run(db, outcome.run_id, config, dataset, progress, after_probe, outcome, roles);
         auto finished = scenario_run.execute(**system);
         if (!finished) {
             (void)db.finish_run(outcome.run_id, "error", finished.error().describe());

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <memfail/core/error.hpp>
+#include <memfail/llm/llm_client.hpp>
 #include <memfail/memory/memory_system.hpp>
 #include <memfail/run/dataset_source.hpp>
 #include <memfail/run/run_config.hpp>
@@ -38,11 +39,19 @@ using ProgressSink = std::function<void(const std::string&)>;
 using AfterProbeHook = std::function<bool(const std::string& probe_id, int k)>;
 
 // Runs `datasets` against systems made by `factory`, recording into config.results_path. The run's
-// config hash covers the system spec, datasets (by content hash), ks and code version; --resume
-// continues the newest unfinished run with the same hash.
+// config hash covers the system spec, datasets (by content hash), ks, code version, grader, models
+// and prompt versions; --resume continues the newest unfinished run with the same hash.
+//
+// With `client` (and models in config.llm) the test-taker answers every probe and the staged judge
+// grades the stages that need meaning; the probes of a checkpoint are processed concurrently on
+// config.llm.concurrency threads. Every call is accounted in the run's llm_calls table.
 Result<RunOutcome> run_datasets(const RunConfig& config, const std::vector<LoadedDataset>& datasets,
                                 const SystemFactory& factory, const ProgressSink& progress = {},
-                                const AfterProbeHook& after_probe = {});
+                                const AfterProbeHook& after_probe = {}, llm::LlmClient* client = nullptr);
+
+// The grader a config resolves to: "rules", "llm" or "both"; errors for an unknown name or a judge
+// grader without a judge model.
+Result<std::string> resolve_grader(const RunConfig& config);
 
 // Folder where a run keeps the memory systems' own databases: "<results>.memory/run-<id>".
 std::string memory_dir_for(const std::string& results_path, std::int64_t run_id);

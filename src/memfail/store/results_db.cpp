@@ -10,7 +10,8 @@ namespace memfail::store {
 
 namespace {
 
-// Schema version 1. Changing it means bumping k_results_schema_version and adding a migration.
+// Schema version 2 (version 1 lacked the answer columns, stage_checks and llm_calls; open() migrates
+// it). Changing it means bumping k_results_schema_version and adding a migration.
 constexpr const char* k_schema = R"sql(
 CREATE TABLE IF NOT EXISTS runs(
   id            INTEGER PRIMARY KEY,
@@ -53,7 +54,20 @@ CREATE TABLE IF NOT EXISTS probe_results(
   retrieved_json  TEXT NOT NULL,
   retrieve_micros INTEGER NOT NULL,
   error           TEXT,
+  answer          TEXT,
+  answer_correct  INTEGER,
+  grader          TEXT NOT NULL DEFAULT 'rules',
+  retrieved_tokens INTEGER,
   PRIMARY KEY(run_id, scenario_id, probe_id, k)
+);
+CREATE TABLE IF NOT EXISTS memory_stats(
+  run_id          INTEGER NOT NULL,
+  scenario_id     TEXT NOT NULL,
+  checkpoint      TEXT NOT NULL,
+  memories        INTEGER NOT NULL,
+  tokens          INTEGER,
+  encoding        TEXT,
+  PRIMARY KEY(run_id, scenario_id, checkpoint)
 );
 CREATE TABLE IF NOT EXISTS fact_results(
   run_id          INTEGER NOT NULL,
@@ -69,6 +83,42 @@ CREATE TABLE IF NOT EXISTS fact_results(
   explanation     TEXT NOT NULL,
   PRIMARY KEY(run_id, scenario_id, probe_id, k, fact_id)
 );
+CREATE TABLE IF NOT EXISTS stage_checks(
+  run_id          INTEGER NOT NULL,
+  scenario_id     TEXT NOT NULL,
+  probe_id        TEXT NOT NULL,
+  k               INTEGER NOT NULL,
+  fact_id         TEXT NOT NULL,
+  stage           TEXT NOT NULL,
+  grader          TEXT NOT NULL,
+  passed          INTEGER NOT NULL,
+  decisive        INTEGER NOT NULL,
+  reason          TEXT NOT NULL,
+  PRIMARY KEY(run_id, scenario_id, probe_id, k, fact_id, stage, grader)
+);
+CREATE TABLE IF NOT EXISTS llm_calls(
+  id                INTEGER PRIMARY KEY,
+  run_id            INTEGER NOT NULL,
+  role              TEXT NOT NULL,
+  stage             TEXT NOT NULL,
+  model             TEXT NOT NULL,
+  cache_hit         INTEGER NOT NULL,
+  prompt_tokens     INTEGER NOT NULL,
+  completion_tokens INTEGER NOT NULL,
+  counted_locally   INTEGER NOT NULL,
+  latency_micros    INTEGER NOT NULL,
+  attempts          INTEGER NOT NULL,
+  error_kind        TEXT,
+  error             TEXT
+);
+CREATE INDEX IF NOT EXISTS llm_calls_by_run ON llm_calls(run_id, role);
+)sql";
+
+constexpr const char* k_migrate_1_to_2 = R"sql(
+ALTER TABLE probe_results ADD COLUMN answer TEXT;
+ALTER TABLE probe_results ADD COLUMN answer_correct INTEGER;
+ALTER TABLE probe_results ADD COLUMN grader TEXT NOT NULL DEFAULT 'rules';
+ALTER TABLE probe_results ADD COLUMN retrieved_tokens INTEGER;
 )sql";
 
 RunRecord read_run(Statement& s) {
@@ -83,6 +133,25 @@ RunRecord read_run(Statement& s) {
     r.finished_at = s.column_text(7);
     r.error = s.column_text(8);
     return r;
+}
+
+std::vector<std::string> split_commas(const std::string& text) {
+    std::vector<std::string> out;
+    std::size_t start = 0;
+    while (start <= text.size()) {
+        const std::size_t comma = text.find(',', start);
+        out.push_back(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+    }
+    return out;
+}
+
+// The q-quantile of sorted microsecond values, in milliseconds (nearest rank).
+double quantile_ms(const std::vector<std::int64_t>& sorted, double q) {
+    if (sorted.empty()) return 0;
+    const std::size_t i = static_cast<std::size_t>(std::ceil(q * static_cast<double>(sorted.size()))) - 1;
+    return static_cast<double>(sorted[std::min(i, sorted.size() - 1)]) / 1000.0;
 }
 
 constexpr const char* k_run_columns =
@@ -109,6 +178,7 @@ Result<ResultsDb> ResultsDb::open(const std::string& path) {
                               "; this build reads up to " + std::to_string(k_results_schema_version) +
                               " (upgrade memfail)",
                           path);
+    if (version == 1) MF_TRY(db.exec(k_migrate_1_to_2));
     MF_TRY(db.exec(k_schema));
     if (version < k_results_schema_version) MF_TRY(db.set_user_version(k_results_schema_version));
     return ResultsDb(std::move(db));
@@ -234,12 +304,21 @@ Result<void> ResultsDb::record_probe(std::int64_t run_id, const ProbeRow& p) {
     MF_TRY_ASSIGN(Transaction tx, Transaction::begin(m_db));
     MF_TRY_ASSIGN(Statement s, m_db.prepare(
         "INSERT INTO probe_results(run_id, scenario_id, dataset, probe_id, k, kind, stage, "
-        "memory_success, retrieved_json, retrieve_micros, error) VALUES(?,?,?,?,?,?,?,?,?,?,?)"));
+        "memory_success, retrieved_json, retrieve_micros, error, reasoning, answer, answer_correct, grader, "
+        "retrieved_tokens) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"));
     s.bind(1, run_id).bind(2, p.scenario_id).bind(3, p.dataset).bind(4, p.probe_id).bind(5, p.k);
     s.bind(6, p.kind).bind(7, p.stage).bind(8, p.memory_success ? 1 : 0).bind(9, p.retrieved_json);
     s.bind(10, p.retrieve_micros);
     if (p.error.empty()) s.bind_null(11);
     else s.bind(11, p.error);
+    s.bind(12, p.reasoning);
+    if (p.answer) s.bind(13, *p.answer);
+    else s.bind_null(13);
+    if (p.answer_correct) s.bind(14, *p.answer_correct ? 1 : 0);
+    else s.bind_null(14);
+    s.bind(15, p.grader);
+    if (p.retrieved_tokens) s.bind(16, *p.retrieved_tokens);
+    else s.bind_null(16);
     MF_TRY(s.run());
     MF_TRY_ASSIGN(Statement f, m_db.prepare(
         "INSERT INTO fact_results(run_id, scenario_id, probe_id, k, fact_id, stage, method, "
@@ -250,7 +329,124 @@ Result<void> ResultsDb::record_probe(std::int64_t run_id, const ProbeRow& p) {
         f.bind(9, fact.retrieved_json).bind(10, fact.missing_json).bind(11, fact.explanation);
         MF_TRY(f.run());
     }
+    if (!p.checks.empty()) {
+        MF_TRY_ASSIGN(Statement c, m_db.prepare(
+            "INSERT OR REPLACE INTO stage_checks(run_id, scenario_id, probe_id, k, fact_id, stage, grader, "
+            "passed, decisive, reason) VALUES(?,?,?,?,?,?,?,?,?,?)"));
+        for (const auto& check : p.checks) {
+            c.bind(1, run_id).bind(2, p.scenario_id).bind(3, p.probe_id).bind(4, p.k).bind(5, check.fact_id);
+            c.bind(6, check.stage).bind(7, check.grader).bind(8, check.passed ? 1 : 0);
+            c.bind(9, check.decisive ? 1 : 0).bind(10, check.reason);
+            MF_TRY(c.run());
+        }
+    }
     return tx.commit();
+}
+
+Result<void> ResultsDb::record_memory_stats(std::int64_t run_id, const std::string& scenario_id,
+                                            const std::string& checkpoint, std::int64_t memories,
+                                            std::optional<std::int64_t> tokens, const std::string& encoding) {
+    MF_TRY_ASSIGN(Statement s, m_db.prepare(
+        "INSERT OR REPLACE INTO memory_stats(run_id, scenario_id, checkpoint, memories, tokens, encoding) "
+        "VALUES(?,?,?,?,?,?)"));
+    s.bind(1, run_id).bind(2, scenario_id).bind(3, checkpoint).bind(4, memories);
+    if (tokens) s.bind(5, *tokens).bind(6, encoding);
+    else s.bind_null(5).bind_null(6);
+    return s.run();
+}
+
+Result<std::optional<MemoryStats>> ResultsDb::memory_stats(std::int64_t run_id, const std::string& dataset) {
+    // The last checkpoint of the dataset's scenarios: the store as the final probes saw it.
+    MF_TRY_ASSIGN(Statement s, m_db.prepare(
+        "SELECT m.memories, m.tokens, COALESCE(m.encoding, '') FROM memory_stats m JOIN run_scenarios sc "
+        "ON sc.run_id = m.run_id AND sc.scenario_id = m.scenario_id WHERE m.run_id = ? AND sc.dataset = ? "
+        "ORDER BY m.checkpoint DESC LIMIT 1"));
+    s.bind(1, run_id).bind(2, dataset);
+    MF_TRY_ASSIGN(bool row, s.step());
+    if (!row) return std::optional<MemoryStats>{};
+    MemoryStats out;
+    out.memories = s.column_int(0);
+    if (!s.column_is_null(1)) out.tokens = s.column_int(1);
+    out.encoding = s.column_text(2);
+    return std::optional<MemoryStats>{out};
+}
+
+Result<void> ResultsDb::record_llm_calls(std::int64_t run_id, const std::vector<LlmCallRow>& calls) {
+    if (calls.empty()) return {};
+    MF_TRY_ASSIGN(Transaction tx, Transaction::begin(m_db));
+    MF_TRY_ASSIGN(Statement s, m_db.prepare(
+        "INSERT INTO llm_calls(run_id, role, stage, model, cache_hit, prompt_tokens, completion_tokens, "
+        "counted_locally, latency_micros, attempts, error_kind, error) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)"));
+    for (const auto& c : calls) {
+        s.bind(1, run_id).bind(2, c.role).bind(3, c.stage).bind(4, c.model).bind(5, c.cache_hit ? 1 : 0);
+        s.bind(6, c.prompt_tokens).bind(7, c.completion_tokens).bind(8, c.counted_locally ? 1 : 0);
+        s.bind(9, c.latency_micros).bind(10, c.attempts);
+        if (c.error_kind.empty()) s.bind_null(11).bind_null(12);
+        else s.bind(11, c.error_kind).bind(12, c.error);
+        MF_TRY(s.run());
+    }
+    return tx.commit();
+}
+
+Result<std::vector<LlmUsageRow>> ResultsDb::llm_usage(std::int64_t run_id) {
+    MF_TRY_ASSIGN(Statement s, m_db.prepare(
+        "SELECT role, COUNT(*), SUM(cache_hit), SUM(prompt_tokens), SUM(completion_tokens), "
+        "SUM(counted_locally), SUM(error_kind IS NOT NULL), SUM(MAX(attempts - 1, 0)), "
+        "GROUP_CONCAT(CASE WHEN cache_hit = 0 AND error_kind IS NULL THEN latency_micros END) "
+        "FROM llm_calls WHERE run_id = ? GROUP BY role ORDER BY role"));
+    s.bind(1, run_id);
+    std::vector<LlmUsageRow> out;
+    MF_TRY(s.for_each_row([&] {
+        LlmUsageRow r;
+        r.role = s.column_text(0);
+        r.calls = s.column_int(1);
+        r.cache_hits = s.column_int(2);
+        r.prompt_tokens = s.column_int(3);
+        r.completion_tokens = s.column_int(4);
+        r.counted_locally = s.column_int(5);
+        r.errors = s.column_int(6);
+        r.retries = s.column_int(7);
+        std::vector<std::int64_t> latencies;
+        for (const auto& part : split_commas(s.column_text(8)))
+            if (!part.empty()) latencies.push_back(std::stoll(part));
+        std::sort(latencies.begin(), latencies.end());
+        r.p50_ms = quantile_ms(latencies, 0.50);
+        r.p95_ms = quantile_ms(latencies, 0.95);
+        out.push_back(std::move(r));
+    }));
+    return out;
+}
+
+Result<std::vector<AgreementRow>> ResultsDb::agreement(std::int64_t run_id) {
+    MF_TRY_ASSIGN(Statement s, m_db.prepare(
+        "SELECT r.stage, COUNT(*), SUM(r.passed = l.passed) FROM stage_checks r JOIN stage_checks l "
+        "ON l.run_id = r.run_id AND l.scenario_id = r.scenario_id AND l.probe_id = r.probe_id AND l.k = r.k "
+        "AND l.fact_id = r.fact_id AND l.stage = r.stage AND l.grader = 'llm' "
+        "WHERE r.run_id = ? AND r.grader = 'rules' GROUP BY r.stage "
+        "ORDER BY CASE r.stage WHEN 'storage' THEN 1 WHEN 'summary' THEN 2 WHEN 'retrieval' THEN 3 ELSE 4 END"));
+    s.bind(1, run_id);
+    std::vector<AgreementRow> out;
+    MF_TRY(s.for_each_row([&] {
+        out.push_back({s.column_text(0), s.column_int(1), s.column_int(2)});
+    }));
+    return out;
+}
+
+Result<std::vector<DisagreementRow>> ResultsDb::disagreements(std::int64_t run_id, std::size_t limit) {
+    MF_TRY_ASSIGN(Statement s, m_db.prepare(
+        "SELECT r.probe_id, r.k, r.fact_id, r.stage, r.passed, r.reason, l.passed, l.reason "
+        "FROM stage_checks r JOIN stage_checks l "
+        "ON l.run_id = r.run_id AND l.scenario_id = r.scenario_id AND l.probe_id = r.probe_id AND l.k = r.k "
+        "AND l.fact_id = r.fact_id AND l.stage = r.stage AND l.grader = 'llm' "
+        "WHERE r.run_id = ? AND r.grader = 'rules' AND r.passed != l.passed "
+        "ORDER BY r.probe_id, r.k, r.fact_id LIMIT ?"));
+    s.bind(1, run_id).bind(2, static_cast<std::int64_t>(limit));
+    std::vector<DisagreementRow> out;
+    MF_TRY(s.for_each_row([&] {
+        out.push_back({s.column_text(0), static_cast<int>(s.column_int(1)), s.column_text(2), s.column_text(3),
+                       s.column_int(4) != 0, s.column_text(5), s.column_int(6) != 0, s.column_text(7)});
+    }));
+    return out;
 }
 
 Result<std::vector<SummaryRow>> ResultsDb::summary(const std::vector<std::int64_t>& run_ids) {
@@ -261,7 +457,9 @@ Result<std::vector<SummaryRow>> ResultsDb::summary(const std::vector<std::int64_
         "  SUM(p.memory_success), "
         "  SUM(p.stage = 'not_stored'), SUM(p.stage = 'summary_error'), "
         "  SUM(p.stage = 'not_retrieved'), SUM(p.stage = 'error'), "
-        "  SUM(p.stage = 'needs_answer_stage') "
+        "  SUM(p.stage = 'needs_answer_stage'), "
+        "  SUM(p.stage = 'correct'), SUM(p.stage = 'reasoning_error'), SUM(p.answer_correct IS NOT NULL), "
+        "  SUM(p.kind = 'abstain' AND p.stage IN ('correct', 'reasoning_error')) "
         "FROM probe_results p JOIN runs r ON r.id = p.run_id "
         "JOIN run_scenarios sc ON sc.run_id = p.run_id AND sc.scenario_id = p.scenario_id "
         "WHERE p.run_id = ? GROUP BY p.dataset, p.k ORDER BY MIN(sc.rowid), p.k"));
@@ -281,6 +479,10 @@ Result<std::vector<SummaryRow>> ResultsDb::summary(const std::vector<std::int64_
             r.not_retrieved = s.column_int(7);
             r.errors = s.column_int(8);
             r.needs_answer_stage = s.column_int(9);
+            r.correct = s.column_int(10);
+            r.reasoning_error = s.column_int(11);
+            r.answered = s.column_int(12);
+            r.abstain_graded = s.column_int(13);
             out.push_back(std::move(r));
         }));
     }

@@ -14,7 +14,7 @@
 
 namespace memfail::store {
 
-inline constexpr int k_results_schema_version = 1;
+inline constexpr int k_results_schema_version = 2;
 
 struct RunRecord {
     std::int64_t id = 0;
@@ -48,6 +48,17 @@ struct FactRow {
     std::string explanation;
 };
 
+// One check of one stage by one grader ("rules", "provenance" or "llm"). `decisive` marks the check
+// the verdict rests on; the others are kept to measure agreement (--grader both).
+struct StageCheckRow {
+    std::string fact_id;  // empty for the answer stage
+    std::string stage;    // storage, summary, retrieval, answer, abstention
+    std::string grader;
+    bool passed = false;
+    bool decisive = false;
+    std::string reason;
+};
+
 struct ProbeRow {
     std::string scenario_id;
     std::string dataset;
@@ -59,7 +70,65 @@ struct ProbeRow {
     std::string retrieved_json = "[]";  // [{"id","text","sources","score"}]
     std::int64_t retrieve_micros = 0;
     std::string error;
+    std::string reasoning = "not graded";  // not graded, not reached, correct, reasoning_error
+    std::optional<std::string> answer;     // the test-taker's reply
+    std::optional<bool> answer_correct;    // when the answer stage was graded
+    std::string grader = "rules";          // rules, llm or both
+    std::optional<std::int64_t> retrieved_tokens;  // tokens of the retrieved memories (when counted)
     std::vector<FactRow> facts;
+    std::vector<StageCheckRow> checks;
+};
+
+// One LLM call as accounted (never its text: the cache holds that).
+struct LlmCallRow {
+    std::string role;
+    std::string stage;
+    std::string model;
+    bool cache_hit = false;
+    std::int64_t prompt_tokens = 0;
+    std::int64_t completion_tokens = 0;
+    bool counted_locally = false;
+    std::int64_t latency_micros = 0;
+    std::int64_t attempts = 0;
+    std::string error_kind;  // empty on success
+    std::string error;
+};
+
+struct LlmUsageRow {
+    std::string role;
+    std::int64_t calls = 0;
+    std::int64_t cache_hits = 0;
+    std::int64_t prompt_tokens = 0;
+    std::int64_t completion_tokens = 0;
+    std::int64_t counted_locally = 0;
+    std::int64_t errors = 0;
+    std::int64_t retries = 0;
+    double p50_ms = 0;  // network calls only (cache hits excluded)
+    double p95_ms = 0;
+};
+
+// The store at a checkpoint: how many memories, and their tokens (the paper's tokens per memory).
+struct MemoryStats {
+    std::int64_t memories = 0;
+    std::optional<std::int64_t> tokens;
+    std::string encoding;
+};
+
+struct AgreementRow {
+    std::string stage;
+    std::int64_t compared = 0;
+    std::int64_t agreed = 0;
+};
+
+struct DisagreementRow {
+    std::string probe_id;
+    int k = 0;
+    std::string fact_id;
+    std::string stage;
+    bool rules_passed = false;
+    std::string rules_reason;
+    bool llm_passed = false;
+    std::string llm_reason;
 };
 
 // One line of the summary table: a run, dataset and k with counts per stage.
@@ -75,6 +144,10 @@ struct SummaryRow {
     std::int64_t not_retrieved = 0;
     std::int64_t errors = 0;
     std::int64_t needs_answer_stage = 0;  // abstain probes, reported apart
+    std::int64_t correct = 0;             // end to end (answer stage graded)
+    std::int64_t reasoning_error = 0;
+    std::int64_t answered = 0;            // probes whose answer stage was graded
+    std::int64_t abstain_graded = 0;      // abstain probes graded (correct or reasoning_error)
 };
 
 struct LatencySummary {
@@ -113,6 +186,19 @@ public:
     // Writes a probe and its facts in one transaction: after a crash a probe is either fully
     // recorded or absent, so --resume neither loses nor doubles it.
     Result<void> record_probe(std::int64_t run_id, const ProbeRow& probe);
+
+    // The size of the store at a checkpoint (tokens absent when no tokenizer was available).
+    Result<void> record_memory_stats(std::int64_t run_id, const std::string& scenario_id, const std::string& checkpoint,
+                                     std::int64_t memories, std::optional<std::int64_t> tokens,
+                                     const std::string& encoding);
+    Result<std::optional<MemoryStats>> memory_stats(std::int64_t run_id, const std::string& dataset);
+
+    Result<void> record_llm_calls(std::int64_t run_id, const std::vector<LlmCallRow>& calls);
+    // Per role: calls, cache hits, tokens, errors, retries, network latency p50/p95.
+    Result<std::vector<LlmUsageRow>> llm_usage(std::int64_t run_id);
+    // Per stage, how often the rules and the judge agreed where both checked (--grader both).
+    Result<std::vector<AgreementRow>> agreement(std::int64_t run_id);
+    Result<std::vector<DisagreementRow>> disagreements(std::int64_t run_id, std::size_t limit);
 
     Result<std::vector<SummaryRow>> summary(const std::vector<std::int64_t>& run_ids);
     Result<LatencySummary> store_latency(std::int64_t run_id, const std::string& dataset);

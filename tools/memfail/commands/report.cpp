@@ -23,8 +23,8 @@ struct ReportOptions {
 void add_report_command(CLI::App& app, std::function<void()>& action) {
     auto opts = std::make_shared<ReportOptions>();
     CLI::App* cmd = app.add_subcommand(
-        "report", "Print memory-side success per dataset and k with 95% Wilson intervals and the count "
-                  "of each failure stage");
+        "report", "Print success per dataset and k with 95% Wilson intervals and the count of each "
+                  "failure stage, plus LLM usage and rules/judge agreement when a model was used");
     cmd->add_option("results", opts->results, "Results database written by `memfail run`")->required();
     cmd->add_option("--run", opts->runs, "Run ids to include (default: every finished run)");
     cmd->add_option("--format,-f", opts->format, "text, markdown, csv or json")->capture_default_str();
@@ -39,9 +39,18 @@ void add_report_command(CLI::App& app, std::function<void()>& action) {
             const auto ids = value_or_fatal(report::select_runs(db, requested));
             std::string out;
             if (format == report::Format::text || format == report::Format::markdown) {
-                out = "Memory-side success: every evidence fact stored, faithful and retrieved in the top k\n\n";
+                // The flat table's title says whether answers were graded (end to end) or only memory.
+                out = value_or_fatal(report::success_table(db, ids)).title + "\n\n";
                 for (const auto& t : value_or_fatal(report::success_tables_by_run(db, ids)))
                     out += report::render(t, format) + "\n";
+                const auto usage = value_or_fatal(report::llm_usage_table(db, ids));
+                if (!usage.rows.empty()) out += report::render(usage, format) + "\n";
+                const auto agreement = value_or_fatal(report::agreement_table(db, ids));
+                if (!agreement.rows.empty()) {
+                    out += report::render(agreement, format) + "\n";
+                    const auto disagreements = value_or_fatal(report::disagreement_table(db, ids, 20));
+                    if (!disagreements.rows.empty()) out += report::render(disagreements, format) + "\n";
+                }
                 if (opts->show_runs) out += report::render(value_or_fatal(report::runs_table(db, ids)), format);
             } else {
                 out = report::render(value_or_fatal(report::success_table(db, ids)), format);

@@ -2,6 +2,10 @@
 // memfail run: store every dataset into a memory system, retrieve for every probe at every k, grade.
 #include <commands/cli.hpp>
 #include <commands/common.hpp>
+#include <commands/llm_options.hpp>
+
+#include <memfail/llm/llm_stack.hpp>
+#include <memfail/store/results_db.hpp>
 
 #include <memfail/run/dataset_source.hpp>
 #include <memfail/run/runner.hpp>
@@ -22,7 +26,25 @@ struct RunOptions {
     bool resume = false;
     long long run_id = 0;
     bool quiet = false;
+    std::string grader = "auto";
+    bool store_replies = false;
+    LlmOptions llm;
 };
+
+// One line per role: what the run cost and how much the cache saved.
+void print_llm_usage(const std::string& results_path, std::int64_t run_id, const llm::LlmStack& stack) {
+    auto db = store::ResultsDb::open(results_path);
+    if (!db) return;
+    auto usage = db->llm_usage(run_id);
+    if (!usage) return;
+    for (const auto& u : *usage)
+        std::printf("  llm %-6s %lld calls (%lld from cache), %lld prompt + %lld completion tokens, %lld errors, "
+                    "%lld retries, p50 %.0f ms, p95 %.0f ms\n",
+                    u.role.c_str(), static_cast<long long>(u.calls), static_cast<long long>(u.cache_hits),
+                    static_cast<long long>(u.prompt_tokens), static_cast<long long>(u.completion_tokens),
+                    static_cast<long long>(u.errors), static_cast<long long>(u.retries), u.p50_ms, u.p95_ms);
+    std::printf("  llm cache: %s\n", stack.cache_path.c_str());
+}
 }  // namespace
 
 void add_run_command(CLI::App& app, std::function<void()>& action) {
@@ -47,6 +69,13 @@ void add_run_command(CLI::App& app, std::function<void()>& action) {
                   "Continue the newest unfinished run with the same system, datasets, k list and code version");
     cmd->add_option("--run-id", opts->run_id, "With --resume: the run to continue");
     cmd->add_flag("--quiet,-q", opts->quiet, "No progress on stderr");
+    cmd->add_option("--grader", opts->grader,
+                    "auto (llm when --judge-model is set, else rules) | rules | llm | both (both: the judge decides, "
+                    "the rules are compared with it stage by stage)")
+        ->capture_default_str();
+    cmd->add_flag("--store-replies", opts->store_replies,
+                  "The test-taker replies to every storage turn and the system stores the reply too (needs --answer-model)");
+    opts->llm.add_to(*cmd);
     cmd->callback([opts, &action] {
         action = [opts] {
             run::RunConfig config;
@@ -58,18 +87,27 @@ void add_run_command(CLI::App& app, std::function<void()>& action) {
             config.seed = opts->seed;
             config.resume = opts->resume || opts->run_id != 0;
             config.resume_run_id = opts->run_id;
+            config.llm = opts->llm.resolve();
+            config.grader = opts->grader;
+            config.store_replies = opts->store_replies;
+            const std::string grader = value_or_fatal(run::resolve_grader(config));
+            const bool wants_llm = config.llm.uses_llm() || grader != "rules";
             // Build the system once in memory before loading data or writing anything, so a typo in
             // the spec fails at once and leaves no results file behind.
             value_or_fatal(memory::make_memory_system(config.system_spec, memory::SystemContext{}));
             auto datasets = value_or_fatal(run::load_datasets(config.datasets, config.data_dir, config.seed));
             run::ProgressSink sink;
             if (!opts->quiet) sink = progress_line;
-            auto outcome = value_or_fatal(run::run_datasets(config, datasets, run::factory_for_spec(config.system_spec), sink));
+            std::optional<llm::LlmStack> stack;
+            if (wants_llm) stack = value_or_fatal(llm::make_llm_stack(config.llm, config.results_path));
+            auto outcome = value_or_fatal(run::run_datasets(config, datasets, run::factory_for_spec(config.system_spec), sink,
+                                                            {}, stack ? stack->client.get() : nullptr));
             std::printf("run %lld %s: %zu probe x k graded%s; results in %s (memory stores in %s)\n",
                         static_cast<long long>(outcome.run_id), outcome.resumed ? "resumed" : "finished",
                         outcome.probes_graded,
                         outcome.probes_skipped ? (", " + std::to_string(outcome.probes_skipped) + " already recorded").c_str() : "",
                         config.results_path.c_str(), run::memory_dir_for(config.results_path, outcome.run_id).c_str());
+            if (stack) print_llm_usage(config.results_path, outcome.run_id, *stack);
         };
     });
 }

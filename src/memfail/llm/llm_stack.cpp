@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: MIT
+// Client assembly.
+#include <memfail/llm/llm_stack.hpp>
+#include <memfail/llm/openai_client.hpp>
+#include <memfail/text/tokenizer.hpp>
+
+#include <filesystem>
+
+namespace memfail::llm {
+
+std::string default_cache_path(const std::string& results_path) { return results_path + ".llm-cache.db"; }
+
+Result<LlmStack> make_llm_stack(const LlmSettings& settings, const std::string& results_path) {
+    MF_TRY(settings.validate());
+    ClientOptions options;
+    options.base_url = settings.base_url;
+    options.api_key = api_key_from_environment(settings);
+    options.concurrency = settings.concurrency;
+    options.requests_per_minute = settings.requests_per_minute;
+    options.tokens_per_minute = settings.tokens_per_minute;
+    options.timeout_seconds = settings.timeout_seconds;
+    options.max_retries = settings.max_retries;
+    options.max_schema_retries = settings.max_schema_retries;
+    options.structured_output = settings.structured_output;
+    // Exact counts when the model's encoding can be loaded; otherwise the client's bytes/4 estimate
+    // (still flagged as counted locally).
+    const std::string tokenizer_dir = settings.tokenizer_dir;
+    options.count_tokens = [tokenizer_dir](std::string_view model, std::string_view text) -> std::int64_t {
+        auto tokenizer = text::shared_tokenizer(text::encoding_for_model(model), tokenizer_dir);
+        if (!tokenizer) return static_cast<std::int64_t>((text.size() + 3) / 4);
+        return static_cast<std::int64_t>((*tokenizer)->count(text));
+    };
+    MF_TRY_ASSIGN(std::unique_ptr<LlmClient> http, make_openai_client(std::move(options)));
+
+    MF_TRY_ASSIGN(CacheMode mode, parse_cache_mode(settings.cache));
+    LlmStack stack;
+    stack.cache_path = settings.cache_db.empty() ? default_cache_path(results_path) : settings.cache_db;
+    if (const auto parent = std::filesystem::path(stack.cache_path).parent_path(); !parent.empty()) {
+        std::error_code ec;
+        std::filesystem::create_directories(parent, ec);
+    }
+    MF_TRY_ASSIGN(std::shared_ptr<LlmCache> cache, LlmCache::open(stack.cache_path));
+    stack.cached = std::make_shared<CachedClient>(std::shared_ptr<LlmClient>(std::move(http)), std::move(cache), mode);
+    stack.client = stack.cached;
+    return stack;
+}
+
+}  // namespace memfail::llm

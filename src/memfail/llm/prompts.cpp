@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: MIT
+// The prompt texts. Written for memfail; kept short because they are sent thousands of times.
+#include <memfail/llm/prompts.hpp>
+
+namespace memfail::llm::prompts {
+
+using nlohmann::json;
+
+namespace {
+
+ChatRequest judge_call(const std::string& model, const std::string& stage, const char* schema_name,
+                       json schema, std::string system, std::string user) {
+    ChatRequest r;
+    r.role = Role::judge;
+    r.stage = stage;
+    r.model = model;
+    r.messages = {{"system", std::move(system)}, {"user", std::move(user)}};
+    r.schema = JsonSchema{schema_name, std::move(schema)};
+    return r;
+}
+
+json object_schema(json properties, std::vector<std::string> required) {
+    return {{"type", "object"},
+            {"properties", std::move(properties)},
+            {"required", std::move(required)},
+            {"additionalProperties", false}};
+}
+
+std::string render_memories(const std::vector<LabelledMemory>& memories) {
+    if (memories.empty()) return "(no memories)\n";
+    std::string out;
+    for (const auto& m : memories) out += "[" + m.label + "] " + m.text + "\n";
+    return out;
+}
+
+std::string render_fact(const JudgedFact& fact) {
+    std::string out = fact.text + "\n";
+    if (!fact.key_details.empty()) {
+        out += "Details that must survive:";
+        for (const auto& d : fact.key_details) out += " \"" + d + "\";";
+        out.back() = '\n';
+    }
+    return out;
+}
+
+}  // namespace
+
+ChatRequest storage_reply(const std::string& model, const std::vector<ChatMessage>& conversation) {
+    ChatRequest r;
+    r.role = Role::answer;
+    r.stage = "storage_reply";
+    r.model = model;
+    r.messages.push_back(
+        {"system",
+         "You are a friendly assistant in an ongoing chat. Reply to the user's latest message in one to "
+         "three sentences. Acknowledge anything personal they tell you; do not ask more than one question."});
+    r.messages.insert(r.messages.end(), conversation.begin(), conversation.end());
+    return r;
+}
+
+ChatRequest graded_answer(const std::string& model, const std::vector<std::string>& memories,
+                          const std::vector<ChatMessage>& history, const std::string& question,
+                          const std::vector<std::string>& choices) {
+    ChatRequest r;
+    r.role = Role::answer;
+    r.stage = choices.empty() ? "answer" : "answer_mcq";
+    r.model = model;
+    std::string system =
+        "You are an assistant with a long-term memory of earlier conversations with this user. Notes "
+        "from that memory are listed below; some may be irrelevant. Answer the user's question, relying "
+        "on the notes where they apply and never inventing facts they do not support. If neither the "
+        "notes nor the conversation tell you what is needed, say that you do not have that information.\n\n"
+        "Notes from memory:\n";
+    if (memories.empty()) system += "(none)\n";
+    for (std::size_t i = 0; i < memories.size(); ++i)
+        system += std::to_string(i + 1) + ". " + memories[i] + "\n";
+    r.messages.push_back({"system", std::move(system)});
+    r.messages.insert(r.messages.end(), history.begin(), history.end());
+    std::string user = question;
+    if (!choices.empty()) {
+        user += "\n\nOptions:\n";
+        for (std::size_t i = 0; i < choices.size(); ++i)
+            user += std::string(1, static_cast<char>('A' + i)) + ". " + choices[i] + "\n";
+        user +=
+            "\nExactly one option follows from what you remember once the remembered facts are chained "
+            "together. Reply with one JSON object and nothing else: {\"selected_choice\": \"<letter>\"}";
+    }
+    r.messages.push_back({"user", std::move(user)});
+    return r;
+}
+
+ChatRequest judge_storage(const std::string& model, const std::vector<LabelledMemory>& store,
+                          const std::vector<JudgedFact>& facts) {
+    std::string user = "MEMORY STORE:\n" + render_memories(store) + "\nFACTS:\n";
+    for (const auto& f : facts) user += "(" + std::to_string(f.number) + ") " + render_fact(f);
+    user += "\nGive one result per fact, using its number.";
+    json result = object_schema({{"fact", {{"type", "integer"}}},
+                                 {"present", {{"type", "boolean"}}},
+                                 {"memories", {{"type", "array"}, {"items", {{"type", "string"}}}}},
+                                 {"reason", {{"type", "string"}}}},
+                                {"fact", "present", "memories", "reason"});
+    json schema = object_schema({{"results", {{"type", "array"}, {"items", result}}}}, {"results"});
+    return judge_call(
+        model, "judge.storage", k_storage_schema, std::move(schema),
+        "You inspect the contents of a memory store. For each numbered fact, decide whether the "
+        "information it states can be found somewhere in the store: word for word, reworded, shortened, "
+        "or spread over several memories all count. This is a presence check only — a memory that holds "
+        "the fact with a detail lost or changed still counts as present, because faithfulness is judged "
+        "later. List the labels of the memories that hold the fact (empty when absent) and give a "
+        "one-sentence reason.",
+        std::move(user));
+}
+
+ChatRequest judge_summary(const std::string& model, const JudgedFact& fact,
+                          const std::vector<LabelledMemory>& memories) {
+    std::string user = "FACT:\n" + render_fact(fact) + "\nMEMORIES HOLDING IT:\n" + render_memories(memories);
+    json schema = object_schema({{"faithful", {{"type", "boolean"}}},
+                                 {"missing", {{"type", "array"}, {"items", {{"type", "string"}}}}},
+                                 {"reason", {{"type", "string"}}}},
+                                {"faithful", "missing", "reason"});
+    return judge_call(
+        model, "judge.summary", k_summary_schema, std::move(schema),
+        "You check whether a memory system kept a fact faithfully. You see the fact, the details that "
+        "must survive, and the memories the fact was stored in. It is faithful when someone reading only "
+        "those memories could recover every listed detail with its original meaning; rewording and "
+        "splitting across memories are fine. It is not faithful when a detail was dropped, blurred into "
+        "something generic, attached to the wrong person, or changed (a condition left out, a name or "
+        "preference swapped). List the details that did not survive.",
+        std::move(user));
+}
+
+ChatRequest judge_retrieval(const std::string& model, const JudgedFact& fact,
+                            const std::vector<LabelledMemory>& retrieved) {
+    std::string user = "FACT:\n" + render_fact(fact) + "\nMEMORIES SHOWN TO THE MODEL:\n" + render_memories(retrieved);
+    json schema = object_schema({{"present", {{"type", "boolean"}}}, {"reason", {{"type", "string"}}}},
+                                {"present", "reason"});
+    return judge_call(
+        model, "judge.retrieval", k_retrieval_schema, std::move(schema),
+        "You check what a memory system handed to a model for one question. Decide whether the memories "
+        "shown contain the fact with every listed detail, possibly reworded or spread over several of "
+        "them. If any detail can only be found outside what was shown, the fact is not present.",
+        std::move(user));
+}
+
+ChatRequest judge_answer(const std::string& model, const std::string& kind, const std::string& question,
+                         const std::string& reference, const std::vector<std::string>& expected,
+                         const std::vector<std::string>& facts, const std::string& response) {
+    std::string rule;
+    if (kind == "yes_no")
+        rule = "The question has a yes-or-no answer that depends on whether a remembered condition holds. "
+               "The response is correct when it reaches the same yes-or-no conclusion as the reference; "
+               "a 'no' should rest on the condition not being met.";
+    else if (kind == "list")
+        rule = "The response is correct when it mentions or clearly covers every expected item; synonyms "
+               "and close paraphrases count, extra items do not make it wrong.";
+    else
+        rule = "The response is correct when it gives the specific remembered detail the reference gives, "
+               "not a generic suggestion that would fit anyone.";
+    std::string user = "QUESTION:\n" + question + "\n\nREMEMBERED FACTS:\n";
+    for (const auto& f : facts) user += "- " + f + "\n";
+    user += "\nREFERENCE ANSWER:\n" + reference + "\n";
+    if (!expected.empty()) {
+        user += "\nEXPECTED ITEMS:\n";
+        for (const auto& e : expected) user += "- " + e + "\n";
+    }
+    user += "\nRESPONSE TO GRADE:\n" + response + "\n";
+    json schema = object_schema({{"correct", {{"type", "boolean"}}}, {"reason", {{"type", "string"}}}},
+                                {"correct", "reason"});
+    return judge_call(model, "judge.answer", k_answer_schema, std::move(schema),
+                      "You grade whether an assistant used what it remembered to answer a question. " + rule,
+                      std::move(user));
+}
+
+ChatRequest judge_abstention(const std::string& model, const std::string& question,
+                             const std::string& named_person, const std::string& response) {
+    std::string user = "QUESTION:\n" + question + "\n\nPERSON THE QUESTION IS ABOUT: " + named_person +
+                       "\n\nRESPONSE TO GRADE:\n" + response + "\n";
+    json schema = object_schema({{"abstained", {{"type", "boolean"}}}, {"reason", {{"type", "string"}}}},
+                                {"abstained", "reason"});
+    return judge_call(
+        model, "judge.abstention", k_abstention_schema, std::move(schema),
+        "You grade a question about a person the assistant was never told anything about. The right "
+        "behaviour is to say it has no information about that person, or to ask who they are. General "
+        "advice is acceptable; presenting remembered details of someone else as if they were about this "
+        "person is a failure, and so is inventing personal details.",
+        std::move(user));
+}
+
+}  // namespace memfail::llm::prompts

@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: MIT
+// Test-taker calls.
+#include <memfail/llm/prompts.hpp>
+#include <memfail/run/test_taker.hpp>
+
+namespace memfail::run {
+
+Result<std::string> TestTaker::ask(llm::ChatRequest request) {
+    request.temperature = m_options.temperature;
+    request.seed = m_options.seed;
+    MF_TRY_ASSIGN(llm::ChatReply reply, m_client.chat(request));
+    return std::move(reply.content);
+}
+
+Result<std::string> TestTaker::answer(const data::Probe& probe, const std::vector<memory::Hit>& retrieved) {
+    std::vector<std::string> memories;
+    memories.reserve(retrieved.size());
+    for (const auto& hit : retrieved) memories.push_back(hit.memory.text);
+    const std::vector<std::string> no_choices;
+    return ask(llm::prompts::graded_answer(m_options.model, memories, {}, probe.question,
+                                           probe.kind == data::ProbeKind::mcq ? probe.choices : no_choices));
+}
+
+Result<data::Session> TestTaker::with_replies(const data::Session& session) {
+    data::Session out;
+    out.id = session.id;
+    out.timestamp = session.timestamp;
+    std::vector<llm::ChatMessage> conversation;
+    for (const auto& message : session.messages) {
+        out.messages.push_back(message);
+        conversation.push_back({message.role, message.content});
+        if (message.role != "user") continue;
+        MF_TRY_ASSIGN(std::string reply, ask(llm::prompts::storage_reply(m_options.model, conversation)));
+        conversation.push_back({"assistant", reply});
+        out.messages.push_back({message.id + "-reply", "assistant", std::move(reply)});
+    }
+    return out;
+}
+
+}  // namespace memfail::run
