@@ -912,6 +912,16 @@ struct FakeLlmServer::Impl {
     }
 
     // Checks the Authorization header; on failure answers 401 and returns false.
+    // The checks every /v1 request passes first: authorisation, then a JSON body. False when an
+    // error reply was already sent.
+    bool admit(const httplib::Request& req, httplib::Response& res, json& entry, json& body) {
+        bool auth_present = false;
+        if (!check_auth(req, res, auth_present, entry))
+            return false;
+        entry["auth_present"] = auth_present;
+        return parse_body(req, res, body, entry);
+    }
+
     bool check_auth(const httplib::Request& req, httplib::Response& res, bool& present,
                     json& log_entry) {
         present = req.has_header("Authorization");
@@ -1047,12 +1057,8 @@ struct FakeLlmServer::Impl {
     void handle_chat(const httplib::Request& req, httplib::Response& res) {
         InFlight guard(*this, Endpoint::chat);
         json entry{{"endpoint", "chat"}};
-        bool auth_present = false;
-        if (!check_auth(req, res, auth_present, entry))
-            return;
-        entry["auth_present"] = auth_present;
         json body;
-        if (!parse_body(req, res, body, entry))
+        if (!admit(req, res, entry, body))
             return;
         Call call;
         const auto bad = parse_chat(body, call);
@@ -1135,12 +1141,8 @@ struct FakeLlmServer::Impl {
     void handle_embeddings(const httplib::Request& req, httplib::Response& res) {
         InFlight guard(*this, Endpoint::embeddings);
         json entry{{"endpoint", "embeddings"}};
-        bool auth_present = false;
-        if (!check_auth(req, res, auth_present, entry))
-            return;
-        entry["auth_present"] = auth_present;
         json body;
-        if (!parse_body(req, res, body, entry))
+        if (!admit(req, res, entry, body))
             return;
         Call call;
         int dimensions = options.embedding_dim;

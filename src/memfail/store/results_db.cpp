@@ -154,6 +154,13 @@ double quantile_ms(const std::vector<std::int64_t>& sorted, double q) {
     return static_cast<double>(sorted[std::min(i, sorted.size() - 1)]) / 1000.0;
 }
 
+// Each rules check of a run (r) beside the judge's check of the same fact, stage, probe and k (l).
+constexpr const char* k_rules_beside_judge =
+    "FROM stage_checks r JOIN stage_checks l "
+    "ON l.run_id = r.run_id AND l.scenario_id = r.scenario_id AND l.probe_id = r.probe_id AND l.k = r.k "
+    "AND l.fact_id = r.fact_id AND l.stage = r.stage AND l.grader = 'llm' "
+    "WHERE r.run_id = ? AND r.grader = 'rules' ";
+
 constexpr const char* k_run_columns =
     "SELECT id, status, system_spec, config_json, config_hash, code_version, started_at, "
     "COALESCE(finished_at, ''), COALESCE(error, '') FROM runs ";
@@ -419,10 +426,8 @@ Result<std::vector<LlmUsageRow>> ResultsDb::llm_usage(std::int64_t run_id) {
 
 Result<std::vector<AgreementRow>> ResultsDb::agreement(std::int64_t run_id) {
     MF_TRY_ASSIGN(Statement s, m_db.prepare(
-        "SELECT r.stage, COUNT(*), SUM(r.passed = l.passed) FROM stage_checks r JOIN stage_checks l "
-        "ON l.run_id = r.run_id AND l.scenario_id = r.scenario_id AND l.probe_id = r.probe_id AND l.k = r.k "
-        "AND l.fact_id = r.fact_id AND l.stage = r.stage AND l.grader = 'llm' "
-        "WHERE r.run_id = ? AND r.grader = 'rules' GROUP BY r.stage "
+        std::string("SELECT r.stage, COUNT(*), SUM(r.passed = l.passed) ") + k_rules_beside_judge +
+        "GROUP BY r.stage "
         "ORDER BY CASE r.stage WHEN 'storage' THEN 1 WHEN 'summary' THEN 2 WHEN 'retrieval' THEN 3 ELSE 4 END"));
     s.bind(1, run_id);
     std::vector<AgreementRow> out;
@@ -434,11 +439,8 @@ Result<std::vector<AgreementRow>> ResultsDb::agreement(std::int64_t run_id) {
 
 Result<std::vector<DisagreementRow>> ResultsDb::disagreements(std::int64_t run_id, std::size_t limit) {
     MF_TRY_ASSIGN(Statement s, m_db.prepare(
-        "SELECT r.probe_id, r.k, r.fact_id, r.stage, r.passed, r.reason, l.passed, l.reason "
-        "FROM stage_checks r JOIN stage_checks l "
-        "ON l.run_id = r.run_id AND l.scenario_id = r.scenario_id AND l.probe_id = r.probe_id AND l.k = r.k "
-        "AND l.fact_id = r.fact_id AND l.stage = r.stage AND l.grader = 'llm' "
-        "WHERE r.run_id = ? AND r.grader = 'rules' AND r.passed != l.passed "
+        std::string("SELECT r.probe_id, r.k, r.fact_id, r.stage, r.passed, r.reason, l.passed, l.reason ") +
+        k_rules_beside_judge + "AND r.passed != l.passed "
         "ORDER BY r.probe_id, r.k, r.fact_id LIMIT ?"));
     s.bind(1, run_id).bind(2, static_cast<std::int64_t>(limit));
     std::vector<DisagreementRow> out;
