@@ -168,6 +168,8 @@ TEST_F(LlmRun, JudgeVerdictsDecideTheStage) {
                                     "json": {"faithful": false, "missing": ["condition"], "reason": "condition lost"}})"));
     script["rules"][4]["json"] = rule(R"({"correct": false, "reason": "wrong"})");  // the answer rule
     Harness h(script);
+    // verbatim keeps every key detail literally, so only --grader both asks the judge about summaries.
+    h.config.grader = "both";
     h.config.ks = {10};  // deep enough that every fact is retrieved and the answer stage is reached
     const auto datasets = small_datasets({"conditional_facts_easy"}, 10);
     auto outcome = h.run(datasets);
@@ -194,6 +196,20 @@ TEST_F(LlmRun, JudgeVerdictsDecideTheStage) {
     s.bind(1, outcome->run_id);
     ASSERT_TRUE(s.step().value());
     EXPECT_EQ(s.column_int(0), summary_errors);
+}
+
+TEST_F(LlmRun, CertainRulesSpareTheJudge) {
+    // verbatim reports provenance and keeps every detail literally: storage, summary and retrieval
+    // are certain, so the judge is asked only about answers.
+    Harness h(passing_script());
+    h.config.ks = {10};
+    auto outcome = h.run(small_datasets({"conditional_facts_easy"}, 6));
+    ASSERT_TRUE(outcome.has_value()) << outcome.error().describe();
+    const auto by_schema = h.server->stats()["by_schema"];
+    EXPECT_FALSE(by_schema.contains("memfail_judge_storage"));
+    EXPECT_FALSE(by_schema.contains("memfail_judge_summary"));
+    EXPECT_FALSE(by_schema.contains("memfail_judge_retrieval"));
+    EXPECT_EQ(by_schema["memfail_judge_answer"].get<int>(), 6);
 }
 
 TEST_F(LlmRun, BothGradersMeasureAgreement) {
@@ -244,22 +260,29 @@ TEST_F(LlmRun, AJudgeThatNeverFitsTheSchemaIsAnErrorForThatProbeOnly) {
 }
 
 TEST_F(LlmRun, TheKeyReachesNoArtefact) {
-    // The server demands another key and echoes what it was sent in its 401 message.
+    // The server demands another key and echoes what it was sent in its 401 message. A run whose
+    // every call is refused stops at once, with the reason and without the key.
     Harness h(passing_script(), "sk-the-right-key-which-we-do-not-have");
     auto outcome = h.run(small_datasets({"conditional_facts_easy"}, 3));
-    ASSERT_TRUE(outcome.has_value()) << outcome.error().describe();
-    const auto rows = rows_of(h.config.results_path, outcome->run_id);
-    for (const auto& [id, row] : rows) EXPECT_EQ(row.first, "error") << id;
+    ASSERT_FALSE(outcome.has_value());
+    EXPECT_EQ(outcome.error().kind, ErrorKind::auth);
+    EXPECT_NE(outcome.error().message.find("401"), std::string::npos) << outcome.error().describe();
+    EXPECT_EQ(outcome.error().describe().find(std::string(k_key).substr(0, 12)), std::string::npos);
     for (const std::string& path : {h.config.results_path, h.config.results_path + "-wal",
                                     llm::default_cache_path(h.config.results_path)}) {
         const std::string bytes = file_bytes(path);
         EXPECT_EQ(bytes.find(k_key), std::string::npos) << path;
         EXPECT_EQ(bytes.find(std::string(k_key).substr(0, 12)), std::string::npos) << path;
     }
+    // The refused calls are accounted, and the run is marked as failed with the reason.
     auto db = store::ResultsDb::open(h.config.results_path).value();
-    auto s = db.database().prepare("SELECT COUNT(*) FROM probe_results WHERE error LIKE '%401%' OR error LIKE '%auth%'").value();
+    auto runs = db.runs().value();
+    ASSERT_EQ(runs.size(), 1u);
+    EXPECT_EQ(runs[0].status, "error");
+    EXPECT_EQ(runs[0].error.find(std::string(k_key).substr(0, 12)), std::string::npos);
+    auto s = db.database().prepare("SELECT COUNT(*) FROM llm_calls WHERE error_kind = 'auth'").value();
     ASSERT_TRUE(s.step().value());
-    EXPECT_GT(s.column_int(0), 0);  // the failure is explained, without the key
+    EXPECT_GT(s.column_int(0), 0);
 }
 
 TEST_F(LlmRun, IndependentProbesRunConcurrently) {

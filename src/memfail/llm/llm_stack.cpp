@@ -15,6 +15,11 @@ Result<LlmStack> make_llm_stack(const LlmSettings& settings, const std::string& 
     ClientOptions options;
     options.base_url = settings.base_url;
     options.api_key = api_key_from_environment(settings);
+    // Local servers need no key; OpenAI's own endpoint always does, so say so before any call.
+    if (options.api_key.empty() && url_identity(settings.base_url).find("api.openai.com") != std::string::npos)
+        return make_error(ErrorKind::auth,
+                          "no API key: the environment variable " + settings.api_key_env +
+                              " is not set (name another with --api-key-env, or point --base-url at a local server)");
     options.concurrency = settings.concurrency;
     options.requests_per_minute = settings.requests_per_minute;
     options.tokens_per_minute = settings.tokens_per_minute;

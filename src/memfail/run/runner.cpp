@@ -133,6 +133,14 @@ public:
         return std::exchange(m_rows, {});
     }
 
+    // The first refusal of the key, when no call has succeeded yet: a run where the endpoint refuses
+    // every call should stop at once rather than record a thousand identical errors.
+    std::optional<Error> refused_outright() const {
+        std::lock_guard lock(m_mutex);
+        if (m_successes == 0 && m_refusal) return m_refusal;
+        return std::nullopt;
+    }
+
 private:
     static void fill(store::LlmCallRow& row, const llm::Usage& usage, bool hit, int attempts, std::int64_t micros) {
         row.cache_hit = hit;
@@ -149,11 +157,16 @@ private:
     }
     void push(store::LlmCallRow row) {
         std::lock_guard lock(m_mutex);
+        if (row.error_kind.empty()) ++m_successes;
+        else if (row.error_kind == error_kind_name(ErrorKind::auth) && !m_refusal)
+            m_refusal = make_error(ErrorKind::auth, "the endpoint refused every call: " + row.error);
         m_rows.push_back(std::move(row));
     }
 
     llm::LlmClient& m_inner;
-    std::mutex m_mutex;
+    mutable std::mutex m_mutex;
+    std::size_t m_successes = 0;
+    std::optional<Error> m_refusal;
     std::vector<store::LlmCallRow> m_rows;
 };
 
@@ -324,9 +337,24 @@ private:
                         if (reply) p.answer = std::move(*reply);
                         else p.answer_error = reply.error().describe();
                     }));
+        if (m_progress && !answer_jobs.empty())
+            m_progress(s.dataset + ": the test-taker answers " + std::to_string(answer_jobs.size()) + " probe x k");
         std::map<std::string, FactMemory> facts;
         if (m_roles.grader != "rules") judge_fact_memory(pending, snapshot, facts);
-        for (auto& job : answer_jobs) job.get();
+        std::size_t answered = 0, next_answer_report = 0;
+        for (auto& job : answer_jobs) {
+            job.get();
+            ++answered;
+            if (m_progress && (answered >= next_answer_report || answered == answer_jobs.size())) {
+                m_progress(s.dataset + ": answered " + std::to_string(answered) + "/" + std::to_string(answer_jobs.size()));
+                next_answer_report = answered + std::max<std::size_t>(1, answer_jobs.size() / 5);
+            }
+        }
+        if (m_roles.recorder)
+            if (auto refused = m_roles.recorder->refused_outright()) {
+                MF_TRY(flush_calls());
+                return *refused;
+            }
 
         // 3. Per probe x k: retrieval and answer stages, then record in order.
         std::vector<std::future<store::ProbeRow>> rows;
@@ -399,6 +427,9 @@ private:
         // Storage.
         std::map<std::string, grade::JudgeVerdict> judged_storage;
         if (judge_storage) {
+            if (m_progress)
+                m_progress(m_dataset.scenario.dataset + ": the judge checks the storage of " +
+                           std::to_string(unique.size()) + " facts");
             const std::size_t batch = std::max<std::size_t>(1, m_roles.judge->options().storage_batch);
             std::vector<std::pair<std::vector<const data::EvidenceFact*>,
                                   std::future<Result<std::vector<grade::JudgeVerdict>>>>> jobs;
@@ -436,11 +467,22 @@ private:
             }
         }
 
-        // Summary, for the facts that were stored, on the memories holding them.
+        // Summary, for the facts that were stored, on the memories holding them. When the rules find
+        // every key detail literally in those memories the fact is certainly kept, and (except with
+        // --grader both) the judge is not asked; a detail the rules miss may be a paraphrase, which
+        // only the judge can tell.
         std::vector<std::pair<const data::EvidenceFact*, std::future<Result<grade::JudgeVerdict>>>> jobs;
         for (const auto* fact : unique) {
             FactMemory& fm = facts[fact->id];
             if (!fm.error.empty() || !fm.stored) continue;
+            const grade::FactVerdict& rules = *rules_of[fact->id];
+            const bool literally_kept = rules.stage != grade::Stage::not_stored && rules.stage != grade::Stage::summary_error;
+            if (literally_kept && m_roles.grader != "both") {
+                fm.faithful = true;
+                for (auto& c : fm.checks)
+                    if (c.stage == "summary" && c.grader == "rules") c.decisive = true;
+                continue;
+            }
             std::vector<std::string> ids = rules_of[fact->id]->stored_ids;
             if (!provenance && !judged_storage[fact->id].memory_ids.empty()) ids = judged_storage[fact->id].memory_ids;
             std::vector<const memory::Memory*> memories;
@@ -448,6 +490,9 @@ private:
                 if (auto index = snapshot.index_of(id)) memories.push_back(&snapshot.memories()[*index]);
             jobs.emplace_back(fact, m_roles.pool->submit([this, fact, memories] { return m_roles.judge->summary(*fact, memories); }));
         }
+        if (m_progress && !jobs.empty())
+            m_progress(m_dataset.scenario.dataset + ": the judge checks how faithfully " + std::to_string(jobs.size()) +
+                       " facts were kept");
         for (auto& [fact, future] : jobs) {
             FactMemory& fm = facts[fact->id];
             auto v = future.get();

@@ -51,7 +51,7 @@ void add_run_command(CLI::App& app, std::function<void()>& action) {
     auto opts = std::make_shared<RunOptions>();
     CLI::App* cmd = app.add_subcommand(
         "run", "Store datasets into a memory system, retrieve top-k for every probe, and grade each "
-               "evidence fact: stored, faithful, retrieved");
+               "evidence fact: stored, faithful, retrieved; with --answer-model the answer too (the full taxonomy)");
     cmd->add_option("--system,-s", opts->system,
                     "Memory system spec, e.g. verbatim:chunk=sentence,retriever=hashed (see `memfail ls systems`)")
         ->capture_default_str();
@@ -66,7 +66,7 @@ void add_run_command(CLI::App& app, std::function<void()>& action) {
                     "missing there are generated in memory");
     cmd->add_option("--seed", opts->seed, "Seed for datasets generated in memory")->capture_default_str();
     cmd->add_flag("--resume", opts->resume,
-                  "Continue the newest unfinished run with the same system, datasets, k list and code version");
+                  "Continue the newest unfinished run with the same system, datasets, k list, code version, grader and models");
     cmd->add_option("--run-id", opts->run_id, "With --resume: the run to continue");
     cmd->add_flag("--quiet,-q", opts->quiet, "No progress on stderr");
     cmd->add_option("--grader", opts->grader,
