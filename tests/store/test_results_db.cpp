@@ -107,5 +107,49 @@ TEST(ResultsDb, NewerSchemaIsRefused) {
     for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix);
 }
 
+TEST(ResultsDb, VersionOneFilesAreMigratedKeepingTheirProbes) {
+    const auto path = (std::filesystem::temp_directory_path() /
+                       ("memfail-v1-" + std::to_string(::getpid()) + ".db")).string();
+    {
+        // A results file as the first release wrote it: probe_results without the answer columns.
+        auto db = Database::open(path).value();
+        ASSERT_TRUE(db.exec("CREATE TABLE probe_results(run_id INTEGER NOT NULL, scenario_id TEXT NOT NULL, "
+                            "dataset TEXT NOT NULL, probe_id TEXT NOT NULL, k INTEGER NOT NULL, kind TEXT NOT NULL, "
+                            "stage TEXT NOT NULL, memory_success INTEGER NOT NULL, "
+                            "reasoning TEXT NOT NULL DEFAULT 'not graded', retrieved_json TEXT NOT NULL, "
+                            "retrieve_micros INTEGER NOT NULL, error TEXT, PRIMARY KEY(run_id, scenario_id, probe_id, k));"
+                            "INSERT INTO probe_results VALUES(1, 's', 'd', 'p1', 5, 'open', 'retrieved', 1, "
+                            "'not graded', '[]', 10, NULL);")
+                        .has_value());
+        ASSERT_TRUE(db.set_user_version(1).has_value());
+    }
+    {
+        auto db = ResultsDb::open(path);
+        ASSERT_TRUE(db.has_value()) << db.error().describe();
+        EXPECT_EQ(db->database().user_version().value(), k_results_schema_version);
+        auto s = db->database().prepare("SELECT stage, grader, answer IS NULL, retrieved_tokens IS NULL FROM probe_results").value();
+        ASSERT_TRUE(s.step().value());
+        EXPECT_EQ(s.column_text(0), "retrieved");
+        EXPECT_EQ(s.column_text(1), "rules");
+        EXPECT_EQ(s.column_int(2), 1);
+        EXPECT_EQ(s.column_int(3), 1);
+        // New rows with answers go into the migrated table.
+        ProbeRow row;
+        row.scenario_id = "s";
+        row.dataset = "d";
+        row.probe_id = "p2";
+        row.k = 5;
+        row.kind = "open";
+        row.stage = "correct";
+        row.answer = "hot cocoa";
+        row.answer_correct = true;
+        row.checks.push_back({"", "answer", "llm", true, true, "right"});
+        EXPECT_TRUE(db->record_probe(1, row).has_value());
+    }
+    // Opening again is a no-op (already version 2).
+    EXPECT_TRUE(ResultsDb::open(path).has_value());
+    for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix);
+}
+
 }  // namespace
 }  // namespace memfail::store
