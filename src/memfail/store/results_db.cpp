@@ -191,6 +191,16 @@ Result<ResultsDb> ResultsDb::open(const std::string& path) {
     return ResultsDb(std::move(db));
 }
 
+Result<Statement*> ResultsDb::cached(const char* sql) {
+    auto it = m_statements.find(sql);
+    if (it == m_statements.end()) {
+        MF_TRY_ASSIGN(Statement prepared, m_db.prepare(sql));
+        it = m_statements.emplace(sql, std::move(prepared)).first;
+    }
+    it->second.reset();  // a statement left mid-way by an earlier error starts clean
+    return &it->second;
+}
+
 Result<std::int64_t> ResultsDb::create_run(const RunRecord& run) {
     MF_TRY_ASSIGN(Statement s, m_db.prepare(
         "INSERT INTO runs(status, system_spec, config_json, config_hash, code_version, started_at) "
@@ -278,10 +288,10 @@ Result<std::vector<ScenarioRecord>> ResultsDb::scenarios(std::int64_t run_id) {
 
 Result<void> ResultsDb::record_store(std::int64_t run_id, const std::string& scenario_id,
                                      const std::string& session_id, std::int64_t micros) {
-    MF_TRY_ASSIGN(Statement s, m_db.prepare(
+    MF_TRY_ASSIGN(Statement* s, cached(
         "INSERT OR IGNORE INTO stored_sessions(run_id, scenario_id, session_id, micros) VALUES(?, ?, ?, ?)"));
-    s.bind(1, run_id).bind(2, scenario_id).bind(3, session_id).bind(4, micros);
-    return s.run();
+    s->bind(1, run_id).bind(2, scenario_id).bind(3, session_id).bind(4, micros);
+    return s->run();
 }
 
 Result<std::set<std::string>> ResultsDb::stored_sessions(std::int64_t run_id, const std::string& scenario_id) {
@@ -309,10 +319,11 @@ Result<std::set<std::pair<std::string, int>>> ResultsDb::graded_probes(std::int6
 
 Result<void> ResultsDb::record_probe(std::int64_t run_id, const ProbeRow& p) {
     MF_TRY_ASSIGN(Transaction tx, Transaction::begin(m_db));
-    MF_TRY_ASSIGN(Statement s, m_db.prepare(
+    MF_TRY_ASSIGN(Statement* sp, cached(
         "INSERT INTO probe_results(run_id, scenario_id, dataset, probe_id, k, kind, stage, "
         "memory_success, retrieved_json, retrieve_micros, error, reasoning, answer, answer_correct, grader, "
         "retrieved_tokens) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"));
+    Statement& s = *sp;
     s.bind(1, run_id).bind(2, p.scenario_id).bind(3, p.dataset).bind(4, p.probe_id).bind(5, p.k);
     s.bind(6, p.kind).bind(7, p.stage).bind(8, p.memory_success ? 1 : 0).bind(9, p.retrieved_json);
     s.bind(10, p.retrieve_micros);
@@ -327,9 +338,10 @@ Result<void> ResultsDb::record_probe(std::int64_t run_id, const ProbeRow& p) {
     if (p.retrieved_tokens) s.bind(16, *p.retrieved_tokens);
     else s.bind_null(16);
     MF_TRY(s.run());
-    MF_TRY_ASSIGN(Statement f, m_db.prepare(
+    MF_TRY_ASSIGN(Statement* fp, cached(
         "INSERT INTO fact_results(run_id, scenario_id, probe_id, k, fact_id, stage, method, "
         "stored_json, retrieved_json, missing_json, explanation) VALUES(?,?,?,?,?,?,?,?,?,?,?)"));
+    Statement& f = *fp;
     for (const auto& fact : p.facts) {
         f.bind(1, run_id).bind(2, p.scenario_id).bind(3, p.probe_id).bind(4, p.k).bind(5, fact.fact_id);
         f.bind(6, fact.stage).bind(7, fact.method).bind(8, fact.stored_json);
@@ -337,9 +349,10 @@ Result<void> ResultsDb::record_probe(std::int64_t run_id, const ProbeRow& p) {
         MF_TRY(f.run());
     }
     if (!p.checks.empty()) {
-        MF_TRY_ASSIGN(Statement c, m_db.prepare(
+        MF_TRY_ASSIGN(Statement* cp, cached(
             "INSERT OR REPLACE INTO stage_checks(run_id, scenario_id, probe_id, k, fact_id, stage, grader, "
             "passed, decisive, reason) VALUES(?,?,?,?,?,?,?,?,?,?)"));
+        Statement& c = *cp;
         for (const auto& check : p.checks) {
             c.bind(1, run_id).bind(2, p.scenario_id).bind(3, p.probe_id).bind(4, p.k).bind(5, check.fact_id);
             c.bind(6, check.stage).bind(7, check.grader).bind(8, check.passed ? 1 : 0);
@@ -381,9 +394,10 @@ Result<std::optional<MemoryStats>> ResultsDb::memory_stats(std::int64_t run_id, 
 Result<void> ResultsDb::record_llm_calls(std::int64_t run_id, const std::vector<LlmCallRow>& calls) {
     if (calls.empty()) return {};
     MF_TRY_ASSIGN(Transaction tx, Transaction::begin(m_db));
-    MF_TRY_ASSIGN(Statement s, m_db.prepare(
+    MF_TRY_ASSIGN(Statement* sp, cached(
         "INSERT INTO llm_calls(run_id, role, stage, model, cache_hit, prompt_tokens, completion_tokens, "
         "counted_locally, latency_micros, attempts, error_kind, error) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)"));
+    Statement& s = *sp;
     for (const auto& c : calls) {
         s.bind(1, run_id).bind(2, c.role).bind(3, c.stage).bind(4, c.model).bind(5, c.cache_hit ? 1 : 0);
         s.bind(6, c.prompt_tokens).bind(7, c.completion_tokens).bind(8, c.counted_locally ? 1 : 0);

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <set>
+#include <unordered_map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -208,9 +209,14 @@ public:
 
 private:
     explicit ResultsDb(Database db) : m_db(std::move(db)) {}
+    // The statement for `sql` (a string literal: its address is the key), prepared on first use and
+    // reset for reuse: the writes made once per probe or call are parsed once per connection.
+    Result<Statement*> cached(const char* sql);
     Result<LatencySummary> latency_query(const std::string& sql, std::int64_t run_id,
                                          const std::string& dataset);
     Database m_db;
+    // Declared after m_db so the statements are finalised before the connection closes.
+    std::unordered_map<const char*, Statement> m_statements;
 };
 
 // Current UTC time as ISO 8601 ("2026-11-21T23:40:00Z").
