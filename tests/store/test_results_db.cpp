@@ -44,16 +44,31 @@ RunRecord record(const std::string& hash) {
     return r;
 }
 
+// A probe row by name: aggregate initialisation would silently shift as the row gains columns.
+ProbeRow probe_row(const std::string& probe_id, const std::string& kind, const std::string& stage, bool success,
+                   std::int64_t micros) {
+    ProbeRow row;
+    row.scenario_id = "sc";
+    row.dataset = "long_hop";
+    row.probe_id = probe_id;
+    row.k = 5;
+    row.kind = kind;
+    row.stage = stage;
+    row.memory_success = success;
+    row.retrieve_micros = micros;
+    return row;
+}
+
 TEST(ResultsDb, ProbesAreRecordedOnceAndSummarised) {
     auto db = ResultsDb::open(":memory:").value();
     const auto id = db.create_run(record("h1")).value();
     ASSERT_TRUE(db.upsert_scenario({id, "sc", "long_hop", "abc", 2, 3, "storing"}).has_value());
-    ProbeRow ok{"sc", "long_hop", "p1", 5, "mcq", "retrieved", true, "[]", 10, "", {}};
+    ProbeRow ok = probe_row("p1", "mcq", "retrieved", true, 10);
     ok.facts.push_back({"p1-f1", "retrieved", "provenance", "[]", "[]", "[]", "fine"});
     ASSERT_TRUE(db.record_probe(id, ok).has_value());
-    ProbeRow miss{"sc", "long_hop", "p2", 5, "mcq", "not_retrieved", false, "[]", 30, "", {}};
+    ProbeRow miss = probe_row("p2", "mcq", "not_retrieved", false, 30);
     ASSERT_TRUE(db.record_probe(id, miss).has_value());
-    ProbeRow abstain{"sc", "long_hop", "p3", 5, "abstain", "needs_answer_stage", false, "[]", 20, "", {}};
+    ProbeRow abstain = probe_row("p3", "abstain", "needs_answer_stage", false, 20);
     ASSERT_TRUE(db.record_probe(id, abstain).has_value());
     // The same probe twice is refused, and the refused write leaves nothing behind.
     EXPECT_FALSE(db.record_probe(id, ok).has_value());

@@ -32,7 +32,7 @@ std::string session_timestamp(std::size_t number) {
         day_of_year -= static_cast<std::size_t>(k_month_days[month]);
         ++month;
     }
-    char buffer[32];
+    char buffer[64];  // room for any size_t, so the compiler can prove nothing is cut
     std::snprintf(buffer, sizeof buffer, "2026-%02d-%02zuT%02zu:00:00Z", month + 1, day_of_year + 1, hour);
     return buffer;
 }
