@@ -35,7 +35,9 @@ struct LlmSettings {
     std::string cache_db;                    // empty: "<results>.llm-cache.db"
     std::string tokenizer_dir;               // empty: text::default_tokenizer_dir()
 
-    bool uses_llm() const { return !answer_model.empty() || !judge_model.empty(); }
+    bool uses_llm() const {
+        return !answer_model.empty() || !judge_model.empty() || !system_model.empty() || !embed_model.empty();
+    }
     // Everything that is safe to record with a run (never the key itself).
     nlohmann::json to_json() const;
     // Checks ranges and enumerations; `where` names the source for messages ("--concurrency").

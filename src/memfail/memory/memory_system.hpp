@@ -3,7 +3,9 @@
 // extras. Built-in systems live in builtin/, are created from spec strings in registry.cpp, and
 // external systems will plug in through adapters that implement this same interface.
 #pragma once
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -11,6 +13,7 @@
 #include <memfail/core/error.hpp>
 #include <memfail/core/spec.hpp>
 #include <memfail/data/model.hpp>
+#include <memfail/llm/llm_client.hpp>
 
 namespace memfail::memory {
 
@@ -74,11 +77,24 @@ public:
     virtual void observe_ground_truth(const data::Scenario& scenario) {}
 };
 
+// The models a system may call: its own chat model (--system-model) and an embeddings model
+// (--embed-model), both through the run's client, so every call is cached, accounted (roles
+// `system` and `embed`) and replayed on a re-run. A null client means offline: systems that need a
+// model refuse to start, saying which flag is missing.
+struct SystemServices {
+    llm::LlmClient* client = nullptr;
+    std::string model;        // chat model for the system's own LLM calls; empty: none
+    std::string embed_model;  // embeddings model; empty: the offline hashed embedder
+    std::optional<double> temperature;
+    std::optional<std::int64_t> seed;
+};
+
 // Where a system may keep its files. Systems persist everything they hold in SQLite under
 // `storage_dir` (created when missing); an empty `storage_dir` means a private in-memory database.
 struct SystemContext {
     std::string storage_dir;
     std::string store_name = "memory";  // file stem, so several stores can share one folder
+    SystemServices services;
 };
 
 struct OptionInfo {

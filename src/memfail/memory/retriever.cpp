@@ -12,6 +12,7 @@
 #include <sqlite3.h>
 
 #include <memfail/core/text.hpp>
+#include <memfail/memory/text_embedder.hpp>
 
 namespace memfail::memory {
 
@@ -405,5 +406,132 @@ Result<void> HashedRetriever::clear() {
 }
 
 Result<std::int64_t> HashedRetriever::count() { return m_documents; }
+
+}  // namespace memfail::memory
+
+// ---- EmbeddingRetriever --------------------------------------------------------------------------
+
+
+namespace memfail::memory {
+
+namespace {
+
+constexpr const char* k_embedding_schema = R"sql(
+CREATE TABLE IF NOT EXISTS embed_vectors (doc INTEGER PRIMARY KEY, vector BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS embed_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+)sql";
+
+}  // namespace
+
+EmbeddingRetriever::EmbeddingRetriever(store::Database& db, std::unique_ptr<TextEmbedder> embedder,
+                                       std::size_t hnsw_threshold)
+    : m_db(&db), m_embedder(std::move(embedder)), m_hnsw_threshold(hnsw_threshold),
+      m_insert_vector("INSERT INTO embed_vectors (doc, vector) VALUES (?, ?)") {}
+
+EmbeddingRetriever::~EmbeddingRetriever() = default;
+
+Result<std::unique_ptr<EmbeddingRetriever>> EmbeddingRetriever::open(store::Database& db,
+                                                                     std::unique_ptr<TextEmbedder> embedder,
+                                                                     std::size_t hnsw_threshold) {
+    MF_ASSERT(embedder != nullptr, "an embedding retriever needs an embedder");
+    MF_TRY(db.exec(k_embedding_schema));
+    std::unique_ptr<EmbeddingRetriever> retriever(new EmbeddingRetriever(db, std::move(embedder), hnsw_threshold));
+    MF_TRY_ASSIGN(store::Statement get, db.prepare("SELECT value FROM embed_meta WHERE key = 'embedder'"));
+    MF_TRY_ASSIGN(const bool has, get.step());
+    const std::string signature = retriever->m_embedder->signature();
+    if (!has || get.column_text(0) != signature) {
+        MF_TRY(db.exec("DELETE FROM embed_vectors;"));
+        MF_TRY_ASSIGN(store::Statement put, db.prepare("INSERT OR REPLACE INTO embed_meta (key, value) VALUES ('embedder', ?)"));
+        put.bind(1, signature);
+        MF_TRY(put.run());
+    }
+    MF_TRY(retriever->reload());
+    return retriever;
+}
+
+std::string EmbeddingRetriever::signature() const { return "embed:" + m_embedder->signature(); }
+
+void EmbeddingRetriever::index_vector(std::int64_t rowid, const std::vector<float>& vector) {
+    if (!m_index) {
+        VectorIndexOptions options;
+        options.dim = static_cast<int>(vector.size());
+        options.hnsw_threshold = m_hnsw_threshold;
+        m_index.emplace(options);
+    }
+    m_index->add(rowid, vector);
+    ++m_documents;
+}
+
+Result<void> EmbeddingRetriever::add(std::int64_t rowid, std::string_view text) {
+    m_pending.emplace_back(rowid, std::string(text));
+    return {};
+}
+
+Result<void> EmbeddingRetriever::flush() {
+    if (m_pending.empty()) return {};
+    std::vector<std::string> texts;
+    texts.reserve(m_pending.size());
+    for (const auto& [rowid, text] : m_pending) texts.push_back(text);
+    MF_TRY_ASSIGN(auto vectors, m_embedder->embed(texts));
+    if (vectors.size() != m_pending.size())
+        return make_error(ErrorKind::internal, "the embedder returned a vector count unlike its input");
+    if (m_index && !vectors.empty() && static_cast<int>(vectors.front().size()) != m_index->dim())
+        return make_error(ErrorKind::protocol,
+                          "embeddings changed dimension from " + std::to_string(m_index->dim()) + " to " +
+                              std::to_string(vectors.front().size()),
+                          m_embedder->signature());
+    for (std::size_t i = 0; i < vectors.size(); ++i) {
+        MF_TRY_ASSIGN(store::Statement* const insert, m_insert_vector.get(*m_db));
+        insert->bind(1, m_pending[i].first).bind_blob(2, vectors[i].data(), vectors[i].size() * sizeof(float));
+        MF_TRY(insert->run());
+        index_vector(m_pending[i].first, vectors[i]);
+    }
+    m_pending.clear();
+    return {};
+}
+
+Result<void> EmbeddingRetriever::reload() {
+    m_index.reset();
+    m_documents = 0;
+    m_pending.clear();
+    MF_TRY_ASSIGN(store::Statement rows, m_db->prepare("SELECT doc, vector FROM embed_vectors ORDER BY doc"));
+    std::vector<float> vector;
+    while (true) {
+        MF_TRY_ASSIGN(const bool row, rows.step());
+        if (!row) break;
+        const std::string_view blob = rows.column_blob(1);
+        if (blob.empty() || blob.size() % sizeof(float) != 0 ||
+            (m_index && blob.size() != static_cast<std::size_t>(m_index->dim()) * sizeof(float)))
+            return make_error(ErrorKind::database,
+                              "embedding of row " + std::to_string(rows.column_int(0)) + " has " +
+                                  std::to_string(blob.size()) + " bytes, unlike the others",
+                              m_db->path());
+        vector.resize(blob.size() / sizeof(float));
+        std::memcpy(vector.data(), blob.data(), blob.size());
+        index_vector(rows.column_int(0), vector);
+    }
+    return {};
+}
+
+Result<std::vector<RetrievedRow>> EmbeddingRetriever::search(std::string_view query, int k) {
+    std::vector<RetrievedRow> out;
+    if (k <= 0 || !m_index || m_index->size() == 0) return out;
+    MF_TRY_ASSIGN(auto vectors, m_embedder->embed({std::string(query)}));
+    if (vectors.size() != 1 || static_cast<int>(vectors[0].size()) != m_index->dim())
+        return make_error(ErrorKind::protocol, "the query embedding does not match the stored dimension",
+                          m_embedder->signature());
+    for (const VectorMatch& match : m_index->search(vectors[0], k)) out.push_back({match.id, match.score});
+    return out;
+}
+
+Result<void> EmbeddingRetriever::clear() {
+    MF_TRY(m_db->exec("DELETE FROM embed_vectors;"));
+    m_index.reset();
+    m_documents = 0;
+    m_pending.clear();
+    return {};
+}
+
+Result<std::int64_t> EmbeddingRetriever::count() { return m_documents + static_cast<std::int64_t>(m_pending.size()); }
 
 }  // namespace memfail::memory

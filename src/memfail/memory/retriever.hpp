@@ -138,4 +138,38 @@ private:
     CachedStatement m_upsert_df;
 };
 
+class TextEmbedder;
+
+// Cosine search over vectors from a TextEmbedder (an embeddings model, or the hashed embedder).
+// add() only queues rows; flush() embeds the queue in batches (one request per batch for a model)
+// and persists the vectors as BLOBs, so a session's turns cost one embeddings call, not one each.
+// The in-RAM VectorIndex is rebuilt from SQLite on open. Opening with another embedder signature
+// (another model) drops the stored vectors: they are not comparable.
+class EmbeddingRetriever final : public Retriever {
+public:
+    static Result<std::unique_ptr<EmbeddingRetriever>> open(store::Database& db, std::unique_ptr<TextEmbedder> embedder,
+                                                           std::size_t hnsw_threshold = VectorIndexOptions{}.hnsw_threshold);
+    ~EmbeddingRetriever() override;
+
+    std::string signature() const override;
+    Result<void> add(std::int64_t rowid, std::string_view text) override;
+    Result<void> flush() override;
+    Result<void> reload() override;
+    Result<std::vector<RetrievedRow>> search(std::string_view query, int k) override;
+    Result<void> clear() override;
+    Result<std::int64_t> count() override;
+
+private:
+    EmbeddingRetriever(store::Database& db, std::unique_ptr<TextEmbedder> embedder, std::size_t hnsw_threshold);
+    void index_vector(std::int64_t rowid, const std::vector<float>& vector);
+
+    store::Database* m_db;
+    std::unique_ptr<TextEmbedder> m_embedder;
+    std::size_t m_hnsw_threshold;
+    std::optional<VectorIndex> m_index;  // created with the first vector, whose size fixes the dimension
+    std::int64_t m_documents = 0;
+    std::vector<std::pair<std::int64_t, std::string>> m_pending;
+    CachedStatement m_insert_vector;
+};
+
 }  // namespace memfail::memory

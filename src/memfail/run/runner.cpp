@@ -84,6 +84,8 @@ std::string config_hash(const RunConfig& config, const std::vector<LoadedDataset
         j["grader"] = grader;
         j["answer_model"] = config.llm.answer_model;
         j["judge_model"] = config.llm.judge_model;
+        j["system_model"] = config.llm.system_model;
+        j["embed_model"] = config.llm.embed_model;
         j["base_url"] = config.llm.base_url;
         if (config.llm.temperature) j["temperature"] = *config.llm.temperature;
         if (config.llm.seed) j["seed"] = *config.llm.seed;
@@ -755,7 +757,14 @@ Result<RunOutcome> run_datasets(const RunConfig& config, const std::vector<Loade
 
     const std::string memory_dir = memory_dir_for(config.results_path, outcome.run_id);
     for (const auto& dataset : datasets) {
-        memory::SystemContext context{memory_dir, dataset.scenario.id};
+        memory::SystemContext context{memory_dir, dataset.scenario.id, {}};
+        // The system's own model calls go through the run's recorder: cached, and accounted under
+        // the roles `system` and `embed`.
+        context.services.client = roles.recorder;
+        context.services.model = config.llm.system_model;
+        context.services.embed_model = config.llm.embed_model;
+        context.services.temperature = config.llm.temperature;
+        context.services.seed = config.llm.seed;
         auto system = factory(context);
         if (!system) {
             (void)db.finish_run(outcome.run_id, "error", system.error().describe());

@@ -94,7 +94,10 @@ void add_run_command(CLI::App& app, std::function<void()>& action) {
             const bool wants_llm = config.llm.uses_llm() || grader != "rules";
             // Build the system once in memory before loading data or writing anything, so a typo in
             // the spec fails at once and leaves no results file behind.
-            value_or_fatal(memory::make_memory_system(config.system_spec, memory::SystemContext{}));
+            memory::SystemContext check;
+            check.services.model = config.llm.system_model;
+            check.services.embed_model = config.llm.embed_model;
+            value_or_fatal(memory::make_memory_system(config.system_spec, check));
             auto datasets = value_or_fatal(run::load_datasets(config.datasets, config.data_dir, config.seed));
             run::ProgressSink sink;
             if (!opts->quiet) sink = progress_line;

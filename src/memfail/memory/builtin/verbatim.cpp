@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The verbatim memory system: one SQLite table of memories plus a retriever index beside it.
 #include <memfail/memory/builtin/verbatim.hpp>
+#include <memfail/memory/text_embedder.hpp>
 
 #include <filesystem>
 #include <system_error>
@@ -27,7 +28,14 @@ constexpr const char* k_schema =
     "  updated_at TEXT NOT NULL);";
 
 const char* chunk_name(Chunking c) { return c == Chunking::turn ? "turn" : "sentence"; }
-const char* retriever_name(RetrieverKind r) { return r == RetrieverKind::bm25 ? "bm25" : "hashed"; }
+const char* retriever_name(RetrieverKind r) {
+    switch (r) {
+        case RetrieverKind::bm25: return "bm25";
+        case RetrieverKind::hashed: return "hashed";
+        case RetrieverKind::embed: return "embed";
+    }
+    return "bm25";
+}
 const char* roles_name(StoredRoles r) { return r == StoredRoles::user ? "user" : "all"; }
 
 constexpr std::int64_t k_min_dim = 8;
@@ -70,11 +78,17 @@ Result<std::unique_ptr<MemorySystem>> VerbatimSystem::create(const Spec& spec,
     VerbatimOptions options;
     MF_TRY_ASSIGN(const std::string chunk, spec.get_choice("chunk", "turn", {"turn", "sentence"}));
     MF_TRY_ASSIGN(const std::string retriever,
-                  spec.get_choice("retriever", "bm25", {"bm25", "hashed"}));
+                  spec.get_choice("retriever", "bm25", {"bm25", "hashed", "embed"}));
     MF_TRY_ASSIGN(const std::string roles, spec.get_choice("roles", "all", {"user", "all"}));
     MF_TRY_ASSIGN(const std::int64_t dim, spec.get_int("dim", HashedEmbedder::k_default_dim));
     options.chunk = chunk == "turn" ? Chunking::turn : Chunking::sentence;
-    options.retriever = retriever == "bm25" ? RetrieverKind::bm25 : RetrieverKind::hashed;
+    options.retriever = retriever == "bm25" ? RetrieverKind::bm25
+                        : retriever == "hashed" ? RetrieverKind::hashed
+                                                : RetrieverKind::embed;
+    if (options.retriever == RetrieverKind::embed && context.services.embed_model.empty())
+        return make_error(ErrorKind::invalid_input,
+                          "retriever=embed of 'verbatim' needs an embeddings model: pass --embed-model (and an "
+                          "OpenAI-compatible endpoint with --base-url or OPENAI_BASE_URL)");
     options.roles = roles == "user" ? StoredRoles::user : StoredRoles::all;
     if (spec.has("dim") && options.retriever != RetrieverKind::hashed)
         return make_error(ErrorKind::invalid_input,
@@ -96,7 +110,7 @@ SystemInfo VerbatimSystem::info() {
             {{"chunk", "turn", "turn: one memory per message; sentence: one memory per sentence"},
              {"retriever", "bm25",
               "bm25: SQLite FTS5 with the Porter stemmer; hashed: cosine over feature-hashed word "
-              "and character n-gram vectors"},
+              "and character n-gram vectors; embed: cosine over the --embed-model's embeddings"},
              {"dim", std::to_string(HashedEmbedder::k_default_dim),
               "vector dimensions (retriever=hashed only)"},
              {"roles", "all", "all: store user and assistant messages; user: user messages only"}}};
@@ -113,7 +127,7 @@ Result<std::unique_ptr<VerbatimSystem>> VerbatimSystem::open(const VerbatimOptio
                               context.storage_dir);
         path = (std::filesystem::path(context.storage_dir) / (context.store_name + ".sqlite")).string();
     }
-    std::unique_ptr<VerbatimSystem> system(new VerbatimSystem(options));
+    std::unique_ptr<VerbatimSystem> system(new VerbatimSystem(options, context.services));
     MF_TRY(system->initialise(path));
     return system;
 }
@@ -149,8 +163,11 @@ Result<void> VerbatimSystem::initialise(const std::string& path) {
 
     if (m_options.retriever == RetrieverKind::bm25) {
         MF_TRY_ASSIGN(m_retriever, Bm25Retriever::open(database));
-    } else {
+    } else if (m_options.retriever == RetrieverKind::hashed) {
         MF_TRY_ASSIGN(m_retriever, HashedRetriever::open(database, {.dim = m_options.dim}));
+    } else {
+        MF_TRY_ASSIGN(std::unique_ptr<TextEmbedder> embedder, make_model_text_embedder(m_services));
+        MF_TRY_ASSIGN(m_retriever, EmbeddingRetriever::open(database, std::move(embedder)));
     }
 
     MF_TRY_ASSIGN(store::Statement insert,

@@ -14,7 +14,7 @@
 namespace memfail::memory {
 
 enum class Chunking { turn, sentence };
-enum class RetrieverKind { bm25, hashed };
+enum class RetrieverKind { bm25, hashed, embed };
 enum class StoredRoles { user, all };
 
 struct VerbatimOptions {
@@ -47,12 +47,14 @@ public:
     Result<void> reset() override;
 
 private:
-    explicit VerbatimSystem(VerbatimOptions options) : m_options(options) {}
+    VerbatimSystem(VerbatimOptions options, SystemServices services)
+        : m_options(options), m_services(std::move(services)) {}
     Result<void> initialise(const std::string& path);
     Result<void> reindex();
     Result<void> store_in_transaction(const data::Session& session);
 
     VerbatimOptions m_options;
+    SystemServices m_services;  // the embeddings model, for retriever=embed
     // Declared before everything holding statements or pointers into it, so it closes last.
     std::optional<store::Database> m_db;
     std::unique_ptr<Retriever> m_retriever;
