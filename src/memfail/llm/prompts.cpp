@@ -186,4 +186,52 @@ ChatRequest judge_abstention(const std::string& model, const std::string& questi
         std::move(user));
 }
 
+ChatRequest facts_extract(const std::string& model, const std::vector<ChatMessage>& messages) {
+    std::string user = "CONVERSATION:\n";
+    for (std::size_t i = 0; i < messages.size(); ++i)
+        user += "[" + std::to_string(i + 1) + "] (" + messages[i].role + ") " + messages[i].content + "\n";
+    json fact = object_schema({{"text", {{"type", "string"}}},
+                               {"messages", {{"type", "array"}, {"items", {{"type", "integer"}}}}}},
+                              {"text", "messages"});
+    json schema = object_schema({{"facts", {{"type", "array"}, {"items", fact}}}}, {"facts"});
+    ChatRequest r = judge_call(
+        model, "system.facts_extract", k_facts_extract_schema, std::move(schema),
+        "You maintain a person's long-term memory. From the conversation, write down every durable fact "
+        "about the user and the people, pets, places and things in their life: one short sentence per "
+        "fact that makes sense on its own (names instead of pronouns). Keep every qualifying detail: "
+        "conditions, exceptions, times, places, quantities. Leave out greetings, small talk and the "
+        "assistant's own opinions. For each fact, list the numbers of the messages it comes from.",
+        std::move(user));
+    r.role = Role::system;
+    return r;
+}
+
+ChatRequest facts_decide(const std::string& model, const std::vector<std::string>& existing,
+                         const std::vector<std::string>& facts) {
+    std::string user = "EXISTING MEMORIES:\n";
+    if (existing.empty()) user += "(none)\n";
+    for (std::size_t i = 0; i < existing.size(); ++i) user += std::to_string(i) + ". " + existing[i] + "\n";
+    user += "\nNEW FACTS:\n";
+    for (std::size_t i = 0; i < facts.size(); ++i) user += "(" + std::to_string(i + 1) + ") " + facts[i] + "\n";
+    user += "\nGive one decision per new fact, using its number.";
+    json decision = object_schema({{"fact", {{"type", "integer"}}},
+                                   {"event", {{"type", "string"}, {"enum", {"ADD", "UPDATE", "DELETE", "NONE"}}}},
+                                   {"memory", {{"type", "integer"}}},
+                                   {"text", {{"type", "string"}}}},
+                                  {"fact", "event", "memory", "text"});
+    json schema = object_schema({{"decisions", {{"type", "array"}, {"items", decision}}}}, {"decisions"});
+    ChatRequest r = judge_call(
+        model, "system.facts_decide", k_facts_decide_schema, std::move(schema),
+        "You keep a memory store accurate and free of repeats. For each new fact choose one event: "
+        "ADD when it is new information; UPDATE when it refines, extends or corrects one existing memory "
+        "(give that memory's number and the combined text, keeping the details of both that are still "
+        "true); DELETE when it shows one existing memory is no longer true (give its number); NONE when "
+        "an existing memory already says the same (give its number). Facts that can all be true at once "
+        "are not contradictions: liking one thing does not cancel liking another. Use only the numbers "
+        "shown; set memory to -1 and text to an empty string when they do not apply.",
+        std::move(user));
+    r.role = Role::system;
+    return r;
+}
+
 }  // namespace memfail::llm::prompts

@@ -20,6 +20,8 @@ inline constexpr const char* k_summary_schema = "memfail_judge_summary";
 inline constexpr const char* k_retrieval_schema = "memfail_judge_retrieval";
 inline constexpr const char* k_answer_schema = "memfail_judge_answer";
 inline constexpr const char* k_abstention_schema = "memfail_judge_abstention";
+inline constexpr const char* k_facts_extract_schema = "memfail_facts_extract";
+inline constexpr const char* k_facts_decide_schema = "memfail_facts_decide";
 
 // A memory as shown to a model: a short label ("m3") stands in for the system's id, so the model
 // cannot mangle ids it has to echo back.
@@ -70,5 +72,16 @@ ChatRequest judge_answer(const std::string& model, const std::string& kind, cons
 // Abstention: the question names someone nothing was stored about. Reply: {"abstained", "reason"}.
 ChatRequest judge_abstention(const std::string& model, const std::string& question,
                              const std::string& named_person, const std::string& response);
+
+// --- memory systems' own calls (role system) -------------------------------------------------------
+
+// facts: the durable facts of a conversation, each citing the numbers of the messages it came from.
+// `messages` are shown as "[n] (role) text", n from 1. Reply: {"facts": [{"text", "messages"}]}.
+ChatRequest facts_extract(const std::string& model, const std::vector<ChatMessage>& messages);
+
+// facts: one decision per new fact against the existing memories shown under small integers.
+// Reply: {"decisions": [{"fact", "event" (ADD|UPDATE|DELETE|NONE), "memory" (-1: none), "text"}]}.
+ChatRequest facts_decide(const std::string& model, const std::vector<std::string>& existing,
+                         const std::vector<std::string>& facts);
 
 }  // namespace memfail::llm::prompts

@@ -5,6 +5,7 @@
 #include <array>
 
 #include <memfail/core/text.hpp>
+#include <memfail/memory/builtin/facts.hpp>
 #include <memfail/memory/builtin/none.hpp>
 #include <memfail/memory/builtin/oracle.hpp>
 #include <memfail/memory/builtin/verbatim.hpp>
@@ -20,8 +21,9 @@ struct Entry {
 };
 
 // Listed in the order `memfail ls systems` shows them.
-constexpr std::array<Entry, 3> k_systems = {{
+constexpr std::array<Entry, 4> k_systems = {{
     {"verbatim", &VerbatimSystem::create, &VerbatimSystem::info},
+    {"facts", &FactsSystem::create, &FactsSystem::info},
     {"none", &NoneSystem::create, &NoneSystem::info},
     {"oracle", &OracleSystem::create, &OracleSystem::info},
 }};

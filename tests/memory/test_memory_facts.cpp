@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: MIT
+// facts (Mem0's classic pipeline) against scripted model replies over real HTTP: each decision kind
+// is applied with its history, ids shown as small integers map back to real memories, provenance
+// survives updates, a decision naming an unknown memory is rejected without corrupting the store, a
+// malformed reply leaves the store as it was, and add_only suppresses exact duplicates only.
+#include <gtest/gtest.h>
+
+#include <memfail/llm/openai_client.hpp>
+#include <memfail/memory/builtin/facts.hpp>
+#include <memfail/memory/memory_system.hpp>
+
+#include <fake_llm.hpp>
+
+#include "memory_test_util.hpp"
+
+namespace memfail::memory {
+namespace {
+
+using nlohmann::json;
+using test::ok;
+
+// Scripted replies, answered in order: each (schema, reply) pair is used once.
+json script_of(const std::vector<std::pair<std::string, json>>& replies) {
+    json rules = json::array();
+    for (const auto& [schema, reply] : replies) {
+        json rule = json::object();
+        rule["match"] = json{{"schema", schema}};
+        rule["times"] = 1;
+        if (reply.is_string()) rule["fault"] = reply;
+        else rule["json"] = reply;
+        rules.push_back(rule);
+    }
+    return json{{"rules", rules}};
+}
+
+json extract(std::vector<std::pair<std::string, int>> facts) {
+    json list = json::array();
+    for (auto& [text, message] : facts) list.push_back(json{{"text", text}, {"messages", json::array({message})}});
+    return json{{"facts", list}};
+}
+
+json decide(std::vector<std::tuple<int, std::string, int, std::string>> decisions) {
+    json list = json::array();
+    for (auto& [fact, event, memory, text] : decisions)
+        list.push_back(json{{"fact", fact}, {"event", event}, {"memory", memory}, {"text", text}});
+    return json{{"decisions", list}};
+}
+
+struct Harness {
+    std::unique_ptr<fake_llm::FakeLlmServer> server;
+    std::unique_ptr<llm::LlmClient> client;
+    std::unique_ptr<MemorySystem> system;
+
+    Harness(json script, const std::string& spec = "facts") {
+        fake_llm::ServerOptions options;
+        options.script = std::move(script);
+        server = ok(fake_llm::FakeLlmServer::start(std::move(options)));
+        llm::ClientOptions client_options;
+        client_options.base_url = server->base_url();
+        client_options.max_schema_retries = 0;
+        client_options.max_retries = 0;
+        client = ok(llm::make_openai_client(client_options));
+        SystemContext context;
+        context.services.client = client.get();
+        context.services.model = "scripted";
+        system = ok(make_memory_system(spec, context));
+    }
+};
+
+data::Session said(const std::string& session, const std::string& message, const std::string& text) {
+    return test::session(session, "2026-03-0" + session.substr(1) + "T09:00:00Z", {test::user(message, text)});
+}
+
+TEST(Facts, NeedsASystemModel) {
+    auto made = make_memory_system("facts", SystemContext{});
+    ASSERT_FALSE(made.has_value());
+    EXPECT_NE(made.error().message.find("--system-model"), std::string::npos);
+}
+
+TEST(Facts, AddUpdateDeleteWithHistoryAndProvenance) {
+    Harness h(script_of({
+        {"memfail_facts_extract", extract({{"Priya lives in Lisbon.", 1}})},
+        {"memfail_facts_decide", decide({{1, "ADD", -1, ""}})},
+        {"memfail_facts_extract", extract({{"Priya moved to Porto.", 1}})},
+        {"memfail_facts_decide", decide({{1, "UPDATE", 0, "Priya lives in Porto."}})},
+        {"memfail_facts_extract", extract({{"Priya no longer lives in Portugal.", 1}})},
+        {"memfail_facts_decide", decide({{1, "DELETE", 0, ""}})},
+    }));
+    ok(h.system->store_conversation(said("s1", "m1", "My sister Priya lives in Lisbon.")));
+    auto memories = ok(h.system->all_memories());
+    ASSERT_EQ(memories.size(), 1u);
+    const std::string id = memories[0].id;
+    EXPECT_EQ(memories[0].sources, std::vector<std::string>{"m1"});
+
+    ok(h.system->store_conversation(said("s2", "m2", "Priya just moved to Porto!")));
+    memories = ok(h.system->all_memories());
+    ASSERT_EQ(memories.size(), 1u);
+    EXPECT_EQ(memories[0].id, id);  // the shown number 0 mapped back to the real memory
+    EXPECT_EQ(memories[0].text, "Priya lives in Porto.");
+    EXPECT_EQ(memories[0].sources, (std::vector<std::string>{"m1", "m2"}));  // provenance survives the update
+    // Retrieval never returns the retired text.
+    const auto hits = ok(h.system->retrieve_memories("Where does Priya live?", {}, 5));
+    ASSERT_EQ(hits.size(), 1u);
+    EXPECT_EQ(hits[0].memory.text, "Priya lives in Porto.");
+
+    ok(h.system->store_conversation(said("s3", "m3", "Priya left Portugal.")));
+    EXPECT_TRUE(ok(h.system->all_memories()).empty());
+    EXPECT_TRUE(ok(h.system->retrieve_memories("Priya", {}, 5)).empty());
+
+    const auto events = ok(h.system->history(id));
+    ASSERT_EQ(events.size(), 3u);
+    EXPECT_EQ(events[0].event, "add");
+    EXPECT_EQ(events[1].event, "update");
+    EXPECT_EQ(events[1].old_text, "Priya lives in Lisbon.");
+    EXPECT_EQ(events[1].new_text, "Priya lives in Porto.");
+    EXPECT_EQ(events[1].sources, std::vector<std::string>{"m2"});
+    EXPECT_EQ(events[2].event, "delete");
+    EXPECT_FALSE(h.system->history("fact-unknown").has_value());
+}
+
+TEST(Facts, AnUnknownMemoryNumberIsRejectedAndTheFactKept) {
+    Harness h(script_of({
+        {"memfail_facts_extract", extract({{"Biscuit is a beagle.", 1}})},
+        {"memfail_facts_decide", decide({{1, "ADD", -1, ""}})},
+        {"memfail_facts_extract", extract({{"Biscuit hides during storms.", 1}})},
+        {"memfail_facts_decide", decide({{1, "UPDATE", 7, "garbage"}})},
+    }));
+    ok(h.system->store_conversation(said("s1", "m1", "Our dog Biscuit is a beagle.")));
+    ok(h.system->store_conversation(said("s2", "m2", "Biscuit hides during storms.")));
+    const auto memories = ok(h.system->all_memories());
+    ASSERT_EQ(memories.size(), 2u);
+    EXPECT_EQ(memories[0].text, "Biscuit is a beagle.");  // untouched
+    EXPECT_EQ(memories[1].text, "Biscuit hides during storms.");
+    EXPECT_EQ(ok(dynamic_cast<FactsSystem&>(*h.system).rejected_decisions()), 1);
+}
+
+TEST(Facts, AMalformedReplyLeavesTheStoreAsItWas) {
+    Harness h(script_of({
+        {"memfail_facts_extract", extract({{"Biscuit is a beagle.", 1}})},
+        {"memfail_facts_decide", decide({{1, "ADD", -1, ""}})},
+        {"memfail_facts_extract", json("schema_violation")},
+    }));
+    ok(h.system->store_conversation(said("s1", "m1", "Our dog Biscuit is a beagle.")));
+    EXPECT_FALSE(h.system->store_conversation(said("s2", "m2", "Biscuit hides during storms.")).has_value());
+    const auto memories = ok(h.system->all_memories());
+    ASSERT_EQ(memories.size(), 1u);
+    EXPECT_EQ(memories[0].text, "Biscuit is a beagle.");
+}
+
+TEST(Facts, StoringASessionTwiceAsksNothingTheSecondTime) {
+    Harness h(script_of({
+        {"memfail_facts_extract", extract({{"Biscuit is a beagle.", 1}})},
+        {"memfail_facts_decide", decide({{1, "ADD", -1, ""}})},
+    }));
+    ok(h.system->store_conversation(said("s1", "m1", "Our dog Biscuit is a beagle.")));
+    const auto requests = h.server->stats()["requests"].get<int>();
+    ok(h.system->store_conversation(said("s1", "m1", "Our dog Biscuit is a beagle.")));
+    EXPECT_EQ(h.server->stats()["requests"].get<int>(), requests);
+    EXPECT_EQ(ok(h.system->all_memories()).size(), 1u);
+}
+
+TEST(Facts, AddOnlySuppressesExactDuplicatesWithoutAskingForDecisions) {
+    Harness h(script_of({
+                  {"memfail_facts_extract", extract({{"Biscuit is a beagle.", 1}})},
+                  {"memfail_facts_extract", extract({{"biscuit is a Beagle", 1}, {"Biscuit is six.", 1}})},
+              }),
+              "facts:add_only=true");
+    ok(h.system->store_conversation(said("s1", "m1", "Our dog Biscuit is a beagle.")));
+    ok(h.system->store_conversation(said("s2", "m2", "Biscuit, our beagle, turned six.")));
+    const auto memories = ok(h.system->all_memories());
+    ASSERT_EQ(memories.size(), 2u);
+    EXPECT_EQ(memories[0].sources, (std::vector<std::string>{"m1", "m2"}));  // the repeat credits its source
+    EXPECT_FALSE(h.server->stats()["by_schema"].contains("memfail_facts_decide"));
+}
+
+}  // namespace
+}  // namespace memfail::memory
