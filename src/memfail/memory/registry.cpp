@@ -6,6 +6,7 @@
 
 #include <memfail/core/text.hpp>
 #include <memfail/memory/builtin/facts.hpp>
+#include <memfail/memory/builtin/mixture.hpp>
 #include <memfail/memory/builtin/none.hpp>
 #include <memfail/memory/builtin/oracle.hpp>
 #include <memfail/memory/builtin/verbatim.hpp>
@@ -21,9 +22,10 @@ struct Entry {
 };
 
 // Listed in the order `memfail ls systems` shows them.
-constexpr std::array<Entry, 4> k_systems = {{
+constexpr std::array<Entry, 5> k_systems = {{
     {"verbatim", &VerbatimSystem::create, &VerbatimSystem::info},
     {"facts", &FactsSystem::create, &FactsSystem::info},
+    {"mixture", &MixtureSystem::create, &MixtureSystem::info},
     {"none", &NoneSystem::create, &NoneSystem::info},
     {"oracle", &OracleSystem::create, &OracleSystem::info},
 }};
