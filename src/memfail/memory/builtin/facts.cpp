@@ -149,6 +149,7 @@ Result<void> FactsSystem::initialise(const std::string& path) {
     MF_TRY_ASSIGN(bool counted, count.step());
     const std::int64_t rows = counted ? count.column_int(0) : 0;
     MF_TRY_ASSIGN(const std::int64_t indexed, m_retriever->count());
+    MF_TRY(count_retired());
     if (indexed != rows) {
         MF_TRY(in_transaction(*m_db, *m_retriever, [&]() -> Result<void> {
             MF_TRY(m_retriever->clear());
@@ -157,6 +158,26 @@ Result<void> FactsSystem::initialise(const std::string& path) {
         }));
     }
     return {};
+}
+
+Result<void> FactsSystem::count_retired() {
+    MF_TRY_ASSIGN(store::Statement s, m_db->prepare("SELECT count(*) FROM facts WHERE live = 0"));
+    MF_TRY_ASSIGN(bool row, s.step());
+    m_retired = row ? s.column_int(0) : 0;
+    return {};
+}
+
+Result<std::vector<std::pair<std::int64_t, double>>> FactsSystem::live_neighbours(std::string_view text, int k) {
+    std::vector<std::pair<std::int64_t, double>> out;
+    MF_TRY_ASSIGN(auto rows, m_retriever->search(text, k + static_cast<int>(m_retired)));
+    for (const auto& r : rows) {
+        if (static_cast<int>(out.size()) == k) break;
+        MF_TRY_ASSIGN(store::Statement* const fetch, m_fetch_live.get(*m_db));
+        fetch->bind(1, r.rowid);
+        MF_TRY_ASSIGN(bool live, fetch->step());
+        if (live) out.emplace_back(r.rowid, r.score);
+    }
+    return out;
 }
 
 std::string FactsSystem::spec() const {
@@ -177,7 +198,10 @@ Capabilities FactsSystem::capabilities() const {
 
 Result<void> FactsSystem::store_conversation(const data::Session& session) {
     Result<void> stored = in_transaction(*m_db, *m_retriever, [&] { return store_in_transaction(session); });
-    if (!stored) return stored.error().with_context("facts: session " + session.id);
+    if (!stored) {
+        (void)count_retired();  // the rolled-back retirements no longer count
+        return stored.error().with_context("facts: session " + session.id);
+    }
     return {};
 }
 
@@ -232,17 +256,11 @@ Result<void> FactsSystem::store_in_transaction(const data::Session& session) {
     // 2. The most similar live memories for each fact, shown under small integers.
     std::vector<LiveFact> candidates;
     std::map<std::int64_t, std::size_t> candidate_of_seq;
-    MF_TRY_ASSIGN(store::Statement dead_count, db.prepare("SELECT count(*) FROM facts WHERE live = 0"));
-    MF_TRY_ASSIGN(bool counted, dead_count.step());
-    const int retired = counted ? static_cast<int>(dead_count.column_int(0)) : 0;
     for (const auto& f : facts) {
-        MF_TRY_ASSIGN(auto rows, m_retriever->search(f.text, m_options.similar + retired));
-        int kept = 0;
-        for (const auto& r : rows) {
-            if (kept == m_options.similar) break;
-            MF_TRY_ASSIGN(auto live, live_row(db, r.rowid));
+        MF_TRY_ASSIGN(auto neighbours, live_neighbours(f.text, m_options.similar));
+        for (const auto& [seq, score] : neighbours) {
+            MF_TRY_ASSIGN(auto live, live_row(db, seq));
             if (!live) continue;
-            ++kept;
             if (!candidate_of_seq.count(live->seq)) {
                 candidate_of_seq[live->seq] = candidates.size();
                 candidates.push_back(std::move(*live));
@@ -302,7 +320,9 @@ Result<void> FactsSystem::store_in_transaction(const data::Session& session) {
     auto retire = [&](std::int64_t seq) -> Result<void> {
         MF_TRY_ASSIGN(store::Statement s, db.prepare("UPDATE facts SET live = 0 WHERE seq = ?"));
         s.bind(1, seq);
-        return s.run();
+        MF_TRY(s.run());
+        ++m_retired;
+        return {};
     };
     for (std::size_t i = 0; i < facts.size(); ++i) {
         const NewFact& fact = facts[i];
@@ -348,19 +368,15 @@ Result<std::vector<Hit>> FactsSystem::retrieve_memories(std::string_view query, 
                                                         int k) {
     std::vector<Hit> out;
     if (k <= 0) return out;
-    MF_TRY_ASSIGN(store::Statement dead_count, m_db->prepare("SELECT count(*) FROM facts WHERE live = 0"));
-    MF_TRY_ASSIGN(bool counted, dead_count.step());
-    const int retired = counted ? static_cast<int>(dead_count.column_int(0)) : 0;
-    MF_TRY_ASSIGN(auto rows, m_retriever->search(query, k + retired));
+    MF_TRY_ASSIGN(auto rows, m_retriever->search(query, k + static_cast<int>(m_retired)));
     for (const auto& r : rows) {
         if (static_cast<int>(out.size()) == k) break;
-        MF_TRY_ASSIGN(store::Statement s, m_db->prepare(
-            "SELECT id, text, created_at, updated_at, sources_json FROM facts WHERE seq = ? AND live = 1"));
-        s.bind(1, r.rowid);
-        MF_TRY_ASSIGN(bool row, s.step());
+        MF_TRY_ASSIGN(store::Statement* const s, m_fetch_live.get(*m_db));
+        s->bind(1, r.rowid);
+        MF_TRY_ASSIGN(bool row, s->step());
         if (!row) continue;
-        out.push_back({Memory{s.column_text(0), s.column_text(1), s.column_text(2), s.column_text(3),
-                              json::parse(s.column_text(4)).get<std::vector<std::string>>()},
+        out.push_back({Memory{s->column_text(0), s->column_text(1), s->column_text(2), s->column_text(3),
+                              json::parse(s->column_text(4)).get<std::vector<std::string>>()},
                        r.score});
     }
     return out;
@@ -381,6 +397,7 @@ Result<std::vector<Memory>> FactsSystem::all_memories() {
 Result<void> FactsSystem::reset() {
     return in_transaction(*m_db, *m_retriever, [&]() -> Result<void> {
         MF_TRY(m_db->exec("DELETE FROM facts; DELETE FROM facts_history; DELETE FROM facts_sessions;"));
+        m_retired = 0;
         return m_retriever->clear();
     });
 }
