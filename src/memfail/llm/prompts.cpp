@@ -234,4 +234,156 @@ ChatRequest facts_decide(const std::string& model, const std::vector<std::string
     return r;
 }
 
+namespace {
+
+std::string render_note(const NoteView& note) {
+    auto joined = [](const std::vector<std::string>& items) {
+        std::string out;
+        for (const auto& item : items) out += (out.empty() ? "" : ", ") + item;
+        return out.empty() ? std::string("(none)") : out;
+    };
+    return note.content + "\n    keywords: " + joined(note.keywords) + "\n    tags: " + joined(note.tags) +
+           "\n    context: " + (note.context.empty() ? std::string("(none)") : note.context) + "\n";
+}
+
+}  // namespace
+
+ChatRequest notes_write(const std::string& model, const ChatMessage& turn, const ChatMessage& previous,
+                        const std::string& timestamp) {
+    std::string user;
+    if (!timestamp.empty()) user += "WHEN: " + timestamp + "\n\n";
+    if (!previous.content.empty())
+        user += "THE MESSAGE BEFORE (for reference only, do not take notes on it):\n(" + previous.role + ") " +
+                previous.content + "\n\n";
+    user += "THE MESSAGE TO TAKE A NOTE ON:\n(" + turn.role + ") " + turn.content + "\n";
+    json strings = {{"type", "array"}, {"items", {{"type", "string"}}}};
+    json schema = object_schema({{"content", {{"type", "string"}}},
+                                 {"keywords", strings},
+                                 {"tags", strings},
+                                 {"context", {{"type", "string"}}}},
+                                {"content", "keywords", "tags", "context"});
+    ChatRequest r = judge_call(
+        model, "system.notes_write", k_notes_write_schema, std::move(schema),
+        "You keep a personal knowledge base as a collection of short notes, one per chat message. Write "
+        "the note for the message you are given. content: what the message says, as plain sentences "
+        "that stand on their own (names instead of pronouns, the speaker made explicit); keep every "
+        "specific detail, such as names, numbers, dates, places, conditions and exceptions, because this "
+        "text is never revised later. keywords: the few words or names someone would search for to "
+        "find this note. tags: short, general category labels. context: one line saying what the "
+        "message is about and why it matters. A message with nothing worth keeping still gets a note "
+        "that says so briefly.",
+        std::move(user));
+    r.role = Role::system;
+    return r;
+}
+
+ChatRequest notes_link(const std::string& model, const NoteView& note, const std::vector<NoteView>& neighbours) {
+    std::string user = "NEW NOTE:\n    " + render_note(note) + "\nEXISTING NOTES:\n";
+    for (std::size_t i = 0; i < neighbours.size(); ++i)
+        user += "[" + std::to_string(i + 1) + "] " + render_note(neighbours[i]);
+    user += "\nRefer to existing notes by their numbers only.";
+    json strings = {{"type", "array"}, {"items", {{"type", "string"}}}};
+    json update = object_schema({{"note", {{"type", "integer"}}},
+                                 {"context", {{"type", "string"}}},
+                                 {"tags", strings}},
+                                {"note", "context", "tags"});
+    json schema = object_schema({{"links", {{"type", "array"}, {"items", {{"type", "integer"}}}}},
+                                 {"updates", {{"type", "array"}, {"items", update}}}},
+                                {"links", "updates"});
+    ChatRequest r = judge_call(
+        model, "system.notes_link", k_notes_link_schema, std::move(schema),
+        "You organise a knowledge base of linked notes. A new note has arrived, shown with the existing "
+        "notes most similar to it. links: the numbers of the existing notes that are genuinely related "
+        "to the new one (the same person, pet, place, plan or topic), not merely worded alike; an empty "
+        "list when none are. updates: for an existing note whose context line or tags should change now "
+        "that the new note is known, its number with the new context line and the full new tag list; "
+        "use an empty string or empty list to keep the current value, and leave out notes that need no "
+        "change. The text of existing notes cannot be changed.",
+        std::move(user));
+    r.role = Role::system;
+    return r;
+}
+
+
+// --- graph (StructMem / Graphiti) ------------------------------------------------------------------
+
+namespace {
+
+std::string render_graph_entity(const GraphEntityView& e) {
+    std::string out = e.name + " (" + (e.type.empty() ? std::string("other") : e.type) + ")\n";
+    for (const auto& f : e.facts) out += "    - " + f + "\n";
+    return out;
+}
+
+}  // namespace
+
+ChatRequest graph_extract(const std::string& model, const std::vector<ChatMessage>& messages) {
+    std::string user = "CONVERSATION:\n";
+    for (std::size_t i = 0; i < messages.size(); ++i)
+        user += "[" + std::to_string(i + 1) + "] (" + messages[i].role + ") " + messages[i].content + "\n";
+    json entity = object_schema({{"name", {{"type", "string"}}}, {"type", {{"type", "string"}}}}, {"name", "type"});
+    json relation = object_schema({{"source", {{"type", "integer"}}},
+                                   {"target", {{"type", "integer"}}},
+                                   {"relation", {{"type", "string"}}},
+                                   {"fact", {{"type", "string"}}},
+                                   {"messages", {{"type", "array"}, {"items", {{"type", "integer"}}}}}},
+                                  {"source", "target", "relation", "fact", "messages"});
+    json schema = object_schema({{"entities", {{"type", "array"}, {"items", entity}}},
+                                 {"relations", {{"type", "array"}, {"items", relation}}}},
+                                {"entities", "relations"});
+    ChatRequest r = judge_call(
+        model, "system.graph_extract", k_graph_extract_schema, std::move(schema),
+        "You build a knowledge graph of a person's life from a conversation. entities: every person, "
+        "pet, place, organisation, object, activity or other thing the conversation says something "
+        "durable about, each once, under its most specific name, with a one-word type such as person, "
+        "animal, place, organisation, object, activity, food or event. Call the user \"User\" (type "
+        "person). relations: each durable fact as a link from one entity to another, with source and "
+        "target given as entity numbers counted from 1 in the order of your entity list (use the same "
+        "number twice for a fact about a single entity), a short relation name in capitals such as "
+        "LIVES_IN or ALLERGIC_TO, the fact as one sentence that makes sense on its own (names instead "
+        "of pronouns, every condition, exception, time and quantity kept), and the numbers of the "
+        "messages it comes from. Leave out greetings, small talk and the assistant's own opinions.",
+        std::move(user));
+    r.role = Role::system;
+    return r;
+}
+
+ChatRequest graph_resolve(const std::string& model, const GraphEntityView& entity,
+                          const std::vector<GraphEntityView>& candidates) {
+    std::string user = "NEWLY MENTIONED:\n    " + render_graph_entity(entity) + "\nKNOWN ENTITIES:\n";
+    for (std::size_t i = 0; i < candidates.size(); ++i)
+        user += "[" + std::to_string(i + 1) + "] " + render_graph_entity(candidates[i]);
+    user += "\nAnswer with the number of the known entity, or -1.";
+    json schema = object_schema({{"match", {{"type", "integer"}}}}, {"match"});
+    ChatRequest r = judge_call(
+        model, "system.graph_resolve", k_graph_resolve_schema, std::move(schema),
+        "You keep a knowledge graph free of duplicate entities. An entity was just mentioned; decide "
+        "whether it is the very same real-world thing as one of the known entities listed (another "
+        "spelling, a nickname, a fuller or shorter name, or a description such as \"my sister\" for a "
+        "named person the facts identify). Two different things that merely share a type or part of a "
+        "name are not the same. Give the known entity's number, or -1 when it is new.",
+        std::move(user));
+    r.role = Role::system;
+    return r;
+}
+
+ChatRequest graph_invalidate(const std::string& model, const DatedFact& new_fact, const std::vector<DatedFact>& older) {
+    std::string user = "NEW FACT (" + new_fact.since + "):\n    " + new_fact.text + "\n\nOLDER FACTS:\n";
+    for (std::size_t i = 0; i < older.size(); ++i)
+        user += "[" + std::to_string(i + 1) + "] (" + older[i].since + ") " + older[i].text + "\n";
+    user += "\nList the numbers of the older facts that are no longer true.";
+    json schema = object_schema({{"invalidated", {{"type", "array"}, {"items", {{"type", "integer"}}}}}},
+                                {"invalidated"});
+    ChatRequest r = judge_call(
+        model, "system.graph_invalidate", k_graph_invalidate_schema, std::move(schema),
+        "You keep a knowledge graph up to date. A new fact links the same two entities as some older "
+        "facts. List the older facts the new one shows to have stopped being true: a change of place, "
+        "job, relationship status, plan or preference replaces the old one. Facts that can hold at the "
+        "same time are not contradicted (liking one dish does not cancel liking another, and a detail "
+        "that adds to an older fact leaves it true). An empty list when nothing is contradicted.",
+        std::move(user));
+    r.role = Role::system;
+    return r;
+}
+
 }  // namespace memfail::llm::prompts

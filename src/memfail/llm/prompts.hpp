@@ -84,4 +84,58 @@ ChatRequest facts_extract(const std::string& model, const std::vector<ChatMessag
 ChatRequest facts_decide(const std::string& model, const std::vector<std::string>& existing,
                          const std::vector<std::string>& facts);
 
+// --- notes (A-MEM) -------------------------------------------------------------------------------
+
+inline constexpr const char* k_notes_write_schema = "memfail_notes_write";
+inline constexpr const char* k_notes_link_schema = "memfail_notes_link";
+
+// A note as shown to the model when linking.
+struct NoteView {
+    std::string content;
+    std::vector<std::string> keywords;
+    std::vector<std::string> tags;
+    std::string context;
+};
+
+// notes: one note for one conversation turn. `previous` (may be empty content) is the message
+// before it, shown only so pronouns can be resolved. Reply: {"content", "keywords", "tags", "context"}.
+ChatRequest notes_write(const std::string& model, const ChatMessage& turn, const ChatMessage& previous,
+                        const std::string& timestamp);
+
+// notes: which of the `neighbours` (shown numbered from 1) the new note relates to, and how their
+// context and tags should change in its light. Reply: {"links": [int], "updates": [{"note", "context",
+// "tags"}]}; an empty context or tag list in an update keeps the current one.
+ChatRequest notes_link(const std::string& model, const NoteView& note, const std::vector<NoteView>& neighbours);
+
+// graph: the entities of a conversation and the relations between them, each relation carrying a
+// self-contained fact sentence and the numbers of the messages it comes from. Entity numbers in the
+// reply count from 1 in the order the entities are listed. Reply: {"entities": [{"name", "type"}],
+// "relations": [{"source", "target", "relation", "fact", "messages"}]}.
+inline constexpr const char* k_graph_extract_schema = "memfail_graph_extract";
+inline constexpr const char* k_graph_resolve_schema = "memfail_graph_resolve";
+inline constexpr const char* k_graph_invalidate_schema = "memfail_graph_invalidate";
+ChatRequest graph_extract(const std::string& model, const std::vector<ChatMessage>& messages);
+
+// An entity as shown to the model, with a few facts about it for context.
+struct GraphEntityView {
+    std::string name;
+    std::string type;
+    std::vector<std::string> facts;
+};
+
+// graph: is the newly mentioned entity one of the known candidates (numbered from 1)?
+// Reply: {"match": n} with n a candidate number, or -1 for a new entity.
+ChatRequest graph_resolve(const std::string& model, const GraphEntityView& entity,
+                          const std::vector<GraphEntityView>& candidates);
+
+// A fact with the time it became known (the session timestamp).
+struct DatedFact {
+    std::string text;
+    std::string since;
+};
+
+// graph: which of the older facts between the same two entities (numbered from 1) the new fact
+// shows to be no longer true. Reply: {"invalidated": [n, ...]} (empty when none).
+ChatRequest graph_invalidate(const std::string& model, const DatedFact& new_fact, const std::vector<DatedFact>& older);
+
 }  // namespace memfail::llm::prompts

@@ -6,8 +6,10 @@
 
 #include <memfail/core/text.hpp>
 #include <memfail/memory/builtin/facts.hpp>
+#include <memfail/memory/builtin/graph.hpp>
 #include <memfail/memory/builtin/mixture.hpp>
 #include <memfail/memory/builtin/none.hpp>
+#include <memfail/memory/builtin/notes.hpp>
 #include <memfail/memory/builtin/oracle.hpp>
 #include <memfail/memory/builtin/verbatim.hpp>
 
@@ -22,9 +24,11 @@ struct Entry {
 };
 
 // Listed in the order `memfail ls systems` shows them.
-constexpr std::array<Entry, 5> k_systems = {{
+constexpr std::array<Entry, 7> k_systems = {{
     {"verbatim", &VerbatimSystem::create, &VerbatimSystem::info},
     {"facts", &FactsSystem::create, &FactsSystem::info},
+    {"notes", &NotesSystem::create, &NotesSystem::info},
+    {"graph", &GraphSystem::create, &GraphSystem::info},
     {"mixture", &MixtureSystem::create, &MixtureSystem::info},
     {"none", &NoneSystem::create, &NoneSystem::info},
     {"oracle", &OracleSystem::create, &OracleSystem::info},
