@@ -2,6 +2,9 @@
 // Helpers for the memory tests: a self-removing temporary folder and small hand-built sessions.
 // (test_memory links only memfail_memory, so it carries its own copy rather than tests/support.)
 #pragma once
+#include <fake_llm.hpp>
+#include <memfail/llm/openai_client.hpp>
+#include <nlohmann/json.hpp>
 #include <cstdlib>
 #include <filesystem>
 #include <stdexcept>
@@ -67,5 +70,46 @@ inline std::vector<std::string> ids_of(const std::vector<Hit>& hits) {
     for (const Hit& h : hits) out.push_back(h.memory.id);
     return out;
 }
+
+// A fake-llm script answering in order: each (schema, reply) pair is used once, in order among the
+// pairs of its schema; a string reply names a fault ("schema_violation", "http_500", ...).
+inline nlohmann::json script_of(const std::vector<std::pair<std::string, nlohmann::json>>& replies) {
+    nlohmann::json rules = nlohmann::json::array();
+    for (const auto& [schema, reply] : replies) {
+        nlohmann::json rule = nlohmann::json::object();
+        rule["match"] = nlohmann::json{{"schema", schema}};
+        rule["times"] = 1;
+        if (reply.is_string()) rule["fault"] = reply;
+        else rule["json"] = reply;
+        rules.push_back(rule);
+    }
+    return nlohmann::json{{"rules", rules}};
+}
+
+// A scripted model: tools/fake-llm in-process answering `script`, and a client that neither retries
+// nor re-asks, so each scripted reply is consumed exactly once.
+struct ScriptedModel {
+    std::unique_ptr<fake_llm::FakeLlmServer> server;
+    std::unique_ptr<llm::LlmClient> client;
+
+    explicit ScriptedModel(nlohmann::json script) {
+        fake_llm::ServerOptions options;
+        options.script = std::move(script);
+        server = ok(fake_llm::FakeLlmServer::start(std::move(options)));
+        llm::ClientOptions client_options;
+        client_options.base_url = server->base_url();
+        client_options.max_schema_retries = 0;
+        client_options.max_retries = 0;
+        client = ok(llm::make_openai_client(client_options));
+    }
+    // A context whose system model is this scripted one.
+    SystemContext context(const std::string& storage_dir = "") const {
+        SystemContext c;
+        c.storage_dir = storage_dir;
+        c.services.client = client.get();
+        c.services.model = "scripted";
+        return c;
+    }
+};
 
 }  // namespace memfail::memory::test

@@ -18,20 +18,8 @@ namespace {
 
 using nlohmann::json;
 using test::ok;
+using test::script_of;
 
-// Scripted replies, answered in order: each (schema, reply) pair is used once.
-json script_of(const std::vector<std::pair<std::string, json>>& replies) {
-    json rules = json::array();
-    for (const auto& [schema, reply] : replies) {
-        json rule = json::object();
-        rule["match"] = json{{"schema", schema}};
-        rule["times"] = 1;
-        if (reply.is_string()) rule["fault"] = reply;
-        else rule["json"] = reply;
-        rules.push_back(rule);
-    }
-    return json{{"rules", rules}};
-}
 
 json extract(std::vector<std::pair<std::string, int>> facts) {
     json list = json::array();
@@ -46,24 +34,11 @@ json decide(std::vector<std::tuple<int, std::string, int, std::string>> decision
     return json{{"decisions", list}};
 }
 
-struct Harness {
-    std::unique_ptr<fake_llm::FakeLlmServer> server;
-    std::unique_ptr<llm::LlmClient> client;
+struct Harness : test::ScriptedModel {
     std::unique_ptr<MemorySystem> system;
 
-    Harness(json script, const std::string& spec = "facts") {
-        fake_llm::ServerOptions options;
-        options.script = std::move(script);
-        server = ok(fake_llm::FakeLlmServer::start(std::move(options)));
-        llm::ClientOptions client_options;
-        client_options.base_url = server->base_url();
-        client_options.max_schema_retries = 0;
-        client_options.max_retries = 0;
-        client = ok(llm::make_openai_client(client_options));
-        SystemContext context;
-        context.services.client = client.get();
-        context.services.model = "scripted";
-        system = ok(make_memory_system(spec, context));
+    Harness(json script, const std::string& spec = "facts") : ScriptedModel(std::move(script)) {
+        system = ok(make_memory_system(spec, context()));
     }
 };
 

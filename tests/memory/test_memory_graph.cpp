@@ -21,24 +21,12 @@ namespace {
 
 using nlohmann::json;
 using test::ok;
+using test::script_of;
 
 constexpr const char* k_extract = "memfail_graph_extract";
 constexpr const char* k_resolve = "memfail_graph_resolve";
 constexpr const char* k_invalidate = "memfail_graph_invalidate";
 
-// Scripted replies, answered in order: each (schema, reply) pair is used once.
-json script_of(const std::vector<std::pair<std::string, json>>& replies) {
-    json rules = json::array();
-    for (const auto& [schema, reply] : replies) {
-        json rule = json::object();
-        rule["match"] = json{{"schema", schema}};
-        rule["times"] = 1;
-        if (reply.is_string()) rule["fault"] = reply;
-        else rule["json"] = reply;
-        rules.push_back(rule);
-    }
-    return json{{"rules", rules}};
-}
 
 struct Rel {
     int source;
@@ -59,25 +47,12 @@ json extract(const std::vector<std::pair<std::string, std::string>>& entities, c
 json match(int n) { return json{{"match", n}}; }
 json invalidated(std::vector<int> numbers) { return json{{"invalidated", numbers}}; }
 
-struct Harness {
-    std::unique_ptr<fake_llm::FakeLlmServer> server;
-    std::unique_ptr<llm::LlmClient> client;
+struct Harness : test::ScriptedModel {
     std::unique_ptr<MemorySystem> system;
 
-    explicit Harness(json script, const std::string& spec = "graph", const std::string& storage_dir = "") {
-        fake_llm::ServerOptions options;
-        options.script = std::move(script);
-        server = ok(fake_llm::FakeLlmServer::start(std::move(options)));
-        llm::ClientOptions client_options;
-        client_options.base_url = server->base_url();
-        client_options.max_schema_retries = 0;
-        client_options.max_retries = 0;
-        client = ok(llm::make_openai_client(client_options));
-        SystemContext context;
-        context.services.client = client.get();
-        context.services.model = "scripted";
-        context.storage_dir = storage_dir;
-        system = ok(GraphSystem::create(ok(Spec::parse(spec)), context));
+    explicit Harness(json script, const std::string& spec = "graph", const std::string& storage_dir = "")
+        : ScriptedModel(std::move(script)) {
+        system = ok(GraphSystem::create(ok(Spec::parse(spec)), context(storage_dir)));
     }
     GraphSystem& graph() { return dynamic_cast<GraphSystem&>(*system); }
     std::int64_t calls(const std::string& schema) {

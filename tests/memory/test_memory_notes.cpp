@@ -20,24 +20,11 @@ namespace {
 
 using nlohmann::json;
 using test::ok;
+using test::script_of;
 
 constexpr const char* k_write = "memfail_notes_write";
 constexpr const char* k_link = "memfail_notes_link";
 
-// Scripted replies: each (schema, reply) pair is used once, in order among those of its schema; a
-// string reply is a fault.
-json script_of(const std::vector<std::pair<std::string, json>>& replies) {
-    json rules = json::array();
-    for (const auto& [schema, reply] : replies) {
-        json rule = json::object();
-        rule["match"] = json{{"schema", schema}};
-        rule["times"] = 1;
-        if (reply.is_string()) rule["fault"] = reply;
-        else rule["json"] = reply;
-        rules.push_back(rule);
-    }
-    return json{{"rules", rules}};
-}
 
 json written(const std::string& content, const std::string& context = "", std::vector<std::string> tags = {},
              std::vector<std::string> keywords = {}) {
@@ -56,24 +43,11 @@ json linked(std::vector<int> links, std::vector<Update> updates = {}) {
     return json{{"links", links}, {"updates", list}};
 }
 
-struct Harness {
-    std::unique_ptr<fake_llm::FakeLlmServer> server;
-    std::unique_ptr<llm::LlmClient> client;
+struct Harness : test::ScriptedModel {
     std::unique_ptr<MemorySystem> system;
 
-    explicit Harness(json script, const std::string& spec = "notes") {
-        fake_llm::ServerOptions options;
-        options.script = std::move(script);
-        server = ok(fake_llm::FakeLlmServer::start(std::move(options)));
-        llm::ClientOptions client_options;
-        client_options.base_url = server->base_url();
-        client_options.max_schema_retries = 0;
-        client_options.max_retries = 0;
-        client = ok(llm::make_openai_client(client_options));
-        SystemContext context;
-        context.services.client = client.get();
-        context.services.model = "scripted";
-        system = ok(NotesSystem::create(ok(Spec::parse(spec)), context));
+    explicit Harness(json script, const std::string& spec = "notes") : ScriptedModel(std::move(script)) {
+        system = ok(NotesSystem::create(ok(Spec::parse(spec)), context()));
     }
     NotesSystem& notes() { return dynamic_cast<NotesSystem&>(*system); }
     Note note(const std::string& id) {

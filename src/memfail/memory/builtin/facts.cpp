@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // facts: extraction, decisions against similar memories, atomic application, history.
 #include <memfail/memory/builtin/facts.hpp>
+#include <memfail/memory/builtin/system_store.hpp>
 
 #include <algorithm>
 #include <filesystem>
@@ -81,18 +82,6 @@ Result<void> add_history(store::Database& db, const std::string& id, const std::
     return s.run();
 }
 
-// Runs `body` in a transaction; on failure the retriever forgets what it queued or added.
-template <class Body>
-Result<void> in_transaction(store::Database& db, Retriever& retriever, Body&& body) {
-    auto outcome = [&]() -> Result<void> {
-        MF_TRY_ASSIGN(store::Transaction tx, store::Transaction::begin(db));
-        MF_TRY(body());
-        MF_TRY(retriever.flush());
-        return tx.commit();
-    }();
-    if (!outcome) (void)retriever.reload();
-    return outcome;
-}
 
 }  // namespace
 
@@ -100,25 +89,12 @@ Result<std::unique_ptr<MemorySystem>> FactsSystem::create(const Spec& spec, cons
     MF_TRY(spec.check_keys({"add_only", "similar", "dim"}));
     FactsOptions options;
     MF_TRY_ASSIGN(options.add_only, spec.get_bool("add_only", false));
-    MF_TRY_ASSIGN(const std::int64_t similar, spec.get_int("similar", 5));
-    MF_TRY_ASSIGN(const std::int64_t dim, spec.get_int("dim", 512));
-    if (similar < 1 || similar > 50)
-        return make_error(ErrorKind::invalid_input, "option 'similar' of 'facts' must be between 1 and 50");
-    if (dim < 16 || dim > 8192)
-        return make_error(ErrorKind::invalid_input, "option 'dim' of 'facts' must be between 16 and 8192");
+    MF_TRY_ASSIGN(const std::int64_t similar, bounded_option(spec, "similar", 5, 1, 50, "facts"));
+    MF_TRY_ASSIGN(const std::int64_t dim, bounded_option(spec, "dim", 512, 16, 8192, "facts"));
     options.similar = static_cast<int>(similar);
     options.dim = static_cast<int>(dim);
-    if (context.services.model.empty())
-        return make_error(ErrorKind::invalid_input,
-                          "'facts' extracts facts with a model: pass --system-model (and an OpenAI-compatible "
-                          "endpoint with --base-url or OPENAI_BASE_URL)");
-    std::string path = ":memory:";
-    if (!context.storage_dir.empty()) {
-        std::error_code ec;
-        std::filesystem::create_directories(context.storage_dir, ec);
-        if (ec) return make_error(ErrorKind::io, "cannot create the storage folder: " + ec.message(), context.storage_dir);
-        path = (std::filesystem::path(context.storage_dir) / (context.store_name + ".sqlite")).string();
-    }
+    MF_TRY(require_system_model(context, "facts", "extracts facts"));
+    MF_TRY_ASSIGN(const std::string path, store_path(context));
     std::unique_ptr<FactsSystem> system(new FactsSystem(options, context.services));
     MF_TRY(system->initialise(path));
     return std::unique_ptr<MemorySystem>(std::move(system));
@@ -134,13 +110,8 @@ SystemInfo FactsSystem::info() {
 }
 
 Result<void> FactsSystem::initialise(const std::string& path) {
-    MF_TRY_ASSIGN(store::Database db, store::Database::open(path));
+    MF_TRY_ASSIGN(store::Database db, open_store(path, k_schema, k_schema_version));
     m_db.emplace(std::move(db));
-    MF_TRY_ASSIGN(const int version, m_db->user_version());
-    if (version > k_schema_version)
-        return make_error(ErrorKind::invalid_input, "this store was written by a newer memfail", path);
-    MF_TRY(m_db->exec(k_schema));
-    if (version == 0) MF_TRY(m_db->set_user_version(k_schema_version));
     MF_TRY_ASSIGN(std::unique_ptr<TextEmbedder> embedder, make_text_embedder(m_services, m_options.dim));
     MF_TRY_ASSIGN(m_retriever, EmbeddingRetriever::open(*m_db, std::move(embedder)));
     // The index is derived: rebuild it when it does not cover exactly the stored rows (another
@@ -151,7 +122,7 @@ Result<void> FactsSystem::initialise(const std::string& path) {
     MF_TRY_ASSIGN(const std::int64_t indexed, m_retriever->count());
     MF_TRY(count_retired());
     if (indexed != rows) {
-        MF_TRY(in_transaction(*m_db, *m_retriever, [&]() -> Result<void> {
+        MF_TRY(in_transaction(*m_db, {m_retriever.get()}, [&]() -> Result<void> {
             MF_TRY(m_retriever->clear());
             MF_TRY_ASSIGN(store::Statement all, m_db->prepare("SELECT seq, text FROM facts ORDER BY seq"));
             return all.for_each_row([&] { (void)m_retriever->add(all.column_int(0), all.column_text_view(1)); });
@@ -197,7 +168,7 @@ Capabilities FactsSystem::capabilities() const {
 }
 
 Result<void> FactsSystem::store_conversation(const data::Session& session) {
-    Result<void> stored = in_transaction(*m_db, *m_retriever, [&] { return store_in_transaction(session); });
+    Result<void> stored = in_transaction(*m_db, {m_retriever.get()}, [&] { return store_in_transaction(session); });
     if (!stored) {
         (void)count_retired();  // the rolled-back retirements no longer count
         return stored.error().with_context("facts: session " + session.id);
@@ -207,29 +178,14 @@ Result<void> FactsSystem::store_conversation(const data::Session& session) {
 
 Result<void> FactsSystem::store_in_transaction(const data::Session& session) {
     store::Database& db = *m_db;
-    {
-        MF_TRY_ASSIGN(store::Statement seen, db.prepare("INSERT OR IGNORE INTO facts_sessions (session_id) VALUES (?)"));
-        seen.bind(1, session.id);
-        MF_TRY(seen.run());
-        if (db.changes() == 0) return {};  // stored before: storing is idempotent
-    }
-    if (!m_services.client)
-        return make_error(ErrorKind::invalid_input,
-                          "'facts' needs an OpenAI-compatible endpoint for its --system-model");
-
+    MF_TRY_ASSIGN(const bool fresh, first_time_stored(db, "INSERT OR IGNORE INTO facts_sessions (session_id) VALUES (?)", session.id));
+    if (!fresh) return {};  // stored before: storing is idempotent
     // 1. Extraction, citing message numbers.
-    std::vector<llm::ChatMessage> shown;
-    std::vector<std::string> message_ids;
-    for (const auto& m : session.messages) {
-        if (text::trim(m.content).empty()) continue;
-        shown.push_back({m.role, m.content});
-        message_ids.push_back(m.id);
-    }
-    if (shown.empty()) return {};
-    llm::ChatRequest extract = llm::prompts::facts_extract(m_services.model, shown);
-    extract.temperature = m_services.temperature;
-    extract.seed = m_services.seed;
-    MF_TRY_ASSIGN(llm::ChatReply extracted, m_services.client->chat(extract));
+    const NumberedConversation conversation = number_messages(session);
+    const std::vector<std::string>& message_ids = conversation.message_ids;
+    if (conversation.shown.empty()) return {};
+    MF_TRY_ASSIGN(llm::ChatReply extracted,
+                  ask_system_model(m_services, llm::prompts::facts_extract(m_services.model, conversation.shown), "facts"));
     struct NewFact {
         std::string text;
         std::vector<std::string> sources;
@@ -286,10 +242,8 @@ Result<void> FactsSystem::store_in_transaction(const data::Session& session) {
         std::vector<std::string> existing, new_texts;
         for (const auto& c : candidates) existing.push_back(c.text);
         for (const auto& f : facts) new_texts.push_back(f.text);
-        llm::ChatRequest decide = llm::prompts::facts_decide(m_services.model, existing, new_texts);
-        decide.temperature = m_services.temperature;
-        decide.seed = m_services.seed;
-        MF_TRY_ASSIGN(llm::ChatReply decided, m_services.client->chat(decide));
+        MF_TRY_ASSIGN(llm::ChatReply decided,
+                      ask_system_model(m_services, llm::prompts::facts_decide(m_services.model, existing, new_texts), "facts"));
         try {
             for (const auto& d : decided.json.value()["decisions"]) {
                 const auto fact = d["fact"].get<std::int64_t>();
@@ -395,7 +349,7 @@ Result<std::vector<Memory>> FactsSystem::all_memories() {
 }
 
 Result<void> FactsSystem::reset() {
-    return in_transaction(*m_db, *m_retriever, [&]() -> Result<void> {
+    return in_transaction(*m_db, {m_retriever.get()}, [&]() -> Result<void> {
         MF_TRY(m_db->exec("DELETE FROM facts; DELETE FROM facts_history; DELETE FROM facts_sessions;"));
         m_retired = 0;
         return m_retriever->clear();

@@ -2,6 +2,7 @@
 // graph: extraction, entity resolution, contradiction handling with validity times, and retrieval by
 // neighbourhood walk plus BM25/cosine reciprocal-rank fusion.
 #include <memfail/memory/builtin/graph.hpp>
+#include <memfail/memory/builtin/system_store.hpp>
 
 #include <algorithm>
 #include <filesystem>
@@ -79,12 +80,6 @@ std::vector<std::string> parse_sources(std::string_view text) {
     return json::parse(text).get<std::vector<std::string>>();
 }
 
-Result<std::int64_t> scalar(store::Database& db, const char* sql) {
-    MF_TRY_ASSIGN(store::Statement s, db.prepare(sql));
-    MF_TRY_ASSIGN(bool row, s.step());
-    return row ? s.column_int(0) : 0;
-}
-
 Result<void> add_history(store::Database& db, const std::string& edge_id, const std::string& event,
                          const std::string& old_text, const std::string& new_text, const std::string& at,
                          const std::vector<std::string>& sources) {
@@ -143,26 +138,13 @@ Memory edge_memory(std::string id, std::string fact, std::string valid_at, const
 Result<std::unique_ptr<MemorySystem>> GraphSystem::create(const Spec& spec, const SystemContext& context) {
     MF_TRY(spec.check_keys({"hops", "include_invalid", "dim"}));
     GraphOptions options;
-    MF_TRY_ASSIGN(const std::int64_t hops, spec.get_int("hops", 2));
+    MF_TRY_ASSIGN(const std::int64_t hops, bounded_option(spec, "hops", 2, 1, 5, "graph"));
     MF_TRY_ASSIGN(options.include_invalid, spec.get_bool("include_invalid", false));
-    MF_TRY_ASSIGN(const std::int64_t dim, spec.get_int("dim", 512));
-    if (hops < 1 || hops > 5)
-        return make_error(ErrorKind::invalid_input, "option 'hops' of 'graph' must be between 1 and 5");
-    if (dim < 16 || dim > 8192)
-        return make_error(ErrorKind::invalid_input, "option 'dim' of 'graph' must be between 16 and 8192");
+    MF_TRY_ASSIGN(const std::int64_t dim, bounded_option(spec, "dim", 512, 16, 8192, "graph"));
     options.hops = static_cast<int>(hops);
     options.dim = static_cast<int>(dim);
-    if (context.services.model.empty())
-        return make_error(ErrorKind::invalid_input,
-                          "'graph' extracts entities and relations with a model: pass --system-model (and an "
-                          "OpenAI-compatible endpoint with --base-url or OPENAI_BASE_URL)");
-    std::string path = ":memory:";
-    if (!context.storage_dir.empty()) {
-        std::error_code ec;
-        std::filesystem::create_directories(context.storage_dir, ec);
-        if (ec) return make_error(ErrorKind::io, "cannot create the storage folder: " + ec.message(), context.storage_dir);
-        path = (std::filesystem::path(context.storage_dir) / (context.store_name + ".sqlite")).string();
-    }
+    MF_TRY(require_system_model(context, "graph", "extracts entities and relations"));
+    MF_TRY_ASSIGN(const std::string path, store_path(context));
     std::unique_ptr<GraphSystem> system(new GraphSystem(options, context.services));
     MF_TRY(system->initialise(path));
     return std::unique_ptr<MemorySystem>(std::move(system));
@@ -180,37 +162,22 @@ SystemInfo GraphSystem::info() {
 
 template <class Body>
 Result<void> GraphSystem::in_transaction(Body&& body) {
-    auto outcome = [&]() -> Result<void> {
-        MF_TRY_ASSIGN(store::Transaction tx, store::Transaction::begin(*m_db));
-        MF_TRY(body());
-        MF_TRY(m_dense->flush());
-        MF_TRY(m_bm25->flush());
-        return tx.commit();
-    }();
-    if (!outcome) {
-        // Everything in RAM is derived from SQLite: read it back as the rollback left it.
-        (void)m_dense->reload();
-        (void)m_bm25->reload();
-        (void)reload_entities();
-    }
+    Result<void> outcome = memory::in_transaction(*m_db, {m_dense.get(), m_bm25.get()}, std::forward<Body>(body));
+    // The entity table in RAM is derived from SQLite too: read it back as the rollback left it.
+    if (!outcome) (void)reload_entities();
     return outcome;
 }
 
 Result<void> GraphSystem::initialise(const std::string& path) {
-    MF_TRY_ASSIGN(store::Database db, store::Database::open(path));
+    MF_TRY_ASSIGN(store::Database db, open_store(path, k_schema, k_schema_version));
     m_db.emplace(std::move(db));
-    MF_TRY_ASSIGN(const int version, m_db->user_version());
-    if (version > k_schema_version)
-        return make_error(ErrorKind::invalid_input, "this store was written by a newer memfail", path);
-    MF_TRY(m_db->exec(k_schema));
-    if (version == 0) MF_TRY(m_db->set_user_version(k_schema_version));
     MF_TRY_ASSIGN(std::unique_ptr<TextEmbedder> embedder, make_text_embedder(m_services, m_options.dim));
     MF_TRY_ASSIGN(m_dense, EmbeddingRetriever::open(*m_db, std::move(embedder)));
     MF_TRY_ASSIGN(m_bm25, Bm25Retriever::open(*m_db));
     MF_TRY(reload_entities());
     // Both indexes are derived from the edges: rebuild one that does not cover exactly the stored
     // edges (another embedder was used, or it was never built).
-    MF_TRY_ASSIGN(const std::int64_t rows, scalar(*m_db, "SELECT count(*) FROM edges"));
+    MF_TRY_ASSIGN(const std::int64_t rows, scalar_of(*m_db, "SELECT count(*) FROM edges"));
     for (Retriever* index : {m_dense.get(), m_bm25.get()}) {
         MF_TRY_ASSIGN(const std::int64_t indexed, index->count());
         if (indexed == rows) continue;
@@ -272,7 +239,7 @@ Result<void> GraphSystem::store_conversation(const data::Session& session) {
 }
 
 Result<std::string> GraphSystem::create_entity(const std::string& name, const std::string& norm, const std::string& type) {
-    MF_TRY_ASSIGN(const std::int64_t seq, scalar(*m_db, "SELECT COALESCE(MAX(seq), 0) + 1 FROM entities"));
+    MF_TRY_ASSIGN(const std::int64_t seq, scalar_of(*m_db, "SELECT COALESCE(MAX(seq), 0) + 1 FROM entities"));
     const std::string id = "ent-" + std::to_string(seq);
     MF_TRY_ASSIGN(store::Statement s, m_db->prepare(
         "INSERT INTO entities (seq, id, name, norm_name, type) VALUES (?,?,?,?,?)"));
@@ -339,10 +306,8 @@ Result<std::string> GraphSystem::resolve_entity(const std::string& name, const s
         MF_TRY_ASSIGN(auto facts, facts_of(e.id, 2));
         known.push_back({e.name, e.type, std::move(facts)});
     }
-    llm::ChatRequest request = llm::prompts::graph_resolve(m_services.model, shown, known);
-    request.temperature = m_services.temperature;
-    request.seed = m_services.seed;
-    MF_TRY_ASSIGN(llm::ChatReply reply, m_services.client->chat(request));
+    MF_TRY_ASSIGN(llm::ChatReply reply,
+                  ask_system_model(m_services, llm::prompts::graph_resolve(m_services.model, shown, known), "graph"));
     std::int64_t match = -1;
     try {
         match = reply.json.value().at("match").get<std::int64_t>();
@@ -364,28 +329,14 @@ Result<std::string> GraphSystem::resolve_entity(const std::string& name, const s
 
 Result<void> GraphSystem::store_in_transaction(const data::Session& session) {
     store::Database& db = *m_db;
-    {
-        MF_TRY_ASSIGN(store::Statement seen, db.prepare("INSERT OR IGNORE INTO graph_sessions (session_id) VALUES (?)"));
-        seen.bind(1, session.id);
-        MF_TRY(seen.run());
-        if (db.changes() == 0) return {};  // stored before: storing is idempotent
-    }
-    if (!m_services.client)
-        return make_error(ErrorKind::invalid_input, "'graph' needs an OpenAI-compatible endpoint for its --system-model");
-
+    MF_TRY_ASSIGN(const bool fresh, first_time_stored(db, "INSERT OR IGNORE INTO graph_sessions (session_id) VALUES (?)", session.id));
+    if (!fresh) return {};  // stored before: storing is idempotent
     // 1. Extraction, citing message numbers.
-    std::vector<llm::ChatMessage> shown;
-    std::vector<std::string> message_ids;
-    for (const auto& m : session.messages) {
-        if (text::trim(m.content).empty()) continue;
-        shown.push_back({m.role, m.content});
-        message_ids.push_back(m.id);
-    }
-    if (shown.empty()) return {};
-    llm::ChatRequest extract = llm::prompts::graph_extract(m_services.model, shown);
-    extract.temperature = m_services.temperature;
-    extract.seed = m_services.seed;
-    MF_TRY_ASSIGN(llm::ChatReply extracted, m_services.client->chat(extract));
+    const NumberedConversation conversation = number_messages(session);
+    const std::vector<std::string>& message_ids = conversation.message_ids;
+    if (conversation.shown.empty()) return {};
+    MF_TRY_ASSIGN(llm::ChatReply extracted,
+                  ask_system_model(m_services, llm::prompts::graph_extract(m_services.model, conversation.shown), "graph"));
     struct NewEntity {
         std::string name;
         std::string type;
@@ -486,7 +437,7 @@ Result<void> GraphSystem::store_in_transaction(const data::Session& session) {
             continue;
         }
 
-        MF_TRY_ASSIGN(const std::int64_t seq, scalar(db, "SELECT COALESCE(MAX(seq), 0) + 1 FROM edges"));
+        MF_TRY_ASSIGN(const std::int64_t seq, scalar_of(db, "SELECT COALESCE(MAX(seq), 0) + 1 FROM edges"));
         const std::string id = "edge-" + std::to_string(seq);
         {
             MF_TRY_ASSIGN(store::Statement s, db.prepare(
@@ -511,10 +462,8 @@ Result<void> GraphSystem::store_in_transaction(const data::Session& session) {
         }
         std::vector<llm::prompts::DatedFact> dated;
         for (const Older& o : older) dated.push_back({o.fact, o.valid_at});
-        llm::ChatRequest check = llm::prompts::graph_invalidate(m_services.model, {r.fact, session.timestamp}, dated);
-        check.temperature = m_services.temperature;
-        check.seed = m_services.seed;
-        MF_TRY_ASSIGN(llm::ChatReply checked, m_services.client->chat(check));
+        MF_TRY_ASSIGN(llm::ChatReply checked,
+                      ask_system_model(m_services, llm::prompts::graph_invalidate(m_services.model, {r.fact, session.timestamp}, dated), "graph"));
         std::vector<std::int64_t> numbers;
         try {
             for (const auto& n : checked.json.value().at("invalidated")) numbers.push_back(n.get<std::int64_t>());
@@ -572,7 +521,7 @@ Result<std::vector<Hit>> GraphSystem::retrieve_memories(std::string_view query, 
     const int depth = std::max(50, 4 * k);
     std::int64_t invalid = 0;
     if (!m_options.include_invalid) {
-        MF_TRY_ASSIGN(invalid, scalar(*m_db, "SELECT count(*) FROM edges WHERE invalid_at IS NOT NULL"));
+        MF_TRY_ASSIGN(invalid, scalar_of(*m_db, "SELECT count(*) FROM edges WHERE invalid_at IS NOT NULL"));
     }
     const int asked = static_cast<int>(std::min<std::int64_t>(depth + invalid, 1 << 20));
     std::unordered_map<std::int64_t, double> fused;
@@ -716,7 +665,7 @@ Result<std::vector<MemoryEvent>> GraphSystem::history(std::string_view memory_id
 }
 
 Result<std::int64_t> GraphSystem::rejected_decisions() {
-    return scalar(*m_db, "SELECT count(*) FROM graph_history WHERE event = 'rejected'");
+    return scalar_of(*m_db, "SELECT count(*) FROM graph_history WHERE event = 'rejected'");
 }
 
 Result<std::vector<GraphSystem::Entity>> GraphSystem::entities() {

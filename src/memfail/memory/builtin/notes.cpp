@@ -2,6 +2,7 @@
 // notes: a note per turn, links to related neighbours, evolution of their context and tags, and
 // retrieval by embedding top-k plus one hop along links.
 #include <memfail/memory/builtin/notes.hpp>
+#include <memfail/memory/builtin/system_store.hpp>
 
 #include <algorithm>
 #include <filesystem>
@@ -160,51 +161,20 @@ Result<void> add_history(store::Database& db, const HistoryRow& h) {
     return s.run();
 }
 
-// Runs `body` in a transaction; on failure the retriever forgets what it queued or added.
-template <class Body>
-Result<void> in_transaction(store::Database& db, Retriever& retriever, Body&& body) {
-    auto outcome = [&]() -> Result<void> {
-        MF_TRY_ASSIGN(store::Transaction tx, store::Transaction::begin(db));
-        MF_TRY(body());
-        MF_TRY(retriever.flush());
-        return tx.commit();
-    }();
-    if (!outcome) (void)retriever.reload();
-    return outcome;
-}
-
-Result<std::int64_t> count_of(store::Database& db, const char* sql) {
-    MF_TRY_ASSIGN(store::Statement s, db.prepare(sql));
-    MF_TRY_ASSIGN(const bool row, s.step());
-    return row ? s.column_int(0) : 0;
-}
 
 }  // namespace
 
 Result<std::unique_ptr<MemorySystem>> NotesSystem::create(const Spec& spec, const SystemContext& context) {
     MF_TRY(spec.check_keys({"neighbours", "roles", "dim"}));
     NotesOptions options;
-    MF_TRY_ASSIGN(const std::int64_t neighbours, spec.get_int("neighbours", 5));
+    MF_TRY_ASSIGN(const std::int64_t neighbours, bounded_option(spec, "neighbours", 5, 1, 50, "notes"));
     MF_TRY_ASSIGN(const std::string roles, spec.get_choice("roles", "all", {"user", "all"}));
-    MF_TRY_ASSIGN(const std::int64_t dim, spec.get_int("dim", 512));
-    if (neighbours < 1 || neighbours > 50)
-        return make_error(ErrorKind::invalid_input, "option 'neighbours' of 'notes' must be between 1 and 50");
-    if (dim < 16 || dim > 8192)
-        return make_error(ErrorKind::invalid_input, "option 'dim' of 'notes' must be between 16 and 8192");
+    MF_TRY_ASSIGN(const std::int64_t dim, bounded_option(spec, "dim", 512, 16, 8192, "notes"));
     options.neighbours = static_cast<int>(neighbours);
     options.user_only = roles == "user";
     options.dim = static_cast<int>(dim);
-    if (context.services.model.empty())
-        return make_error(ErrorKind::invalid_input,
-                          "'notes' writes and links its notes with a model: pass --system-model (and an "
-                          "OpenAI-compatible endpoint with --base-url or OPENAI_BASE_URL)");
-    std::string path = ":memory:";
-    if (!context.storage_dir.empty()) {
-        std::error_code ec;
-        std::filesystem::create_directories(context.storage_dir, ec);
-        if (ec) return make_error(ErrorKind::io, "cannot create the storage folder: " + ec.message(), context.storage_dir);
-        path = (std::filesystem::path(context.storage_dir) / (context.store_name + ".sqlite")).string();
-    }
+    MF_TRY(require_system_model(context, "notes", "writes and links its notes"));
+    MF_TRY_ASSIGN(const std::string path, store_path(context));
     std::unique_ptr<NotesSystem> system(new NotesSystem(options, context.services));
     MF_TRY(system->initialise(path));
     return std::unique_ptr<MemorySystem>(std::move(system));
@@ -220,20 +190,15 @@ SystemInfo NotesSystem::info() {
 }
 
 Result<void> NotesSystem::initialise(const std::string& path) {
-    MF_TRY_ASSIGN(store::Database db, store::Database::open(path));
+    MF_TRY_ASSIGN(store::Database db, open_store(path, k_schema, k_schema_version));
     m_db.emplace(std::move(db));
-    MF_TRY_ASSIGN(const int version, m_db->user_version());
-    if (version > k_schema_version)
-        return make_error(ErrorKind::invalid_input, "this store was written by a newer memfail", path);
-    MF_TRY(m_db->exec(k_schema));
-    if (version == 0) MF_TRY(m_db->set_user_version(k_schema_version));
     MF_TRY_ASSIGN(std::unique_ptr<TextEmbedder> embedder, make_text_embedder(m_services, m_options.dim));
     MF_TRY_ASSIGN(m_retriever, EmbeddingRetriever::open(*m_db, std::move(embedder)));
     // The index is derived: rebuild it when it does not hold exactly the recorded entries (another
     // embedder was used, or it was never built).
-    MF_TRY_ASSIGN(const std::int64_t entries, count_of(*m_db, "SELECT count(*) FROM notes_docs"));
+    MF_TRY_ASSIGN(const std::int64_t entries, scalar_of(*m_db, "SELECT count(*) FROM notes_docs"));
     MF_TRY_ASSIGN(const std::int64_t indexed, m_retriever->count());
-    if (indexed != entries) MF_TRY(in_transaction(*m_db, *m_retriever, [&] { return rebuild_index(); }));
+    if (indexed != entries) MF_TRY(in_transaction(*m_db, {m_retriever.get()}, [&] { return rebuild_index(); }));
     return {};
 }
 
@@ -299,19 +264,15 @@ Capabilities NotesSystem::capabilities() const {
 }
 
 Result<void> NotesSystem::store_conversation(const data::Session& session) {
-    Result<void> stored = in_transaction(*m_db, *m_retriever, [&] { return store_in_transaction(session); });
+    Result<void> stored = in_transaction(*m_db, {m_retriever.get()}, [&] { return store_in_transaction(session); });
     if (!stored) return stored.error().with_context("notes: session " + session.id);
     return {};
 }
 
 Result<void> NotesSystem::store_in_transaction(const data::Session& session) {
     store::Database& db = *m_db;
-    {
-        MF_TRY_ASSIGN(store::Statement seen, db.prepare("INSERT OR IGNORE INTO notes_sessions (session_id) VALUES (?)"));
-        seen.bind(1, session.id);
-        MF_TRY(seen.run());
-        if (db.changes() == 0) return {};  // stored before: storing is idempotent
-    }
+    MF_TRY_ASSIGN(const bool fresh, first_time_stored(db, "INSERT OR IGNORE INTO notes_sessions (session_id) VALUES (?)", session.id));
+    if (!fresh) return {};  // stored before: storing is idempotent
     if (!m_services.client)
         return make_error(ErrorKind::invalid_input, "'notes' needs an OpenAI-compatible endpoint for its --system-model");
 
@@ -324,10 +285,8 @@ Result<void> NotesSystem::store_in_transaction(const data::Session& session) {
         const Strings sources{message.id};
 
         // 1. The note.
-        llm::ChatRequest write = llm::prompts::notes_write(m_services.model, turn, before, session.timestamp);
-        write.temperature = m_services.temperature;
-        write.seed = m_services.seed;
-        MF_TRY_ASSIGN(llm::ChatReply written, m_services.client->chat(write));
+        MF_TRY_ASSIGN(llm::ChatReply written,
+                      ask_system_model(m_services, llm::prompts::notes_write(m_services.model, turn, before, session.timestamp), "notes"));
         Note note;
         try {
             const json& reply = written.json.value();
@@ -352,7 +311,7 @@ Result<void> NotesSystem::store_in_transaction(const data::Session& session) {
         }
 
         // 3. Store and index it.
-        MF_TRY_ASSIGN(const std::int64_t last, count_of(db, "SELECT COALESCE(MAX(seq), 0) FROM notes"));
+        MF_TRY_ASSIGN(const std::int64_t last, scalar_of(db, "SELECT COALESCE(MAX(seq), 0) FROM notes"));
         const std::int64_t seq = last + 1;
         note.id = "note-" + std::to_string(seq);
         {
@@ -371,11 +330,9 @@ Result<void> NotesSystem::store_in_transaction(const data::Session& session) {
         if (!neighbours.empty()) {
             std::vector<llm::prompts::NoteView> shown;
             for (const auto& [nseq, n] : neighbours) shown.push_back({n.content, n.keywords, n.tags, n.context});
-            llm::ChatRequest link = llm::prompts::notes_link(
-                m_services.model, {note.content, note.keywords, note.tags, note.context}, shown);
-            link.temperature = m_services.temperature;
-            link.seed = m_services.seed;
-            MF_TRY_ASSIGN(llm::ChatReply linked, m_services.client->chat(link));
+            MF_TRY_ASSIGN(llm::ChatReply linked,
+                          ask_system_model(m_services, llm::prompts::notes_link(
+                m_services.model, {note.content, note.keywords, note.tags, note.context}, shown), "notes"));
             struct Update {
                 std::int64_t number = 0;
                 std::string context;
@@ -437,8 +394,8 @@ Result<void> NotesSystem::store_in_transaction(const data::Session& session) {
         MF_TRY(m_retriever->flush());
     }
 
-    MF_TRY_ASSIGN(const std::int64_t notes, count_of(db, "SELECT count(*) FROM notes"));
-    MF_TRY_ASSIGN(const std::int64_t entries, count_of(db, "SELECT count(*) FROM notes_docs"));
+    MF_TRY_ASSIGN(const std::int64_t notes, scalar_of(db, "SELECT count(*) FROM notes"));
+    MF_TRY_ASSIGN(const std::int64_t entries, scalar_of(db, "SELECT count(*) FROM notes_docs"));
     if (entries - notes > std::max<std::int64_t>(notes, 64)) MF_TRY(rebuild_index());
     return {};
 }
@@ -491,7 +448,7 @@ Result<std::vector<Memory>> NotesSystem::all_memories() {
 }
 
 Result<void> NotesSystem::reset() {
-    return in_transaction(*m_db, *m_retriever, [&]() -> Result<void> {
+    return in_transaction(*m_db, {m_retriever.get()}, [&]() -> Result<void> {
         MF_TRY(m_db->exec("DELETE FROM notes; DELETE FROM notes_docs; DELETE FROM notes_links; "
                           "DELETE FROM notes_history; DELETE FROM notes_sessions;"));
         return m_retriever->clear();
@@ -539,7 +496,7 @@ Result<std::vector<std::string>> NotesSystem::links(std::string_view id) {
 }
 
 Result<std::int64_t> NotesSystem::rejected_decisions() {
-    return count_of(*m_db, "SELECT count(*) FROM notes_history WHERE event = 'rejected'");
+    return scalar_of(*m_db, "SELECT count(*) FROM notes_history WHERE event = 'rejected'");
 }
 
 }  // namespace memfail::memory

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The verbatim memory system: one SQLite table of memories plus a retriever index beside it.
+#include <memfail/memory/builtin/system_store.hpp>
 #include <memfail/memory/builtin/verbatim.hpp>
 #include <memfail/memory/text_embedder.hpp>
 
@@ -56,19 +57,6 @@ Result<void> write_meta(store::Database& db, const char* key, const std::string&
     return put.run();
 }
 
-// Runs `body` in one transaction; when anything fails, the rollback is followed by a reload of
-// the retriever so its in-RAM state forgets the rolled-back rows too.
-template <class Body>
-Result<void> in_transaction(store::Database& db, Retriever& retriever, Body&& body) {
-    Result<void> outcome = [&]() -> Result<void> {
-        MF_TRY_ASSIGN(store::Transaction transaction, store::Transaction::begin(db));
-        MF_TRY(body());
-        MF_TRY(retriever.flush());
-        return transaction.commit();
-    }();
-    if (!outcome) (void)retriever.reload();
-    return outcome;
-}
 
 }  // namespace
 
@@ -193,7 +181,7 @@ Result<void> VerbatimSystem::initialise(const std::string& path) {
 
 Result<void> VerbatimSystem::reindex() {
     store::Database& db = *m_db;
-    return in_transaction(db, *m_retriever, [&]() -> Result<void> {
+    return in_transaction(db, {m_retriever.get()}, [&]() -> Result<void> {
         MF_TRY(m_retriever->clear());
         MF_TRY_ASSIGN(store::Statement rows, db.prepare("SELECT seq, text FROM memories ORDER BY seq"));
         while (true) {
@@ -252,7 +240,7 @@ Result<void> VerbatimSystem::store_in_transaction(const data::Session& session) 
 }
 
 Result<void> VerbatimSystem::store_conversation(const data::Session& session) {
-    Result<void> stored = in_transaction(*m_db, *m_retriever,
+    Result<void> stored = in_transaction(*m_db, {m_retriever.get()},
                                          [&]() -> Result<void> { return store_in_transaction(session); });
     if (!stored) return stored.error().with_context("session " + session.id);
     return {};
@@ -303,7 +291,7 @@ Result<std::vector<Memory>> VerbatimSystem::all_memories() {
 }
 
 Result<void> VerbatimSystem::reset() {
-    return in_transaction(*m_db, *m_retriever, [&]() -> Result<void> {
+    return in_transaction(*m_db, {m_retriever.get()}, [&]() -> Result<void> {
         MF_TRY(m_db->exec("DELETE FROM memories"));
         return m_retriever->clear();
     });

@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: MIT
+// What every built-in system does with its SQLite file, in one place: where the file lives, opening
+// it at a schema version, running a write in one transaction with its retrievers kept in step, and
+// refusing to start without the model an LLM-based system needs.
+#pragma once
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <memfail/core/error.hpp>
+#include <memfail/memory/memory_system.hpp>
+#include <memfail/memory/retriever.hpp>
+#include <memfail/store/database.hpp>
+
+namespace memfail::memory {
+
+// "<storage_dir>/<store_name>.sqlite" (the folder created when missing), or ":memory:" when the
+// context names no folder.
+Result<std::string> store_path(const SystemContext& context);
+
+// Opens `path`, refuses a file from a newer schema, creates the tables (`schema` is idempotent SQL)
+// and stamps `version` on a new file.
+Result<store::Database> open_store(const std::string& path, const char* schema, int version);
+
+// invalid_input unless the context names a --system-model; `what` says what the system uses it for.
+Result<void> require_system_model(const SystemContext& context, std::string_view system, std::string_view what);
+
+// The single integer a query returns (0 when it returns no row).
+Result<std::int64_t> scalar_of(store::Database& db, const char* sql);
+
+// An integer option within [low, high], with a message naming the system and the range.
+Result<std::int64_t> bounded_option(const Spec& spec, const std::string& key, std::int64_t fallback,
+                                    std::int64_t low, std::int64_t high, std::string_view system);
+
+// Runs `insert_sql` ("INSERT OR IGNORE INTO <table> (session_id) VALUES (?)") and says whether it is new:
+// false means the session was stored before, and storing it again must change nothing.
+Result<bool> first_time_stored(store::Database& db, const char* insert_sql, const std::string& session_id);
+
+// A session's non-empty messages as shown to a system's model ("[n] (role) text", n from 1) and the
+// message ids behind the numbers, so replies citing numbers map back to provenance.
+struct NumberedConversation {
+    std::vector<llm::ChatMessage> shown;
+    std::vector<std::string> message_ids;
+};
+NumberedConversation number_messages(const data::Session& session);
+
+// Sends one of a system's own calls with the run's sampling options; invalid_input when the system
+// was made without a client (only a spec check).
+Result<llm::ChatReply> ask_system_model(const SystemServices& services, llm::ChatRequest request, std::string_view system);
+
+// Runs `body` in one transaction and flushes `retrievers` before committing. On any failure the
+// rollback is followed by reloading each retriever, so their in-RAM state forgets the rolled-back
+// rows too; callers with more derived state reload it themselves.
+template <class Body>
+Result<void> in_transaction(store::Database& db, std::initializer_list<Retriever*> retrievers, Body&& body) {
+    Result<void> outcome = [&]() -> Result<void> {
+        MF_TRY_ASSIGN(store::Transaction transaction, store::Transaction::begin(db));
+        MF_TRY(body());
+        for (Retriever* r : retrievers) MF_TRY(r->flush());
+        return transaction.commit();
+    }();
+    if (!outcome)
+        for (Retriever* r : retrievers) (void)r->reload();
+    return outcome;
+}
+
+}  // namespace memfail::memory
