@@ -94,7 +94,7 @@ struct SystemServices {
 struct SystemContext {
     std::string storage_dir;
     std::string store_name = "memory";  // file stem, so several stores can share one folder
-    SystemServices services;
+    SystemServices services = {};
 };
 
 struct OptionInfo {

@@ -16,15 +16,6 @@
 
 namespace memfail::memory {
 
-Result<store::Statement*> CachedStatement::get(store::Database& db) {
-    if (!m_statement) {
-        MF_TRY_ASSIGN(store::Statement statement, db.prepare(m_sql));
-        m_statement.emplace(std::move(statement));
-    }
-    m_statement->reset();
-    return &*m_statement;
-}
-
 // ---------------------------------------------------------------------------------------------
 // BM25
 

@@ -19,18 +19,8 @@
 
 namespace memfail::memory {
 
-// A statement prepared on first use and reset on every later one: preparing per call cost more
-// than the inserts it ran.
-class CachedStatement {
-public:
-    explicit CachedStatement(const char* sql) : m_sql(sql) {}
-    // The statement, reset and with no bindings. Valid until the database closes.
-    Result<store::Statement*> get(store::Database& db);
-
-private:
-    const char* m_sql;
-    std::optional<store::Statement> m_statement;
-};
+// Prepared once per connection, reset on each use (store/database.hpp).
+using store::CachedStatement;
 
 struct RetrievedRow {
     std::int64_t rowid = 0;

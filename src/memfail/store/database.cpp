@@ -148,4 +148,13 @@ Result<void> Transaction::commit() {
     return {};
 }
 
+Result<Statement*> CachedStatement::get(Database& db) {
+    if (!m_statement) {
+        MF_TRY_ASSIGN(Statement statement, db.prepare(m_sql));
+        m_statement.emplace(std::move(statement));
+    }
+    m_statement->reset();  // a statement left mid-way by an earlier error starts clean
+    return &*m_statement;
+}
+
 }  // namespace memfail::store

@@ -100,6 +100,19 @@ private:
     sqlite3* m_db;
 };
 
+// A statement prepared on first use and reset on every later one: for writes made once per row,
+// preparing per call cost more than the inserts it ran.
+class CachedStatement {
+public:
+    explicit CachedStatement(const char* sql) : m_sql(sql) {}
+    // The statement, reset and with no bindings. Valid until the database closes.
+    Result<Statement*> get(Database& db);
+
+private:
+    const char* m_sql;
+    std::optional<Statement> m_statement;
+};
+
 // BEGIN IMMEDIATE on construction; ROLLBACK on destruction unless commit() succeeded.
 class Transaction {
 public:

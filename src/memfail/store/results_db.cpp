@@ -192,13 +192,7 @@ Result<ResultsDb> ResultsDb::open(const std::string& path) {
 }
 
 Result<Statement*> ResultsDb::cached(const char* sql) {
-    auto it = m_statements.find(sql);
-    if (it == m_statements.end()) {
-        MF_TRY_ASSIGN(Statement prepared, m_db.prepare(sql));
-        it = m_statements.emplace(sql, std::move(prepared)).first;
-    }
-    it->second.reset();  // a statement left mid-way by an earlier error starts clean
-    return &it->second;
+    return m_statements.try_emplace(sql, sql).first->second.get(m_db);
 }
 
 Result<std::int64_t> ResultsDb::create_run(const RunRecord& run) {
@@ -517,12 +511,8 @@ Result<LatencySummary> ResultsDb::latency_query(const std::string& sql, std::int
     out.count = static_cast<std::int64_t>(values.size());
     if (values.empty()) return out;
     std::sort(values.begin(), values.end());
-    auto at = [&](double q) {
-        const std::size_t i = static_cast<std::size_t>(std::ceil(q * static_cast<double>(values.size()))) - 1;
-        return static_cast<double>(values[std::min(i, values.size() - 1)]) / 1000.0;
-    };
-    out.p50_ms = at(0.50);
-    out.p99_ms = at(0.99);
+    out.p50_ms = quantile_ms(values, 0.50);
+    out.p99_ms = quantile_ms(values, 0.99);
     return out;
 }
 

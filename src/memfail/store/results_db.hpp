@@ -216,7 +216,7 @@ private:
                                          const std::string& dataset);
     Database m_db;
     // Declared after m_db so the statements are finalised before the connection closes.
-    std::unordered_map<const char*, Statement> m_statements;
+    std::unordered_map<const char*, CachedStatement> m_statements;
 };
 
 // Current UTC time as ISO 8601 ("2026-11-21T23:40:00Z").
