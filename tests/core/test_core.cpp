@@ -62,6 +62,22 @@ TEST(Spec, RejectsMalformedOptions) {
     EXPECT_FALSE(spec->get_bool("k", false).has_value());
 }
 
+TEST(Spec, DurationsTakeUnitsAndRefuseNonsense) {
+    using std::chrono::milliseconds;
+    auto spec = Spec::parse("exec:a=250ms,b=30s,c=2m,d=1.5,e=10h,f=0ms,g=,h=1.2.3s").value();
+    EXPECT_EQ(spec.get_duration("a", milliseconds(7)).value(), milliseconds(250));
+    EXPECT_EQ(spec.get_duration("b", milliseconds(7)).value(), milliseconds(30'000));
+    EXPECT_EQ(spec.get_duration("c", milliseconds(7)).value(), milliseconds(120'000));
+    EXPECT_EQ(spec.get_duration("d", milliseconds(7)).value(), milliseconds(1'500));
+    EXPECT_EQ(spec.get_duration("absent", milliseconds(7)).value(), milliseconds(7));
+    for (const char* key : {"e", "f", "g", "h"}) {
+        auto bad = spec.get_duration(key, milliseconds(7));
+        ASSERT_FALSE(bad.has_value()) << key;
+        EXPECT_NE(bad.error().message.find("option '" + std::string(key) + "' of 'exec'"), std::string::npos)
+            << bad.error().message;
+    }
+}
+
 TEST(Spec, UnknownKeyGetsDidYouMean) {
     auto spec = Spec::parse("verbatim:retreiver=bm25").value();
     auto checked = spec.check_keys({"chunk", "retriever"});

@@ -10,7 +10,7 @@ trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 # --help works on every command.
-for cmd in "" "datasets" "datasets generate" "datasets validate" "datasets show" "datasets import" "run" "report" "ls" \
+for cmd in "" "datasets" "datasets generate" "datasets validate" "datasets show" "datasets import" "run" "report" "serve" "conformance" "ls" \
            "ls systems" "ls datasets" "ls runs"; do
   # shellcheck disable=SC2086
   "$memfail" $cmd --help > "$work/help.txt" || fail "--help failed for '$cmd'"

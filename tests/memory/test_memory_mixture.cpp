@@ -6,6 +6,8 @@
 #include <memfail/llm/openai_client.hpp>
 #include <memfail/memory/builtin/mixture.hpp>
 
+#include <set>
+
 #include <fake_llm.hpp>
 
 #include "memory_test_util.hpp"
@@ -67,9 +69,43 @@ TEST(Mixture, RoutesEachUnitAndFusesRetrieval) {
 
 TEST(Mixture, OptionsAreChecked) {
     EXPECT_FALSE(make_memory_system("mixture:conditional=sqlite", SystemContext{}).has_value());
+    // The model router needs a model; without one it says which flag is missing.
     auto llm_router = make_memory_system("mixture:router=llm", SystemContext{});
     ASSERT_FALSE(llm_router.has_value());
-    EXPECT_EQ(llm_router.error().kind, ErrorKind::unsupported);
+    EXPECT_EQ(llm_router.error().kind, ErrorKind::invalid_input);
+    EXPECT_NE(llm_router.error().message.find("--system-model"), std::string::npos);
+}
+
+TEST(Mixture, ModelRouterOverridesTheRulesAndFallsBackForMessagesItSkips) {
+    // m1 reads as a preference to the rules, but the model calls it conditional (-> verbatim here);
+    // m2 is numbered out of range and m3 is left out, so the rules route both (m2 conditional,
+    // m3 other: both verbatim). Message 2 of the shown numbering is m3 because the empty m-empty is
+    // not shown to the model.
+    test::ScriptedModel model(test::script_of({{"memfail_mixture_route",
+                                                json{{"units", json::array({json{{"message", 1}, {"kind", "conditional"}},
+                                                                            json{{"message", 9}, {"kind", "other"}}})}}}}));
+    auto system = ok(make_memory_system("mixture:router=llm,conditional=verbatim,other=verbatim", model.context()));
+    EXPECT_NE(system->spec().find("router=llm"), std::string::npos);
+    ok(system->store_conversation(test::session("s1", "2026-03-01T09:00:00Z",
+                                                {test::user("m1", "I absolutely love ramen."),
+                                                 test::user("m-empty", "  "),
+                                                 test::user("m2", "My sister lives in Lisbon.")})));
+    std::set<std::string> ids;
+    for (const auto& m : ok(system->all_memories())) ids.insert(m.id);
+    // Had the rules routed m1 it would have gone to facts, whose extraction is not scripted (the
+    // store would have failed); the model's route kept it verbatim.
+    EXPECT_TRUE(ids.count("verbatim/m1#0"));
+    EXPECT_TRUE(ids.count("verbatim/m2#0"));
+    EXPECT_EQ(model.server->stats()["by_schema"]["memfail_mixture_route"], 1);
+}
+
+TEST(Mixture, AMalformedRoutingReplyStoresNothing) {
+    test::ScriptedModel model(test::script_of({{"memfail_mixture_route", "schema_violation"}}));
+    auto system = ok(make_memory_system("mixture:router=llm,conditional=verbatim,other=verbatim", model.context()));
+    auto stored = system->store_conversation(
+        test::session("s1", "2026-03-01T09:00:00Z", {test::user("m1", "My sister lives in Lisbon.")}));
+    EXPECT_FALSE(stored.has_value());
+    EXPECT_TRUE(ok(system->all_memories()).empty());
 }
 
 }  // namespace

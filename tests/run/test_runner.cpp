@@ -232,6 +232,104 @@ TEST(Runner, AFailedRetrievalIsRecordedAndTheRunGoesOn) {
     EXPECT_NE(message.column_text(0).find("did not answer"), std::string::npos);
 }
 
+// An outside system that "crashes" on its Nth store or Nth retrieval: like an exec adapter, it comes
+// back empty with a new generation, and the call that crashed fails.
+class RestartingAdapter final : public memory::MemorySystem {
+public:
+    RestartingAdapter(const memory::SystemContext& c, int crash_on_store, int crash_on_retrieve = -1)
+        : m_context(c), m_inner(memory::make_memory_system("verbatim", c).value()), m_crash_on(crash_on_store),
+          m_crash_on_retrieve(crash_on_retrieve) {}
+    std::string spec() const override { return "test:restarting"; }
+    memory::Capabilities capabilities() const override {
+        auto caps = m_inner->capabilities();
+        caps.external = true;
+        return caps;
+    }
+    Result<void> store_conversation(const data::Session& s) override {
+        if (++m_stores == m_crash_on) {
+            ++m_generation;
+            MF_TRY(m_inner->reset());
+            return make_error(ErrorKind::io, "the adapter exited with status 1");
+        }
+        return m_inner->store_conversation(s);
+    }
+    Result<std::vector<memory::Hit>> retrieve_memories(std::string_view q, const std::vector<data::Message>& h,
+                                                       int k) override {
+        if (++m_retrieves == m_crash_on_retrieve) {
+            ++m_generation;
+            MF_TRY(m_inner->reset());
+            return make_error(ErrorKind::protocol, "the adapter printed a line that is not JSON");
+        }
+        return m_inner->retrieve_memories(q, h, k);
+    }
+    Result<std::vector<memory::Memory>> all_memories() override { return m_inner->all_memories(); }
+    Result<void> reset() override { return m_inner->reset(); }
+    std::uint64_t generation() const override { return m_generation; }
+
+private:
+    memory::SystemContext m_context;
+    std::unique_ptr<memory::MemorySystem> m_inner;
+    int m_crash_on;
+    int m_crash_on_retrieve;
+    int m_stores = 0;
+    int m_retrieves = 0;
+    std::uint64_t m_generation = 0;
+};
+
+TEST(Runner, AnAdapterThatLosesItsMemoryHasTheRestOfItsScenarioRecordedAsErrors) {
+    TempDir dir;
+    RunConfig config;
+    config.system_spec = "test:restarting";
+    config.ks = {3, 5};
+    config.results_path = dir.file("r.db");
+    // A crash while storing: no probe of that scenario can be graded against what is left.
+    const std::vector<LoadedDataset> two = {all_datasets()[4], all_datasets()[0]};
+    int made = 0;
+    auto outcome = run_datasets(config, two, [&made](const memory::SystemContext& c) -> Result<std::unique_ptr<memory::MemorySystem>> {
+        // Only the first dataset's adapter crashes; the second must run normally after it.
+        return std::unique_ptr<memory::MemorySystem>(std::make_unique<RestartingAdapter>(c, made++ == 0 ? 4 : -1));
+    });
+    ASSERT_TRUE(outcome.has_value()) << outcome.error().describe();
+    auto db = store::ResultsDb::open(config.results_path).value();
+    EXPECT_EQ(db.run(outcome->run_id).value()->status, "finished");
+    std::map<std::string, store::SummaryRow> by_dataset;
+    for (const auto& row : db.summary({outcome->run_id}).value())
+        if (row.k == 5) by_dataset[row.dataset] = row;
+    const auto& crashed = by_dataset.at(two[0].scenario.dataset);
+    const auto& fine = by_dataset.at(two[1].scenario.dataset);
+    // Every probe is recorded exactly once, as an error (not as not_stored), and the next dataset runs.
+    EXPECT_EQ(crashed.graded, static_cast<long>(two[0].scenario.probes.size()));
+    EXPECT_EQ(crashed.errors, crashed.graded);
+    EXPECT_EQ(fine.errors, 0);
+    EXPECT_EQ(fine.graded, static_cast<long>(two[1].scenario.probes.size()));
+    auto message = db.database().prepare("SELECT error FROM probe_results WHERE stage = 'error' LIMIT 1").value();
+    ASSERT_TRUE(message.step().value());
+    EXPECT_NE(message.column_text(0).find("exited with status 1"), std::string::npos);
+}
+
+TEST(Runner, ProbesAfterAnAdapterRestartMidCheckpointAreErrorsAndThoseBeforeAreGraded) {
+    TempDir dir;
+    RunConfig config;
+    config.system_spec = "test:restarting";
+    config.ks = {5};
+    config.results_path = dir.file("r.db");
+    const std::vector<LoadedDataset> one = {all_datasets()[4]};
+    static constexpr int crash_on = 10;
+    auto outcome = run_datasets(config, one, [](const memory::SystemContext& c) -> Result<std::unique_ptr<memory::MemorySystem>> {
+        return std::unique_ptr<memory::MemorySystem>(std::make_unique<RestartingAdapter>(c, -1, crash_on));
+    });
+    ASSERT_TRUE(outcome.has_value()) << outcome.error().describe();
+    auto db = store::ResultsDb::open(config.results_path).value();
+    const auto rows = db.summary({outcome->run_id}).value();
+    ASSERT_EQ(rows.size(), 1u);
+    const auto probes = static_cast<long>(one[0].scenario.probes.size());
+    EXPECT_EQ(rows[0].graded, probes);
+    EXPECT_EQ(rows[0].errors, probes - (crash_on - 1));  // the crashed retrieval and every one after it
+    auto lost = db.database().prepare("SELECT count(*) FROM probe_results WHERE error LIKE '%restarted%'").value();
+    ASSERT_TRUE(lost.step().value());
+    EXPECT_EQ(lost.column_int(0), probes - crash_on);
+}
+
 TEST(Runner, BadKAndUnknownSystemAreClearErrors) {
     TempDir dir;
     RunConfig config;

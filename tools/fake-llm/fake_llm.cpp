@@ -2,6 +2,7 @@
 // fake-llm server: script validation, rule matching, OpenAI-shaped replies and faults over
 // cpp-httplib.
 #include "fake_llm.hpp"
+#include "extractive.hpp"
 
 #include <memfail/core/hash.hpp>
 #include <memfail/core/spec.hpp>
@@ -54,7 +55,7 @@ const std::vector<std::string> k_fault_names = {
     "http_429", "http_500", "http_503", "http_400", "stall", "malformed_json", "schema_violation"};
 const std::vector<std::string> k_finish_reasons = {"stop", "length", "content_filter",
                                                    "tool_calls"};
-const std::vector<std::string> k_top_keys = {"rules", "default", "description"};
+const std::vector<std::string> k_top_keys = {"rules", "default", "description", "extractive"};
 const std::vector<std::string> k_action_keys = {"reply",       "json",  "delay_ms",     "fault",
                                                 "retry_after", "usage", "finish_reason"};
 const std::vector<std::string> k_rule_only_keys = {"name", "description", "match", "times"};
@@ -101,6 +102,9 @@ struct Rule {
 struct Script {
     std::vector<Rule> rules;
     Action fallback; // "default", or the auto action when the script has none
+    // Requests no rule matches whose schema is one of memfail's memory-system prompts get the
+    // extractive stand-in's reply (extractive.hpp) instead of the fallback's content.
+    bool extractive = false;
 };
 
 std::string join_path(const std::string& path, const std::string& key) {
@@ -302,6 +306,12 @@ Result<std::shared_ptr<Script>> parse_script(const json& doc) {
     MF_TRY(check_keys(doc, "", k_top_keys, "top"));
     if (doc.contains("description") && !doc["description"].is_string())
         return script_error("description", "must be a string");
+    if (doc.contains("extractive")) {
+        if (!doc["extractive"].is_boolean())
+            return script_error("extractive", std::string("must be true or false, got ") +
+                                                  json_type_name(doc["extractive"]));
+        script->extractive = doc["extractive"].get<bool>();
+    }
     if (doc.contains("rules")) {
         const json& rules = doc["rules"];
         if (!rules.is_array())
@@ -979,6 +989,7 @@ struct FakeLlmServer::Impl {
         std::shared_ptr<Script> script; // keeps `action` alive if the script is replaced meanwhile
         const Action* action = nullptr;
         std::string label;
+        bool from_rule = false; // false: the fallback answers
     };
 
     Choice choose(const Call& call) {
@@ -994,6 +1005,7 @@ struct FakeLlmServer::Impl {
                 continue; // used up: fall through
             choice.action = &rule.action;
             choice.label = rule.label;
+            choice.from_rule = true;
             return choice;
         }
         choice.action = &choice.script->fallback;
@@ -1083,15 +1095,23 @@ struct FakeLlmServer::Impl {
         const Choice choice = choose(call);
         const Action& action = *choice.action;
         const Fault fault = effective_fault(action, Endpoint::chat);
+        // No rule fits: the extractive stand-in answers memfail's memory-system prompts (the
+        // fallback's delay and usage still apply; a fallback fault still wins).
+        std::optional<json> extracted;
+        if (!choice.from_rule && choice.script->extractive && call.schema_name &&
+            fault == Fault::none)
+            extracted = extractive_reply(*call.schema_name, entry["messages"]);
+        const std::string label = extracted ? std::string("extractive") : choice.label;
         count([&](Stats& s) {
-            ++s.by_rule[choice.label];
+            ++s.by_rule[label];
             if (call.schema_name)
                 ++s.by_schema[*call.schema_name];
             if (fault != Fault::none)
                 ++s.faults;
         });
-        entry["rule"] = choice.label;
+        entry["rule"] = label;
         entry["action"] = fault != Fault::none                      ? std::string(fault_name(fault))
+                          : extracted                               ? "extractive"
                           : action.content == Action::Content::text ? "reply"
                           : action.content == Action::Content::json_value ? "json"
                                                                           : "auto";
@@ -1107,6 +1127,8 @@ struct FakeLlmServer::Impl {
             content = "{\"verdict\": ";
         else if (fault == Fault::schema_violation)
             content = "{\"unexpected\": true}";
+        else if (extracted)
+            content = dump(*extracted);
         else if (action.content == Action::Content::text)
             content = action.text;
         else if (action.content == Action::Content::json_value)

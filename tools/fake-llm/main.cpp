@@ -53,6 +53,7 @@ int main(int argc, char** argv) {
     std::string port_file;
     std::string api_key_env;
     bool no_json_schema = false;
+    bool extractive = false;
     memfail::fake_llm::ServerOptions options;
     app.add_option("--script", script_path,
                    "JSON script of rules; without it every request gets the auto reply")
@@ -68,6 +69,10 @@ int main(int argc, char** argv) {
     app.add_flag(
         "--no-json-schema", no_json_schema,
         "Answer 400 to response_format json_schema, like servers that only know json_object");
+    app.add_flag(
+        "--extractive", extractive,
+        "Answer memfail's memory-system prompts (facts, notes, graph) that no rule matches "
+        "with the rule-based extractive stand-in (the script's \"extractive\": true)");
     app.add_option("--log", options.log_path,
                    "Append one JSON line per request to this file (never the key)");
     app.add_option("--threads", options.threads, "Requests served at the same time")
@@ -86,6 +91,8 @@ int main(int argc, char** argv) {
             return fail(script.error());
         options.script = std::move(script).value();
     }
+    if (extractive)
+        options.script["extractive"] = true;
     if (!api_key_env.empty()) {
         const char* key = std::getenv(api_key_env.c_str());
         if (key == nullptr || *key == '\0')

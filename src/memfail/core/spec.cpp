@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: MIT
 // Spec-string parsing.
 #include <memfail/core/spec.hpp>
+
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
 #include <memfail/core/text.hpp>
 
 namespace memfail {
@@ -64,6 +68,33 @@ Result<std::int64_t> Spec::get_int(const std::string& key, std::int64_t fallback
                                                         "' must be a whole number, got '" +
                                                         it->second + "'");
     }
+}
+
+Result<std::chrono::milliseconds> Spec::get_duration(const std::string& key,
+                                                     std::chrono::milliseconds fallback) const {
+    auto it = options.find(key);
+    if (it == options.end()) return fallback;
+    const std::string& text = it->second;
+    const auto bad = [&](const char* why) {
+        return make_error(ErrorKind::invalid_input, "option '" + key + "' of '" + name + "' must be " + why +
+                                                        ", got '" + text + "'");
+    };
+    std::size_t digits = 0;
+    while (digits < text.size() && (std::isdigit(static_cast<unsigned char>(text[digits])) || text[digits] == '.'))
+        ++digits;
+    const std::string number = text.substr(0, digits);
+    const std::string unit = text.substr(digits);
+    char* end = nullptr;
+    const double value = number.empty() ? 0 : std::strtod(number.c_str(), &end);
+    if (number.empty() || end != number.c_str() + number.size())
+        return bad("a duration such as 250ms, 30s or 2m");
+    double ms = 0;
+    if (unit == "ms") ms = value;
+    else if (unit.empty() || unit == "s") ms = value * 1000;
+    else if (unit == "m") ms = value * 60'000;
+    else return bad("a duration such as 250ms, 30s or 2m");
+    if (!(ms >= 1) || ms > 24.0 * 3600 * 1000) return bad("between 1ms and 24 hours");
+    return std::chrono::milliseconds(static_cast<std::int64_t>(std::llround(ms)));
 }
 
 Result<bool> Spec::get_bool(const std::string& key, bool fallback) const {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Spec strings name a plug-in and its options: "verbatim:chunk=sentence,retriever=bm25".
 #pragma once
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <set>
@@ -25,6 +26,9 @@ struct Spec {
     std::string get(const std::string& key, const std::string& fallback) const;
     Result<std::int64_t> get_int(const std::string& key, std::int64_t fallback) const;
     Result<bool> get_bool(const std::string& key, bool fallback) const;
+    // A duration: "250ms", "30s", "2m", or a bare number of seconds ("1.5" too), between 1 ms and
+    // 24 hours; anything else is invalid_input naming the option.
+    Result<std::chrono::milliseconds> get_duration(const std::string& key, std::chrono::milliseconds fallback) const;
     // Fails (invalid_input) when `key` holds a value outside `allowed`.
     Result<std::string> get_choice(const std::string& key, const std::string& fallback,
                                    const std::vector<std::string>& allowed) const;

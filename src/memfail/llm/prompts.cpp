@@ -386,4 +386,26 @@ ChatRequest graph_invalidate(const std::string& model, const DatedFact& new_fact
     return r;
 }
 
+ChatRequest mixture_route(const std::string& model, const std::vector<ChatMessage>& messages, int long_words) {
+    std::string user = "CONVERSATION:\n";
+    for (std::size_t i = 0; i < messages.size(); ++i)
+        user += "[" + std::to_string(i + 1) + "] (" + messages[i].role + ") " + messages[i].content + "\n";
+    json unit = object_schema({{"message", {{"type", "integer"}}},
+                               {"kind", {{"type", "string"}, {"enum", {"conditional", "long", "preference", "other"}}}}},
+                              {"message", "kind"});
+    json schema = object_schema({{"units", {{"type", "array"}, {"items", unit}}}}, {"units"});
+    ChatRequest r = judge_call(
+        model, "system.mixture_route", k_mixture_route_schema, std::move(schema),
+        "You sort the messages of a conversation so that each is filed in the memory store that keeps "
+        "its kind of content best. Give every message one kind. conditional: it states a rule, a "
+        "condition, a cause or an exception (something holds only when, unless, because or after "
+        "something else). long: a descriptive passage of more than about " +
+            std::to_string(long_words) +
+            " words that should be kept whole. preference: a short statement of what someone likes, "
+            "dislikes, wants or usually chooses. other: anything else. Refer to messages by their numbers.",
+        std::move(user));
+    r.role = Role::system;
+    return r;
+}
+
 }  // namespace memfail::llm::prompts

@@ -138,4 +138,10 @@ struct DatedFact {
 // shows to be no longer true. Reply: {"invalidated": [n, ...]} (empty when none).
 ChatRequest graph_invalidate(const std::string& model, const DatedFact& new_fact, const std::vector<DatedFact>& older);
 
+// mixture: the kind of each message of a conversation (shown numbered from 1), which decides the
+// store that keeps it. Reply: {"units": [{"message": n, "kind": "conditional"|"long"|"preference"|
+// "other"}]}; messages left out are routed by the rules.
+inline constexpr const char* k_mixture_route_schema = "memfail_mixture_route";
+ChatRequest mixture_route(const std::string& model, const std::vector<ChatMessage>& messages, int long_words);
+
 }  // namespace memfail::llm::prompts

@@ -47,6 +47,10 @@ struct Capabilities {
     bool as_of = false;             // state_as_of() works
     bool idempotent_store = false;  // storing the same session twice leaves one copy (safe resume)
     bool uses_ground_truth = false; // wants observe_ground_truth() before storage (oracle only)
+    // Lives outside memfail (an adapter): its failures are recorded against the probes they affect
+    // and the run goes on, where a built-in system's failure stops the run (it is a bug or a model
+    // error that a resume can retry).
+    bool external = false;
 };
 
 class MemorySystem {
@@ -75,6 +79,11 @@ public:
     // Called before storage when capabilities().uses_ground_truth: only reference systems (oracle)
     // may look at the answers. The scenario outlives the system's use of it.
     virtual void observe_ground_truth(const data::Scenario& scenario) {}
+
+    // Counts the times the system lost what it held without reset() — an adapter process that
+    // crashed and was restarted. The runner compares it before and after a scenario and records
+    // that scenario's probes as errors instead of grading them against a memory that is gone.
+    virtual std::uint64_t generation() const { return 0; }
 };
 
 // The models a system may call: its own chat model (--system-model) and an embeddings model

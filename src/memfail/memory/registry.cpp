@@ -5,6 +5,7 @@
 #include <array>
 
 #include <memfail/core/text.hpp>
+#include <memfail/memory/adapter/adapter_system.hpp>
 #include <memfail/memory/builtin/facts.hpp>
 #include <memfail/memory/builtin/graph.hpp>
 #include <memfail/memory/builtin/mixture.hpp>
@@ -24,7 +25,7 @@ struct Entry {
 };
 
 // Listed in the order `memfail ls systems` shows them.
-constexpr std::array<Entry, 7> k_systems = {{
+constexpr std::array<Entry, 9> k_systems = {{
     {"verbatim", &VerbatimSystem::create, &VerbatimSystem::info},
     {"facts", &FactsSystem::create, &FactsSystem::info},
     {"notes", &NotesSystem::create, &NotesSystem::info},
@@ -32,6 +33,9 @@ constexpr std::array<Entry, 7> k_systems = {{
     {"mixture", &MixtureSystem::create, &MixtureSystem::info},
     {"none", &NoneSystem::create, &NoneSystem::info},
     {"oracle", &OracleSystem::create, &OracleSystem::info},
+    // Outside systems through the adapter protocol (docs/ADAPTERS.md).
+    {"exec", &adapter::make_adapter_system, &adapter::exec_system_info},
+    {"http", &adapter::make_adapter_system, &adapter::http_system_info},
 }};
 
 }  // namespace
@@ -52,7 +56,7 @@ Result<std::unique_ptr<MemorySystem>> make_memory_system(const Spec& spec, const
     return make_error(ErrorKind::invalid_input,
                       "unknown memory system '" + spec.name + "'" +
                           (hint.empty() ? "" : " (" + hint + ")") +
-                          "; built-in systems: " + text::join(names, ", "));
+                          "; systems: " + text::join(names, ", "));
 }
 
 std::vector<SystemInfo> list_memory_systems() {

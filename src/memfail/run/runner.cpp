@@ -236,10 +236,21 @@ public:
                                      static_cast<std::int64_t>(s.probes.size()), "storing"}));
         MF_TRY_ASSIGN(auto already_stored, m_db.stored_sessions(m_run_id, s.id));
         MF_TRY_ASSIGN(m_graded, m_db.graded_probes(m_run_id, s.id));
-        if (system.capabilities().uses_ground_truth) system.observe_ground_truth(s);
-        // Resuming: a system whose store is not idempotent starts again from empty, so sessions
-        // recorded before the crash are not stored twice; an idempotent one simply re-stores.
-        if (!already_stored.empty() && !system.capabilities().idempotent_store) MF_TRY(system.reset());
+        const memory::Capabilities caps = system.capabilities();
+        // A scenario starts from an empty store: an outside system keeps one store for every dataset,
+        // so what an earlier dataset left must not leak in. Resuming, a system whose store is not
+        // idempotent starts again too, so sessions recorded before the crash are not stored twice;
+        // an idempotent one simply re-stores.
+        if (already_stored.empty() || !caps.idempotent_store) {
+            auto emptied = system.reset();
+            if (!emptied) {
+                if (!caps.external) return emptied.error();
+                return lose_scenario(s.dataset + ": the system could not be reset: " + emptied.error().describe());
+            }
+        }
+        if (caps.uses_ground_truth) system.observe_ground_truth(s);
+        m_external = caps.external;
+        m_generation = system.generation();
 
         std::map<std::string, std::vector<const data::Probe*>> by_checkpoint;
         for (const auto& p : s.probes) by_checkpoint[p.after_session].push_back(&p);
@@ -256,10 +267,16 @@ public:
         std::size_t next_report = 0;
         for (std::size_t i = 0; i < total; ++i) {
             const data::Session& session = m_config.store_replies ? with_replies[i] : s.sessions[i];
+            if (memory_was_lost(system))
+                return lose_scenario(s.dataset + ": " + lost_memory_reason(session.id));
             const auto start = std::chrono::steady_clock::now();
             auto stored = system.store_conversation(session);
-            if (!stored)
+            if (!stored) {
+                if (m_external)
+                    return lose_scenario(s.dataset + ": storing session '" + session.id +
+                                         "' failed: " + stored.error().describe());
                 return stored.error().with_context(s.dataset + ": storing session '" + session.id + "'");
+            }
             MF_TRY(m_db.record_store(m_run_id, s.id, session.id, micros_since(start)));
             if (m_progress && (i + 1 >= next_report || i + 1 == total)) {
                 m_progress(s.dataset + ": stored " + std::to_string(i + 1) + "/" + std::to_string(total) +
@@ -270,6 +287,7 @@ public:
             if (it == by_checkpoint.end()) continue;
             MF_TRY_ASSIGN(bool go_on, grade_checkpoint(system, it->second));
             if (!go_on) return false;
+            if (m_lost) return true;
         }
         MF_TRY(flush_calls());
         MF_TRY(m_db.set_scenario_status(m_run_id, s.id, "graded"));
@@ -277,6 +295,39 @@ public:
     }
 
 private:
+    // An outside system that restarted (its generation moved) has lost what it held since this
+    // scenario began, so nothing after that can be graded against it.
+    bool memory_was_lost(const memory::MemorySystem& system) const {
+        return m_external && system.generation() != m_generation;
+    }
+    static std::string lost_memory_reason(const std::string& before) {
+        return "the adapter was restarted before '" + before +
+               "', so what it held from earlier sessions is gone; not graded";
+    }
+
+    // Records every probe of the scenario not graded yet as an error with `reason`, marks the
+    // scenario done, and lets the run go on with the next one.
+    Result<bool> lose_scenario(const std::string& reason) {
+        const data::Scenario& s = m_dataset.scenario;
+        if (m_progress) m_progress("warning: " + reason);
+        for (const auto& probe : s.probes)
+            for (int k : m_config.ks) {
+                if (m_graded.count({probe.id, k})) continue;
+                store::ProbeRow row = probe_row(s, probe, k, {}, {}, 0);
+                row.grader = m_roles.grader;
+                row.stage = "error";
+                row.memory_success = false;
+                row.error = reason;
+                MF_TRY(m_db.record_probe(m_run_id, row));
+                m_graded.insert({probe.id, k});
+                ++m_outcome.probes_graded;
+            }
+        MF_TRY(flush_calls());
+        MF_TRY(m_db.set_scenario_status(m_run_id, s.id, "graded"));
+        m_lost = true;
+        return true;
+    }
+
     Result<std::vector<data::Session>> replies_for_all(const std::vector<data::Session>& sessions) {
         if (!m_roles.taker)
             return make_error(ErrorKind::invalid_input, "storing the assistant's replies needs --answer-model");
@@ -311,12 +362,22 @@ private:
             }
         if (pending.empty()) return true;
 
-        MF_TRY_ASSIGN(auto all, system.all_memories());
-        const grade::MemorySnapshot snapshot(std::move(all), system.capabilities().provenance);
+        auto all = system.all_memories();
+        if (!all) {
+            if (!m_external) return all.error();
+            MF_TRY(lose_scenario(s.dataset + ": listing the memories at '" + probes.front()->after_session +
+                                 "' failed: " + all.error().describe()));
+            return true;
+        }
+        const grade::MemorySnapshot snapshot(std::move(*all), system.capabilities().provenance);
         MF_TRY(record_memory_stats(snapshot, probes.front()->after_session));
 
         // 1. Retrieval, in order: memory systems need not be thread-safe, and retrieval is local.
         for (auto& p : pending) {
+            if (memory_was_lost(system)) {
+                p.retrieve_error = lost_memory_reason(p.probe->id);
+                continue;
+            }
             const auto start = std::chrono::steady_clock::now();
             auto hits = system.retrieve_memories(p.probe->question, {}, p.k);
             p.micros = micros_since(start);
@@ -641,6 +702,9 @@ private:
     RunOutcome& m_outcome;
     RunServices& m_roles;
     std::set<std::pair<std::string, int>> m_graded;
+    bool m_external = false;         // the system is an adapter: its failures do not stop the run
+    std::uint64_t m_generation = 0;  // the system's generation when this scenario began
+    bool m_lost = false;             // lose_scenario() ran: the rest of the scenario is recorded
 };
 
 }  // namespace

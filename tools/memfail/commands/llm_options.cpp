@@ -16,7 +16,7 @@ struct LlmOptions::Given {
                 *tokenizer_dir = nullptr;
 };
 
-void LlmOptions::add_to(CLI::App& cmd) {
+void LlmOptions::add_to(CLI::App& cmd, const std::string& cache_default) {
     m_given = std::make_shared<Given>();
     Given& g = *m_given;
     const std::string group = "LLM (any OpenAI-compatible endpoint; docs/LLM.md)";
@@ -51,7 +51,7 @@ void LlmOptions::add_to(CLI::App& cmd) {
                                   "auto | json_schema | json_object (auto falls back when a server lacks json_schema)")
                        ->default_str("auto")->group(group);
     g.cache = cmd.add_option("--cache", m_flags.cache, "Reply cache: off | on | refresh")->default_str("on")->group(group);
-    g.cache_db = cmd.add_option("--cache-db", m_flags.cache_db, "Reply cache file (default: <out>.llm-cache.db)")->group(group);
+    g.cache_db = cmd.add_option("--cache-db", m_flags.cache_db, "Reply cache file (default: " + cache_default + ")")->group(group);
     g.tokenizer_dir = cmd.add_option("--tokenizer-dir", m_flags.tokenizer_dir,
                                      "Folder with cl100k_base.json / o200k_base.json (default: from scripts/install-deps)")
                           ->group(group);

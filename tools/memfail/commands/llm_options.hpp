@@ -17,8 +17,9 @@ namespace memfail::cli {
 
 class LlmOptions {
 public:
-    // Adds the options to `cmd` under an "LLM" group.
-    void add_to(CLI::App& cmd);
+    // Adds the options to `cmd` under an "LLM" group; `cache_default` says in --cache-db's help
+    // where the command keeps its reply cache when the flag is not given.
+    void add_to(CLI::App& cmd, const std::string& cache_default = "<out>.llm-cache.db");
     // Settings from every layer; throws Fatal (invalid_input) naming the file or flag on bad input.
     llm::LlmSettings resolve() const;
 

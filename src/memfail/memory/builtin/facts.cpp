@@ -120,7 +120,7 @@ Result<void> FactsSystem::initialise(const std::string& path) {
     MF_TRY_ASSIGN(bool counted, count.step());
     const std::int64_t rows = counted ? count.column_int(0) : 0;
     MF_TRY_ASSIGN(const std::int64_t indexed, m_retriever->count());
-    MF_TRY(count_retired());
+    MF_TRY(load_counters());
     if (indexed != rows) {
         MF_TRY(in_transaction(*m_db, {m_retriever.get()}, [&]() -> Result<void> {
             MF_TRY(m_retriever->clear());
@@ -131,24 +131,32 @@ Result<void> FactsSystem::initialise(const std::string& path) {
     return {};
 }
 
-Result<void> FactsSystem::count_retired() {
-    MF_TRY_ASSIGN(store::Statement s, m_db->prepare("SELECT count(*) FROM facts WHERE live = 0"));
-    MF_TRY_ASSIGN(bool row, s.step());
-    m_retired = row ? s.column_int(0) : 0;
+Result<void> FactsSystem::load_counters() {
+    MF_TRY_ASSIGN(m_retired, scalar_of(*m_db, "SELECT count(*) FROM facts WHERE live = 0"));
+    // Ids are never reused: a retired fact keeps its rows, so the distinct ids are all ever given.
+    MF_TRY_ASSIGN(m_ids, scalar_of(*m_db, "SELECT count(DISTINCT id) FROM facts"));
     return {};
 }
 
 Result<std::vector<std::pair<std::int64_t, double>>> FactsSystem::live_neighbours(std::string_view text, int k) {
     std::vector<std::pair<std::int64_t, double>> out;
-    MF_TRY_ASSIGN(auto rows, m_retriever->search(text, k + static_cast<int>(m_retired)));
-    for (const auto& r : rows) {
-        if (static_cast<int>(out.size()) == k) break;
-        MF_TRY_ASSIGN(store::Statement* const fetch, m_fetch_live.get(*m_db));
-        fetch->bind(1, r.rowid);
-        MF_TRY_ASSIGN(bool live, fetch->step());
-        if (live) out.emplace_back(r.rowid, r.score);
+    if (k <= 0) return out;
+    // Retired rows stay in the index, so ask for more than k and widen while the live ones found
+    // fall short and the index has more. Asking for k + every retired row instead made each search
+    // cost grow with the store's whole update history (a quarter of the rows after many updates).
+    for (int asked = m_retired > 0 ? 2 * k + 8 : k;; asked *= 4) {
+        MF_TRY_ASSIGN(auto rows, m_retriever->search(text, asked));
+        out.clear();
+        for (const auto& r : rows) {
+            MF_TRY_ASSIGN(store::Statement* const live, m_is_live.get(*m_db));
+            live->bind(1, r.rowid);
+            MF_TRY_ASSIGN(const bool found, live->step());
+            if (!found) continue;
+            out.emplace_back(r.rowid, r.score);
+            if (static_cast<int>(out.size()) == k) return out;
+        }
+        if (static_cast<int>(rows.size()) < asked) return out;  // the index has nothing more
     }
-    return out;
 }
 
 std::string FactsSystem::spec() const {
@@ -170,7 +178,7 @@ Capabilities FactsSystem::capabilities() const {
 Result<void> FactsSystem::store_conversation(const data::Session& session) {
     Result<void> stored = in_transaction(*m_db, {m_retriever.get()}, [&] { return store_in_transaction(session); });
     if (!stored) {
-        (void)count_retired();  // the rolled-back retirements no longer count
+        (void)load_counters();  // the rolled-back additions and retirements no longer count
         return stored.error().with_context("facts: session " + session.id);
     }
     return {};
@@ -259,9 +267,6 @@ Result<void> FactsSystem::store_in_transaction(const data::Session& session) {
 
     // 4. Apply. A decision naming a memory that was not shown, or one already changed in this batch,
     // is rejected (kept in the history) and its fact is added instead, so nothing said is lost.
-    MF_TRY_ASSIGN(store::Statement next_id, db.prepare("SELECT count(DISTINCT id) FROM facts"));
-    MF_TRY_ASSIGN(bool has_count, next_id.step());
-    std::int64_t ids = has_count ? next_id.column_int(0) : 0;
     std::set<int> touched;
     auto insert_row = [&](const std::string& id, const std::string& text, const std::vector<std::string>& sources,
                           const std::string& created_at) -> Result<void> {
@@ -291,7 +296,7 @@ Result<void> FactsSystem::store_in_transaction(const data::Session& session) {
             d = {"ADD", -1, ""};
         }
         if (d.event == "ADD") {
-            const std::string id = "fact-" + std::to_string(++ids);
+            const std::string id = "fact-" + std::to_string(++m_ids);
             MF_TRY(insert_row(id, fact.text, fact.sources, session.timestamp));
             MF_TRY(add_history(db, id, "add", "", fact.text, session.timestamp, fact.sources));
             continue;
@@ -322,16 +327,15 @@ Result<std::vector<Hit>> FactsSystem::retrieve_memories(std::string_view query, 
                                                         int k) {
     std::vector<Hit> out;
     if (k <= 0) return out;
-    MF_TRY_ASSIGN(auto rows, m_retriever->search(query, k + static_cast<int>(m_retired)));
-    for (const auto& r : rows) {
-        if (static_cast<int>(out.size()) == k) break;
+    MF_TRY_ASSIGN(const auto live, live_neighbours(query, k));
+    for (const auto& [seq, score] : live) {
         MF_TRY_ASSIGN(store::Statement* const s, m_fetch_live.get(*m_db));
-        s->bind(1, r.rowid);
+        s->bind(1, seq);
         MF_TRY_ASSIGN(bool row, s->step());
         if (!row) continue;
         out.push_back({Memory{s->column_text(0), s->column_text(1), s->column_text(2), s->column_text(3),
                               json::parse(s->column_text(4)).get<std::vector<std::string>>()},
-                       r.score});
+                       score});
     }
     return out;
 }
@@ -352,6 +356,7 @@ Result<void> FactsSystem::reset() {
     return in_transaction(*m_db, {m_retriever.get()}, [&]() -> Result<void> {
         MF_TRY(m_db->exec("DELETE FROM facts; DELETE FROM facts_history; DELETE FROM facts_sessions;"));
         m_retired = 0;
+        m_ids = 0;
         return m_retriever->clear();
     });
 }

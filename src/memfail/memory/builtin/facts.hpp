@@ -44,9 +44,10 @@ private:
         : m_options(options), m_services(std::move(services)) {}
     Result<void> initialise(const std::string& path);
     Result<void> store_in_transaction(const data::Session& session);
-    Result<void> count_retired();
-    // Up to `k` live memories nearest to `text`: retired rows stay in the vector index (they are
-    // few), so the search asks for k + retired and skips them.
+    // Reads the retired-row and id counters back from SQLite (on open, and after a rollback).
+    Result<void> load_counters();
+    // Up to `k` live memories nearest to `text`, best first: retired rows stay in the vector index,
+    // so the search over-fetches, skips them, and widens while it finds too few.
     Result<std::vector<std::pair<std::int64_t, double>>> live_neighbours(std::string_view text, int k);
 
     FactsOptions m_options;
@@ -54,6 +55,8 @@ private:
     std::optional<store::Database> m_db;  // declared before what points into it
     std::unique_ptr<Retriever> m_retriever;
     std::int64_t m_retired = 0;  // rows superseded or deleted (kept for the history, never returned)
+    std::int64_t m_ids = 0;      // fact ids given so far: the next is "fact-<m_ids + 1>"
+    CachedStatement m_is_live{"SELECT 1 FROM facts WHERE seq = ? AND live = 1"};
     CachedStatement m_fetch_live{
         "SELECT id, text, created_at, updated_at, sources_json, seq FROM facts WHERE seq = ? AND live = 1"};
 };

@@ -518,33 +518,41 @@ Result<std::vector<Hit>> GraphSystem::retrieve_memories(std::string_view query, 
     auto eligible = [&](bool valid) { return valid || m_options.include_invalid; };
 
     // 1. Lexical and dense ranks of eligible edges (1-based), looking past the invalid ones.
+    // Invalidated edges stay indexed, so each index is asked for more than `depth` and widened while
+    // too few are eligible and it has more. (Asking for depth + every invalidated edge made each
+    // query's cost grow with the store's whole history of changes.)
     const int depth = std::max(50, 4 * k);
-    std::int64_t invalid = 0;
-    if (!m_options.include_invalid) {
-        MF_TRY_ASSIGN(invalid, scalar_of(*m_db, "SELECT count(*) FROM edges WHERE invalid_at IS NOT NULL"));
-    }
-    const int asked = static_cast<int>(std::min<std::int64_t>(depth + invalid, 1 << 20));
+    using Ranked = std::vector<std::pair<RetrievedRow, Brief>>;
+    auto eligible_rows = [&](Retriever& index) -> Result<Ranked> {
+        Ranked out;
+        for (int asked = m_options.include_invalid ? depth : depth + depth / 2;; asked *= 4) {
+            MF_TRY_ASSIGN(auto rows, index.search(query, asked));
+            out.clear();
+            for (const auto& row : rows) {
+                MF_TRY_ASSIGN(auto edge, brief(row.rowid));
+                if (!edge || !eligible(edge->valid)) continue;
+                out.emplace_back(row, std::move(*edge));
+                if (static_cast<int>(out.size()) == depth) return out;
+            }
+            if (static_cast<int>(rows.size()) < asked) return out;  // the index has nothing more
+        }
+    };
     std::unordered_map<std::int64_t, double> fused;
-    std::vector<std::int64_t> dense_top;
     std::unordered_set<std::string> seeds;
-    MF_TRY_ASSIGN(auto lexical_rows, m_bm25->search(query, asked));
-    MF_TRY_ASSIGN(auto dense_rows, m_dense->search(query, asked));
-    for (auto* rows : {&lexical_rows, &dense_rows}) {
+    MF_TRY_ASSIGN(const Ranked lexical_rows, eligible_rows(*m_bm25));
+    MF_TRY_ASSIGN(const Ranked dense_rows, eligible_rows(*m_dense));
+    for (const Ranked* rows : {&lexical_rows, &dense_rows}) {
         int rank = 0;
         double best = 0;
-        for (const auto& row : *rows) {
-            if (rank == depth) break;
-            MF_TRY_ASSIGN(auto edge, brief(row.rowid));
-            if (!edge || !eligible(edge->valid)) continue;
+        for (const auto& [row, edge] : *rows) {
             if (++rank == 1) best = row.score;
             fused[row.rowid] += 1.0 / (k_rrf_k + rank);
             // The entities of the few facts the query clearly resembles are where the walk starts
             // too. "Clearly" is relative to the best match, as the scale of cosines differs
             // between embedders (hashed vectors of unrelated texts score near 0, model ones do not).
-            if (rows == &dense_rows && rank <= k_dense_seeds && row.score > 0 &&
-                row.score >= 0.5 * best) {
-                seeds.insert(edge->source);
-                seeds.insert(edge->target);
+            if (rows == &dense_rows && rank <= k_dense_seeds && row.score > 0 && row.score >= 0.5 * best) {
+                seeds.insert(edge.source);
+                seeds.insert(edge.target);
             }
         }
     }

@@ -6,6 +6,8 @@
 #include <set>
 
 #include <memfail/core/text.hpp>
+#include <memfail/llm/prompts.hpp>
+#include <memfail/memory/builtin/system_store.hpp>
 
 namespace memfail::memory {
 
@@ -63,10 +65,8 @@ Result<std::unique_ptr<MemorySystem>> MixtureSystem::create(const Spec& spec, co
         return make_error(ErrorKind::invalid_input, "option 'long_words' of 'mixture' must be between 5 and 10000");
     options.long_words = static_cast<int>(long_words);
     MF_TRY_ASSIGN(const std::string router, spec.get_choice("router", "rules", {"rules", "llm"}));
-    if (router == "llm")
-        return make_error(ErrorKind::unsupported,
-                          "router=llm of 'mixture' is not implemented yet; router=rules routes by the rules in "
-                          "docs/SYSTEMS.md");
+    options.llm_router = router == "llm";
+    if (options.llm_router) MF_TRY(require_system_model(context, "mixture", "routes with router=llm"));
 
     std::map<std::string, std::unique_ptr<MemorySystem>> stores;
     for (const auto& [kind, name] : options.route) {
@@ -77,7 +77,7 @@ Result<std::unique_ptr<MemorySystem>> MixtureSystem::create(const Spec& spec, co
         if (!made) return made.error().with_context("mixture substore '" + name + "'");
         stores.emplace(name, std::move(made).value());
     }
-    return std::unique_ptr<MemorySystem>(new MixtureSystem(std::move(options), std::move(stores)));
+    return std::unique_ptr<MemorySystem>(new MixtureSystem(std::move(options), context.services, std::move(stores)));
 }
 
 SystemInfo MixtureSystem::info() {
@@ -89,7 +89,9 @@ SystemInfo MixtureSystem::info() {
              {"preference", "facts", "store for short statements of liking or disliking"},
              {"other", "verbatim", "store for everything else"},
              {"long_words", "60", "words above which a message counts as long text"},
-             {"router", "rules", "rules (llm: not implemented yet)"}}};
+             {"router", "rules",
+              "rules: route by the word rules in docs/SYSTEMS.md; llm: the --system-model names each message's "
+              "kind (one call per session; messages it leaves out fall back to the rules)"}}};
 }
 
 std::string MixtureSystem::spec() const {
@@ -99,6 +101,7 @@ std::string MixtureSystem::spec() const {
     s.options["preference"] = m_options.route.at(UnitKind::preference);
     s.options["other"] = m_options.route.at(UnitKind::other);
     s.options["long_words"] = std::to_string(m_options.long_words);
+    s.options["router"] = m_options.llm_router ? "llm" : "rules";
     return s.to_string();
 }
 
@@ -114,10 +117,45 @@ Capabilities MixtureSystem::capabilities() const {
     return caps;
 }
 
+Result<std::vector<UnitKind>> MixtureSystem::classify(const data::Session& session) {
+    std::vector<UnitKind> kinds;
+    kinds.reserve(session.messages.size());
+    for (const auto& message : session.messages) kinds.push_back(classify_unit(message.content, m_options.long_words));
+    if (!m_options.llm_router) return kinds;
+
+    const NumberedConversation conversation = number_messages(session);
+    if (conversation.shown.empty()) return kinds;
+    MF_TRY_ASSIGN(llm::ChatReply reply,
+                  ask_system_model(m_services,
+                                   llm::prompts::mixture_route(m_services.model, conversation.shown, m_options.long_words),
+                                   "mixture"));
+    // The model numbers the non-empty messages; map its numbers back to positions in the session.
+    std::map<std::string, std::size_t> position_of;
+    for (std::size_t i = 0; i < session.messages.size(); ++i) position_of.emplace(session.messages[i].id, i);
+    const std::map<std::string, UnitKind> kind_of = {{"conditional", UnitKind::conditional},
+                                                     {"long", UnitKind::long_text},
+                                                     {"preference", UnitKind::preference},
+                                                     {"other", UnitKind::other}};
+    try {
+        for (const auto& unit : reply.json.value()["units"]) {
+            const auto number = unit["message"].get<std::int64_t>();
+            const auto kind = kind_of.find(unit["kind"].get<std::string>());
+            if (number < 1 || number > static_cast<std::int64_t>(conversation.message_ids.size()) || kind == kind_of.end())
+                continue;  // a number or kind that does not exist: the rules decide that message
+            kinds[position_of.at(conversation.message_ids[static_cast<std::size_t>(number - 1)])] = kind->second;
+        }
+    } catch (const std::exception& e) {
+        return make_error(ErrorKind::invalid_output, std::string("the routing reply has the wrong shape: ") + e.what());
+    }
+    return kinds;
+}
+
 Result<void> MixtureSystem::store_conversation(const data::Session& session) {
+    MF_TRY_ASSIGN(const std::vector<UnitKind> kinds, classify(session));
     std::map<std::string, data::Session> parts;
-    for (const auto& message : session.messages) {
-        const std::string& target = m_options.route.at(classify_unit(message.content, m_options.long_words));
+    for (std::size_t i = 0; i < session.messages.size(); ++i) {
+        const auto& message = session.messages[i];
+        const std::string& target = m_options.route.at(kinds[i]);
         auto [it, fresh] = parts.try_emplace(target);
         if (fresh) {
             it->second.id = session.id;

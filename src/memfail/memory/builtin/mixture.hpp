@@ -24,6 +24,7 @@ struct MixtureOptions {
                                              {UnitKind::preference, "facts"},
                                              {UnitKind::other, "verbatim"}};
     int long_words = 60;
+    bool llm_router = false;  // router=llm: the system model names each message's kind
 };
 
 class MixtureSystem final : public MemorySystem {
@@ -42,10 +43,16 @@ public:
     Result<void> reset() override;
 
 private:
-    MixtureSystem(MixtureOptions options, std::map<std::string, std::unique_ptr<MemorySystem>> stores)
-        : m_options(std::move(options)), m_stores(std::move(stores)) {}
+    MixtureSystem(MixtureOptions options, SystemServices services,
+                  std::map<std::string, std::unique_ptr<MemorySystem>> stores)
+        : m_options(std::move(options)), m_services(std::move(services)), m_stores(std::move(stores)) {}
+
+    // Each message's kind: by the rules, or by the system model with the rules filling any message
+    // the model left out or numbered wrongly.
+    Result<std::vector<UnitKind>> classify(const data::Session& session);
 
     MixtureOptions m_options;
+    SystemServices m_services;
     std::map<std::string, std::unique_ptr<MemorySystem>> m_stores;  // by system name
 };
 

@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: MIT
+// The adapter protocol (docs/ADAPTERS.md, version 1): JSON shapes of the data model, the error
+// object, the Transport interface that carries one operation to an outside system, and the
+// dispatcher that answers an operation from any MemorySystem (used by `memfail serve`).
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include <memfail/core/error.hpp>
+#include <memfail/data/model.hpp>
+#include <memfail/memory/memory_system.hpp>
+
+namespace memfail::memory::adapter {
+
+inline constexpr int k_protocol_version = 1;
+
+// --- Data model <-> JSON ---------------------------------------------------------------------------
+nlohmann::json to_json(const data::Message& message);
+nlohmann::json to_json(const data::Session& session);
+nlohmann::json to_json(const Memory& memory);
+nlohmann::json to_json(const Hit& hit);  // a Memory object with "score"
+nlohmann::json to_json(const MemoryEvent& event);
+nlohmann::json to_json(const Capabilities& capabilities);
+
+// Parsers check types and required fields; errors are ErrorKind::protocol (an adapter's reply) or
+// ErrorKind::invalid_input (a request to the server) as chosen by `kind`, and name the field
+// (where = "memories[3].sources[0]"). Unknown fields are ignored.
+Result<data::Message> message_from_json(const nlohmann::json& j, ErrorKind kind, const std::string& where);
+Result<data::Session> session_from_json(const nlohmann::json& j, ErrorKind kind, const std::string& where);
+Result<Memory> memory_from_json(const nlohmann::json& j, ErrorKind kind, const std::string& where);
+Result<Hit> hit_from_json(const nlohmann::json& j, ErrorKind kind, const std::string& where);
+Result<MemoryEvent> event_from_json(const nlohmann::json& j, ErrorKind kind, const std::string& where);
+// Missing flags are false.
+Result<Capabilities> capabilities_from_json(const nlohmann::json& j, ErrorKind kind, const std::string& where);
+// The optional "provenance" operation is announced in capabilities as "provenance_op".
+bool has_provenance_op(const nlohmann::json& capabilities);
+
+// --- Errors ------------------------------------------------------------------------------------------
+// Protocol error kinds: invalid_request, unsupported, not_found, internal.
+// {"error": {"kind": <protocol kind of error.kind()>, "message": error.message()}}
+nlohmann::json error_json(const Error& error);
+// The Error an {"error": {...}} object stands for (unsupported -> ErrorKind::unsupported,
+// invalid_request -> invalid_input, not_found -> not_found, anything else -> internal), with
+// `where` naming the adapter; a malformed error object is ErrorKind::protocol.
+Error error_from_json(const nlohmann::json& j, const std::string& where);
+
+// --- Transport ---------------------------------------------------------------------------------------
+// Carries one operation to an adapter and brings back its result object. Implementations:
+// exec_transport.cpp (JSON lines over a child process) and http_transport.cpp (POST <url>/v1/<op>).
+// Not thread-safe: memfail calls a memory system from one thread.
+class Transport {
+public:
+    virtual ~Transport() = default;
+    // The result object. An {"error"} answer becomes error_from_json(); a transport failure is
+    // ErrorKind::io / timeout / network / protocol with a message saying what happened.
+    virtual Result<nlohmann::json> call(std::string_view op, const nlohmann::json& params) = 0;
+    // Times the adapter lost what it held without reset() (an exec child that was restarted).
+    virtual std::uint64_t restarts() const { return 0; }
+    // For messages: "exec:python3 adapter.py" or "http://127.0.0.1:8420" (never a token).
+    virtual std::string describe() const = 0;
+};
+
+// --- Dispatcher (server side) --------------------------------------------------------------------------
+// Answers one protocol operation from `system`: the result object, or an {"error"} object for a bad
+// request, an unknown operation, or a failure of the system. Never throws.
+nlohmann::json handle_operation(MemorySystem& system, std::string_view op, const nlohmann::json& params);
+
+// A Transport that answers through handle_operation() in-process: conformance checks of built-in
+// systems, and tests of the dispatcher, without a process or socket in between.
+std::unique_ptr<Transport> make_local_transport(std::unique_ptr<MemorySystem> system);
+
+}  // namespace memfail::memory::adapter
