@@ -4,6 +4,8 @@
 // wire, never while backing off, so sleeping retries do not starve other callers.
 #include <memfail/llm/openai_client.hpp>
 
+#include <memfail/llm/http_exchange.hpp>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -105,104 +107,11 @@ private:
     int m_permits;
 };
 
-struct HttpResult {
-    CURLcode code = CURLE_OK;
-    std::string curl_error;
-    long status = 0;
-    std::string body;
-    std::optional<std::string> retry_after;
-};
-
-std::size_t on_body(char* data, std::size_t size, std::size_t count, void* user) {
-    static_cast<std::string*>(user)->append(data, size * count);
-    return size * count;
-}
-
 std::string trim(std::string_view s) {
     const auto first = s.find_first_not_of(" \t\r\n");
     if (first == std::string_view::npos) return {};
     const auto last = s.find_last_not_of(" \t\r\n");
     return std::string(s.substr(first, last - first + 1));
-}
-
-std::size_t on_header(char* data, std::size_t size, std::size_t count, void* user) {
-    const std::string_view line(data, size * count);
-    constexpr std::string_view k_name = "retry-after:";
-    if (line.size() > k_name.size()) {
-        bool match = true;
-        for (std::size_t i = 0; i < k_name.size() && match; ++i)
-            match = std::tolower(static_cast<unsigned char>(line[i])) == k_name[i];
-        if (match) static_cast<HttpResult*>(user)->retry_after = trim(line.substr(k_name.size()));
-    }
-    return size * count;
-}
-
-HttpResult http_post(CURL* curl, const std::string& url, const std::string& payload, const std::string& api_key,
-                     double timeout_seconds) {
-    HttpResult result;
-    if (!curl) {
-        result.code = CURLE_FAILED_INIT;
-        result.curl_error = "cannot initialise libcurl";
-        return result;
-    }
-    curl_slist* headers = nullptr;
-    headers = curl_slist_append(headers, "Content-Type: application/json");
-    headers = curl_slist_append(headers, "Accept: application/json");
-    headers = curl_slist_append(headers, "Expect:");  // no 100-continue round trip for large bodies
-    std::string auth;
-    if (!api_key.empty()) {
-        auth = "Authorization: Bearer " + api_key;
-        headers = curl_slist_append(headers, auth.c_str());
-    }
-    char error_buffer[CURL_ERROR_SIZE] = {};
-    const long timeout_ms = std::max(1L, std::lround(timeout_seconds * 1000));
-    curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
-    curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
-    curl_easy_setopt(curl, CURLOPT_POST, 1L);
-    curl_easy_setopt(curl, CURLOPT_POSTFIELDS, payload.data());
-    curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(payload.size()));
-    curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, timeout_ms);
-    curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, std::min(timeout_ms, 10000L));
-    // gzip only: it shrinks large embedding replies cheaply, whereas offering brotli lets some
-    // servers (cpp-httplib among them) spend milliseconds of CPU compressing every small reply.
-    curl_easy_setopt(curl, CURLOPT_ACCEPT_ENCODING, "gzip");
-    curl_easy_setopt(curl, CURLOPT_USERAGENT, "memfail");
-    curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, error_buffer);
-    curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
-    curl_easy_setopt(curl, CURLOPT_WRITEDATA, &result.body);
-    curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_header);
-    curl_easy_setopt(curl, CURLOPT_HEADERDATA, &result);
-    result.code = curl_easy_perform(curl);
-    if (result.code == CURLE_OK) {
-        curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &result.status);
-    } else {
-        result.curl_error = error_buffer[0] ? error_buffer : curl_easy_strerror(result.code);
-    }
-    // The handle goes back to the pool: drop pointers to this stack frame before returning.
-    curl_easy_setopt(curl, CURLOPT_HTTPHEADER, nullptr);
-    curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, nullptr);
-    curl_slist_free_all(headers);
-    // The Authorization string is wiped so the key does not linger in freed memory.
-    std::fill(auth.begin(), auth.end(), '\0');
-    return result;
-}
-
-bool transport_retryable(CURLcode code) {
-    switch (code) {
-        case CURLE_OPERATION_TIMEDOUT:
-        case CURLE_COULDNT_CONNECT:
-        case CURLE_COULDNT_RESOLVE_HOST:
-        case CURLE_COULDNT_RESOLVE_PROXY:
-        case CURLE_SEND_ERROR:
-        case CURLE_RECV_ERROR:
-        case CURLE_GOT_NOTHING:
-        case CURLE_PARTIAL_FILE:
-        case CURLE_SSL_CONNECT_ERROR:
-        case CURLE_HTTP2:
-        case CURLE_HTTP2_STREAM: return true;
-        default: return false;
-    }
 }
 
 // The message an OpenAI-shaped error body carries, else the body itself, shortened.
@@ -279,12 +188,12 @@ private:
     }
 
     // Waits for the rate limits, then sends one request holding a concurrency permit.
-    HttpResult send(const std::string& url, const std::string& payload, double token_estimate) {
+    HttpReply send(const std::string& url, const std::string& payload, double token_estimate) {
         m_requests.acquire(1);
         m_tokens.acquire(token_estimate);
         m_permits.acquire();
         CURL* curl = m_curl.take();
-        HttpResult result = http_post(curl, url, payload, m_options.api_key, m_options.timeout_seconds);
+        HttpReply result = perform_http(curl, {"POST", &url, &payload, &m_options.api_key, m_options.timeout_seconds});
         if (curl) m_curl.give(curl);
         m_permits.release();
         return result;
@@ -292,7 +201,7 @@ private:
 
     // Seconds to sleep before retry number `retry` (1-based): Retry-After when the server gave
     // one, else full jitter over an exponentially growing window; both capped.
-    double backoff_seconds(int retry, const HttpResult& http, Rng& rng) const {
+    double backoff_seconds(int retry, const HttpReply& http, Rng& rng) const {
         if (http.retry_after) {
             if (auto seconds = parse_retry_after(*http.retry_after))
                 return std::min(*seconds, m_options.backoff_max_seconds);
@@ -306,7 +215,7 @@ private:
 
     // The error for a failed exchange that will not be retried: transport failures and HTTP
     // statuses mapped to ErrorKinds, with the server's own words, redacted.
-    Error failure(const std::string& shown_url, const HttpResult& http, int attempts) const {
+    Error failure(const std::string& shown_url, const HttpReply& http, int attempts) const {
         const std::string head = "POST " + shown_url + ": ";
         if (http.code != CURLE_OK) {
             const ErrorKind kind = http.code == CURLE_OPERATION_TIMEDOUT ? ErrorKind::timeout : ErrorKind::network;
@@ -399,7 +308,7 @@ Result<ChatReply> OpenAiClient::chat(const ChatRequest& request) {
             for (const auto& m : body["messages"]) token_estimate += count(request.model, m["content"].get<std::string>());
             if (request.max_tokens) token_estimate += *request.max_tokens;
         }
-        const HttpResult http = send(url, body.dump(), token_estimate);
+        const HttpReply http = send(url, body.dump(), token_estimate);
         ++attempts;
 
         const bool transport_ok = http.code == CURLE_OK;
@@ -506,7 +415,7 @@ Result<EmbeddingReply> OpenAiClient::embed(const EmbeddingRequest& request) {
     int attempts = 0;
     int transient_retries = 0;
     while (true) {
-        const HttpResult http = send(url, payload, token_estimate);
+        const HttpReply http = send(url, payload, token_estimate);
         ++attempts;
         const bool transport_ok = http.code == CURLE_OK;
         if (!transport_ok || http.status < 200 || http.status >= 300) {

@@ -46,14 +46,14 @@ Result<Table> success_table(store::ResultsDb& db, const std::vector<std::int64_t
                      {"k", Align::right},            {"probes", Align::right},       {"correct", Align::right},
                      {"rate %", Align::right},       {"95% CI", Align::left},        {"not_stored", Align::right},
                      {"summary_error", Align::right}, {"not_retrieved", Align::right}, {"reasoning_error", Align::right},
-                     {"errors", Align::right},       {"memory ok %", Align::right}};
+                     {"errors", Align::right},       {"memory ok %", Align::right}, {"tok/probe", Align::right}};
     } else {
         t.title = "Memory-side success (stored, faithful and retrieved; the answer stage is not graded)";
         t.columns = {{"run", Align::right},         {"system", Align::left},      {"dataset", Align::left},
                      {"k", Align::right},           {"probes", Align::right},     {"success", Align::right},
                      {"rate %", Align::right},      {"95% CI", Align::left},     {"not_stored", Align::right},
                      {"summary_error", Align::right}, {"not_retrieved", Align::right}, {"errors", Align::right},
-                     {"abstain*", Align::right}};
+                     {"abstain*", Align::right},    {"tok/probe", Align::right}};
     }
     bool any_abstain = false, any_error = false;
     for (const auto& r : rows) {
@@ -77,6 +77,9 @@ Result<Table> success_table(store::ResultsDb& db, const std::vector<std::int64_t
             row.push_back(std::to_string(r.errors));
             row.push_back(std::to_string(r.needs_answer_stage));
         }
+        char tokens[32] = "-";
+        if (r.retrieved_tokens) std::snprintf(tokens, sizeof tokens, "%.0f", *r.retrieved_tokens);
+        row.push_back(tokens);
         t.rows.push_back(std::move(row));
         any_abstain |= r.needs_answer_stage > 0;
         any_error |= r.errors > 0;
@@ -94,6 +97,8 @@ Result<Table> success_table(store::ResultsDb& db, const std::vector<std::int64_t
                           "CI = 95% Wilson score interval.");
     else
         t.notes.push_back("reasoning: not graded (needs an LLM). Rate = success / probes; CI = 95% Wilson score interval.");
+    t.notes.push_back("tok/probe: mean tokens of the k memories retrieved per probe (cl100k_base), the cost side of "
+                      "the MemFail paper's token/accuracy trade-off.");
     return t;
 }
 

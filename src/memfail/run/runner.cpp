@@ -301,8 +301,8 @@ private:
         return m_external && system.generation() != m_generation;
     }
     static std::string lost_memory_reason(const std::string& before) {
-        return "the adapter was restarted before '" + before +
-               "', so what it held from earlier sessions is gone; not graded";
+        return "the adapter failed earlier in this scenario and is restarted empty before '" + before +
+               "', so what it held is gone; not graded";
     }
 
     // Records every probe of the scenario not graded yet as an error with `reason`, marks the
@@ -376,6 +376,10 @@ private:
         for (auto& p : pending) {
             if (memory_was_lost(system)) {
                 p.retrieve_error = lost_memory_reason(p.probe->id);
+                if (!m_warned_lost && m_progress)
+                    m_progress("warning: " + s.dataset + ": the adapter failed and lost its memory; the remaining "
+                               "probes of this dataset are recorded as errors");
+                m_warned_lost = true;
                 continue;
             }
             const auto start = std::chrono::steady_clock::now();
@@ -705,6 +709,7 @@ private:
     bool m_external = false;         // the system is an adapter: its failures do not stop the run
     std::uint64_t m_generation = 0;  // the system's generation when this scenario began
     bool m_lost = false;             // lose_scenario() ran: the rest of the scenario is recorded
+    bool m_warned_lost = false;      // the loss was announced on the progress stream
 };
 
 }  // namespace

@@ -469,7 +469,8 @@ Result<std::vector<SummaryRow>> ResultsDb::summary(const std::vector<std::int64_
         "  SUM(p.stage = 'not_retrieved'), SUM(p.stage = 'error'), "
         "  SUM(p.stage = 'needs_answer_stage'), "
         "  SUM(p.stage = 'correct'), SUM(p.stage = 'reasoning_error'), SUM(p.answer_correct IS NOT NULL), "
-        "  SUM(p.kind = 'abstain' AND p.stage IN ('correct', 'reasoning_error')) "
+        "  SUM(p.kind = 'abstain' AND p.stage IN ('correct', 'reasoning_error')), "
+        "  AVG(p.retrieved_tokens) "
         "FROM probe_results p JOIN runs r ON r.id = p.run_id "
         "JOIN run_scenarios sc ON sc.run_id = p.run_id AND sc.scenario_id = p.scenario_id "
         "WHERE p.run_id = ? GROUP BY p.dataset, p.k ORDER BY MIN(sc.rowid), p.k"));
@@ -493,6 +494,7 @@ Result<std::vector<SummaryRow>> ResultsDb::summary(const std::vector<std::int64_
             r.reasoning_error = s.column_int(11);
             r.answered = s.column_int(12);
             r.abstain_graded = s.column_int(13);
+            if (!s.column_is_null(14)) r.retrieved_tokens = s.column_double(14);
             out.push_back(std::move(r));
         }));
     }

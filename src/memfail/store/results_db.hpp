@@ -149,6 +149,7 @@ struct SummaryRow {
     std::int64_t reasoning_error = 0;
     std::int64_t answered = 0;            // probes whose answer stage was graded
     std::int64_t abstain_graded = 0;      // abstain probes graded (correct or reasoning_error)
+    std::optional<double> retrieved_tokens;  // mean tokens retrieved per probe (absent: not counted)
 };
 
 struct LatencySummary {

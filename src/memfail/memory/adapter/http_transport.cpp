@@ -17,6 +17,7 @@
 
 #include <memfail/core/rng.hpp>
 #include <memfail/core/text.hpp>
+#include <memfail/llm/http_exchange.hpp>
 #include <memfail/llm/openai_client.hpp>
 #include <memfail/llm/redact.hpp>
 
@@ -46,41 +47,10 @@ struct HttpSettings {
     std::string user = "memfail";  // Mem0 user_id / Graphiti group_id
 };
 
-struct HttpReply {
-    CURLcode code = CURLE_OK;
-    std::string curl_error;
-    long status = 0;
-    std::string body;
-    std::optional<std::string> retry_after;
+// One exchange's outcome and how many attempts it took.
+struct HttpReply : llm::HttpReply {
     int attempts = 0;
 };
-
-std::size_t on_body(char* data, std::size_t size, std::size_t count, void* user) {
-    static_cast<std::string*>(user)->append(data, size * count);
-    return size * count;
-}
-
-std::size_t on_header(char* data, std::size_t size, std::size_t count, void* user) {
-    const std::string_view line(data, size * count);
-    constexpr std::string_view k_name = "retry-after:";
-    if (line.size() > k_name.size() && text::to_lower(line.substr(0, k_name.size())) == k_name)
-        static_cast<HttpReply*>(user)->retry_after = std::string(text::trim(line.substr(k_name.size())));
-    return size * count;
-}
-
-bool transport_retryable(CURLcode code) {
-    switch (code) {
-        case CURLE_OPERATION_TIMEDOUT:
-        case CURLE_COULDNT_CONNECT:
-        case CURLE_COULDNT_RESOLVE_HOST:
-        case CURLE_SEND_ERROR:
-        case CURLE_RECV_ERROR:
-        case CURLE_GOT_NOTHING:
-        case CURLE_PARTIAL_FILE:
-        case CURLE_SSL_CONNECT_ERROR: return true;
-        default: return false;
-    }
-}
 
 // An error object the server chose to send ({"error": ...} from an adapter, {"detail": ...} from
 // FastAPI): a deliberate answer, never retried, unlike a proxy's or a crashed server's 5xx.
@@ -90,7 +60,7 @@ bool structured_error(const std::string& body) {
 }
 
 bool retryable(const HttpReply& reply) {
-    if (reply.code != CURLE_OK) return transport_retryable(reply.code);
+    if (reply.code != CURLE_OK) return llm::transport_retryable(reply.code);
     switch (reply.status) {
         case 408:
         case 429:
@@ -463,52 +433,15 @@ private:
             reply.curl_error = "cannot initialise libcurl";
             return reply;
         }
-        curl_easy_reset(curl);
-        curl_slist* headers = nullptr;
-        headers = curl_slist_append(headers, "Accept: application/json");
-        if (body) headers = curl_slist_append(headers, "Content-Type: application/json");
-        headers = curl_slist_append(headers, "Expect:");
-        std::string auth;
-        if (!m_settings.token.empty()) {
-            auth = "Authorization: Bearer " + m_settings.token;
-            headers = curl_slist_append(headers, auth.c_str());
-        }
-        char error_buffer[CURL_ERROR_SIZE] = {};
-        const long timeout_ms = std::max(1L, std::lround(m_settings.timeout_seconds * 1000));
-        curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
-        curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-        curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
-        if (std::string_view(method) == "GET") {
-            curl_easy_setopt(curl, CURLOPT_HTTPGET, 1L);
-        } else {
-            curl_easy_setopt(curl, CURLOPT_POST, 1L);
-            const std::string& payload = body ? *body : m_empty;
-            curl_easy_setopt(curl, CURLOPT_POSTFIELDS, payload.data());
-            curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(payload.size()));
-        }
-        curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, timeout_ms);
-        curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, std::min(timeout_ms, 10000L));
-        curl_easy_setopt(curl, CURLOPT_ACCEPT_ENCODING, "gzip");
-        curl_easy_setopt(curl, CURLOPT_USERAGENT, "memfail");
-        curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, error_buffer);
-        curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
-        curl_easy_setopt(curl, CURLOPT_WRITEDATA, &reply.body);
-        curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_header);
-        curl_easy_setopt(curl, CURLOPT_HEADERDATA, &reply);
-        reply.code = curl_easy_perform(curl);
-        if (reply.code == CURLE_OK) curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &reply.status);
-        else reply.curl_error = error_buffer[0] ? error_buffer : curl_easy_strerror(reply.code);
-        curl_easy_setopt(curl, CURLOPT_HTTPHEADER, nullptr);
-        curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, nullptr);
-        curl_slist_free_all(headers);
-        std::fill(auth.begin(), auth.end(), '\0');  // the token does not linger in freed memory
+        curl_easy_reset(curl);  // this handle alternates GET and POST: start each from defaults
+        static_cast<llm::HttpReply&>(reply) =
+            llm::perform_http(curl, {method, &url, body ? &*body : nullptr, &m_settings.token, m_settings.timeout_seconds});
         return reply;
     }
 
     HttpSettings m_settings;
     Rng m_rng;
     CURL* m_curl = nullptr;
-    const std::string m_empty;
 };
 
 }  // namespace
