@@ -46,11 +46,16 @@ test-asan: deps $(BUILD_ASAN)/CMakeCache.txt
 	cd $(BUILD_ASAN) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest -j $(JOBS) $(CTEST_FLAGS)
 
 # ThreadSanitizer covers the subsystems that run threads: the pool (core), the LLM client, cache and
-# scripted server (llm), and the concurrent runner (run).
-TSAN_TESTS := test_core test_llm test_run
+# scripted server (llm), the concurrent runner (run), memfail serve (serve), and the exec adapter's
+# stderr reader with the adapter tests (memory: only those, the rest of it is single-threaded).
+TSAN_TESTS := test_core test_llm test_run test_serve test_memory
 test-tsan: deps $(BUILD_TSAN)/CMakeCache.txt
 	cmake --build $(BUILD_TSAN) -j $(JOBS) --target $(TSAN_TESTS)
-	for t in $(TSAN_TESTS); do TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$(CURDIR)/tests/tsan.supp" $(BUILD_TSAN)/tests/$$t --gtest_brief=1 || exit 1; done
+	for t in $(TSAN_TESTS); do \
+	  filter=; [ $$t = test_memory ] && filter='--gtest_filter=*Adapter*:*Conformance*'; \
+	  TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$(CURDIR)/tests/tsan.supp" \
+	    $(BUILD_TSAN)/tests/$$t --gtest_brief=1 $$filter || exit 1; \
+	done
 
 bench: release
 

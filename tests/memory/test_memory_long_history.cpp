@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
-// facts and graph after a long history of changes: retired facts and invalidated edges stay in
-// their vector and BM25 indexes, and retrieval must look past however many of them rank first
-// without asking the index for all of them; fact ids stay unique across rollbacks and reopening.
-// The model is an in-process rule client, so hundreds of sessions take milliseconds.
+// facts, graph and notes after a long history: retired facts and invalidated edges stay in their
+// vector and BM25 indexes, and retrieval must look past however many of them rank first without
+// asking the index for all of them; fact ids stay unique across rollbacks and reopening; a note
+// linked to many others contributes its lowest-numbered links, read through the derived link table,
+// which a reopened store rebuilds. The model is an in-process rule client, so hundreds of sessions
+// take milliseconds.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include <memfail/core/text.hpp>
+#include <memfail/store/database.hpp>
 #include <memfail/memory/memory_system.hpp>
 
 #include "memory_test_util.hpp"
@@ -182,6 +185,74 @@ TEST(LongHistory, GraphRetrievalLooksPastManyInvalidatedEdges) {
     EXPECT_EQ(hits[0].memory.text, "Priya earns 3190 euros a month at Northwind.");
     // It was ranked by the indexes (a fused score), not only reached by the walk from Priya.
     EXPECT_GT(hits[0].score, 0.0);
+}
+
+// notes whose model writes each message as it is and links the new note to every note shown.
+RuleModel linking_model() {
+    RuleModel model;
+    model.rules["memfail_notes_write"] = [](const std::string& user) {
+        const std::string marker = "THE MESSAGE TO TAKE A NOTE ON:\n(user) ";
+        const auto at = user.find(marker);
+        const std::string content = at == std::string::npos ? "" : std::string(text::trim(user.substr(at + marker.size())));
+        return json{{"content", content}, {"keywords", json::array()}, {"tags", json::array()}, {"context", ""}};
+    };
+    model.rules["memfail_notes_link"] = [](const std::string& user) {
+        json numbers = json::array();
+        for (int n = 1;; ++n) {
+            std::string label = "\n[";
+            label += std::to_string(n);
+            label += "] ";
+            if (user.find(label) == std::string::npos) break;
+            numbers.push_back(n);
+        }
+        return json{{"links", numbers}, {"updates", json::array()}};
+    };
+    return model;
+}
+
+const std::vector<std::string> k_topics = {
+    "Priya keeps bees on the roof of her flat in Ghent.", "Marco repairs old bicycles on weekends.",
+    "Lena plays the cello in a string quartet.",          "Omar bakes sourdough every Sunday morning.",
+    "Hana is learning Korean from television dramas.",    "Felix paddles his red kayak along the canal."};
+
+TEST(LongHistory, ABusyNoteContributesItsLowestNumberedLinks) {
+    RuleModel model = linking_model();
+    // Every note is shown all earlier ones and links to each: a complete graph of 30 notes, one of
+    // them (the 12th) about bees.
+    auto system = ok(make_memory_system("notes:neighbours=50", context_of(model)));
+    for (int n = 1; n <= 30; ++n)
+        ok(system->store_conversation(one_message(
+            n, n == 12 ? k_topics[0] : "The weather on day " + std::to_string(n) + " was mild and grey.")));
+
+    // The bee note is the best hit by far; its 29 links all score 0.9 of it, above the weak direct
+    // hits, and tie, so the two lowest-numbered linked notes follow it.
+    const auto hits = ok(system->retrieve_memories("Who keeps bees on a roof in Ghent?", {}, 3));
+    ASSERT_EQ(hits.size(), 3u);
+    EXPECT_EQ(hits[0].memory.id, "note-12");
+    EXPECT_EQ(hits[1].memory.id, "note-1");
+    EXPECT_EQ(hits[2].memory.id, "note-2");
+    EXPECT_DOUBLE_EQ(hits[1].score, hits[2].score);
+    EXPECT_LT(hits[1].score, hits[0].score);
+}
+
+TEST(LongHistory, AReopenedNotesStoreRebuildsItsLinksBySeq) {
+    test::TempDir dir;
+    RuleModel model = linking_model();
+    std::vector<std::string> before;
+    {
+        auto system = ok(make_memory_system("notes", context_of(model, dir.path())));
+        int n = 0;
+        for (const auto& topic : k_topics) ok(system->store_conversation(one_message(++n, topic)));
+        before = test::ids_of(ok(system->retrieve_memories("Who keeps bees on a roof in Ghent?", {}, 4)));
+    }
+    {
+        // A store written before the derived table existed has none of its rows.
+        auto db = ok(store::Database::open((std::filesystem::path(dir.path()) / "memory.sqlite").string()));
+        ok(db.exec("DELETE FROM notes_link_seqs;"));
+    }
+    auto reopened = ok(make_memory_system("notes", context_of(model, dir.path())));
+    EXPECT_EQ(test::ids_of(ok(reopened->retrieve_memories("Who keeps bees on a roof in Ghent?", {}, 4))), before);
+    EXPECT_EQ(before.size(), 4u);
 }
 
 }  // namespace

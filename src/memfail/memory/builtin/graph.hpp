@@ -93,6 +93,11 @@ private:
     CachedStatement m_edges_touching{
         "SELECT seq, source, target, invalid_at IS NULL FROM edges WHERE source = ?1 "
         "UNION ALL SELECT seq, source, target, invalid_at IS NULL FROM edges WHERE target = ?1 AND source <> ?1"};
+    // The same rows without the invalidated edges, through the partial indexes on valid edges (in
+    // the same order, so the walk visits what it did before).
+    CachedStatement m_valid_edges_touching{
+        "SELECT seq, source, target, 1 FROM edges WHERE source = ?1 AND invalid_at IS NULL "
+        "UNION ALL SELECT seq, source, target, 1 FROM edges WHERE target = ?1 AND source <> ?1 AND invalid_at IS NULL"};
     CachedStatement m_edge_row{"SELECT id, fact, valid_at, invalid_at, sources_json FROM edges WHERE seq = ?"};
 };
 

@@ -52,6 +52,13 @@ CREATE TABLE IF NOT EXISTS notes_links (
   PRIMARY KEY (a, b)
 );
 CREATE INDEX IF NOT EXISTS notes_links_by_b ON notes_links (b);
+-- The links again by seq, once in each direction: retrieval reads a hit's first k linked notes
+-- through the key alone, however many links a busy note has. Derived from notes_links.
+CREATE TABLE IF NOT EXISTS notes_link_seqs (
+  a INTEGER NOT NULL,
+  b INTEGER NOT NULL,
+  PRIMARY KEY (a, b)
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS notes_history (
   n INTEGER PRIMARY KEY,
   note_id TEXT NOT NULL,
@@ -199,6 +206,18 @@ Result<void> NotesSystem::initialise(const std::string& path) {
     MF_TRY_ASSIGN(const std::int64_t entries, scalar_of(*m_db, "SELECT count(*) FROM notes_docs"));
     MF_TRY_ASSIGN(const std::int64_t indexed, m_retriever->count());
     if (indexed != entries) MF_TRY(in_transaction(*m_db, {m_retriever.get()}, [&] { return rebuild_index(); }));
+    // The links by seq are derived too (and absent from stores written before they existed).
+    MF_TRY_ASSIGN(const std::int64_t links, scalar_of(*m_db, "SELECT count(*) FROM notes_links WHERE a <> b"));
+    MF_TRY_ASSIGN(const std::int64_t by_seq, scalar_of(*m_db, "SELECT count(*) FROM notes_link_seqs"));
+    if (by_seq != 2 * links)
+        MF_TRY(in_transaction(*m_db, {}, [&] {
+            return m_db->exec(
+                "DELETE FROM notes_link_seqs;"
+                "INSERT OR IGNORE INTO notes_link_seqs (a, b) SELECT na.seq, nb.seq FROM notes_links l "
+                "JOIN notes na ON na.id = l.a JOIN notes nb ON nb.id = l.b WHERE l.a <> l.b;"
+                "INSERT OR IGNORE INTO notes_link_seqs (a, b) SELECT nb.seq, na.seq FROM notes_links l "
+                "JOIN notes na ON na.id = l.a JOIN notes nb ON nb.id = l.b WHERE l.a <> l.b;");
+        }));
     return {};
 }
 
@@ -359,11 +378,17 @@ Result<void> NotesSystem::store_in_transaction(const data::Session& session) {
                     continue;
                 }
                 // Undirected: one row per pair, the smaller id first.
-                std::string a = note.id, b = neighbours[static_cast<std::size_t>(number - 1)].second.id;
+                const auto& [other_seq, other] = neighbours[static_cast<std::size_t>(number - 1)];
+                std::string a = note.id, b = other.id;
                 if (b < a) std::swap(a, b);
                 MF_TRY_ASSIGN(store::Statement ins, db.prepare("INSERT OR IGNORE INTO notes_links (a, b) VALUES (?, ?)"));
                 ins.bind(1, a).bind(2, b);
                 MF_TRY(ins.run());
+                if (db.changes() == 0 || other_seq == seq) continue;  // known already
+                MF_TRY_ASSIGN(store::Statement by_seq, db.prepare(
+                    "INSERT OR IGNORE INTO notes_link_seqs (a, b) VALUES (?1, ?2), (?2, ?1)"));
+                by_seq.bind(1, seq).bind(2, other_seq);
+                MF_TRY(by_seq.run());
             }
             std::set<std::int64_t> evolved;
             for (const Update& u : updates) {
@@ -410,19 +435,16 @@ Result<std::vector<Hit>> NotesSystem::retrieve_memories(std::string_view query, 
         auto [it, added] = score_of.emplace(seq, score);
         if (!added) it->second = std::max(it->second, score);
     };
+    // A hit's linked notes all score the same and ties go to the lowest seq, so only its first k
+    // linked notes by seq can make the top k: reading just those gives the same result as reading
+    // all, and a note linked to thousands of others (a stock reply said many times) costs k rows.
     MF_TRY_ASSIGN(store::Statement linked, m_db->prepare(
-        "SELECT n.seq FROM notes n WHERE n.id IN (SELECT l.b FROM notes_links l WHERE l.a = ?1 UNION "
-        "SELECT l.a FROM notes_links l WHERE l.b = ?1) ORDER BY n.seq"));
-    MF_TRY_ASSIGN(store::Statement id_of, m_db->prepare("SELECT id FROM notes WHERE seq = ?"));
+        "SELECT b FROM notes_link_seqs WHERE a = ?1 ORDER BY b LIMIT ?2"));
     for (const auto& [seq, score] : hits) {
         offer(seq, score);
-        id_of.reset();
-        id_of.bind(1, seq);
-        MF_TRY_ASSIGN(const bool has, id_of.step());
-        if (!has) continue;
         const double hop = score >= 0 ? score * k_hop_factor : score / k_hop_factor;
         linked.reset();
-        linked.bind(1, id_of.column_text(0));
+        linked.bind(1, seq).bind(2, static_cast<std::int64_t>(k));
         MF_TRY(linked.for_each_row([&] { offer(linked.column_int(0), hop); }));
     }
     std::vector<std::pair<std::int64_t, double>> ranked(score_of.begin(), score_of.end());
@@ -449,7 +471,7 @@ Result<std::vector<Memory>> NotesSystem::all_memories() {
 
 Result<void> NotesSystem::reset() {
     return in_transaction(*m_db, {m_retriever.get()}, [&]() -> Result<void> {
-        MF_TRY(m_db->exec("DELETE FROM notes; DELETE FROM notes_docs; DELETE FROM notes_links; "
+        MF_TRY(m_db->exec("DELETE FROM notes; DELETE FROM notes_docs; DELETE FROM notes_links; DELETE FROM notes_link_seqs; "
                           "DELETE FROM notes_history; DELETE FROM notes_sessions;"));
         return m_retriever->clear();
     });
