@@ -19,6 +19,7 @@
 #include <curl/curl.h>
 
 #include <memfail/core/rng.hpp>
+#include <memfail/core/text.hpp>
 #include <memfail/llm/rate_limiter.hpp>
 #include <memfail/llm/redact.hpp>
 #include <memfail/llm/schema_check.hpp>
@@ -107,13 +108,6 @@ private:
     int m_permits;
 };
 
-std::string trim(std::string_view s) {
-    const auto first = s.find_first_not_of(" \t\r\n");
-    if (first == std::string_view::npos) return {};
-    const auto last = s.find_last_not_of(" \t\r\n");
-    return std::string(s.substr(first, last - first + 1));
-}
-
 // The message an OpenAI-shaped error body carries, else the body itself, shortened.
 std::string server_text(const std::string& body) {
     std::string text;
@@ -128,7 +122,7 @@ std::string server_text(const std::string& body) {
     if (text.empty()) text = body;
     std::string flat;
     for (char c : text) flat += (c == '\n' || c == '\r' || c == '\t') ? ' ' : c;
-    flat = trim(flat);
+    flat = std::string(text::trim(flat));
     if (flat.size() > k_max_server_text) flat = flat.substr(0, k_max_server_text) + "...";
     return flat.empty() ? "(empty body)" : flat;
 }
@@ -491,7 +485,7 @@ std::string url_identity(std::string_view base_url) {
 }
 
 std::optional<double> parse_retry_after(std::string_view value) {
-    const std::string text = trim(value);
+    const std::string text(text::trim(value));
     if (text.empty()) return std::nullopt;
     if (std::isdigit(static_cast<unsigned char>(text[0]))) {
         char* end = nullptr;
