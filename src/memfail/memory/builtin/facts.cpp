@@ -141,10 +141,13 @@ Result<void> FactsSystem::load_counters() {
 Result<std::vector<std::pair<std::int64_t, double>>> FactsSystem::live_neighbours(std::string_view text, int k) {
     std::vector<std::pair<std::int64_t, double>> out;
     if (k <= 0) return out;
-    // Retired rows stay in the index, so ask for more than k and widen while the live ones found
-    // fall short and the index has more. Asking for k + every retired row instead made each search
-    // cost grow with the store's whole update history (a quarter of the rows after many updates).
-    for (int asked = m_retired > 0 ? 2 * k + 8 : k;; asked *= 4) {
+    // Retired rows stay in the index, so ask for a little more than k, and when too few of those
+    // are live, for k + every retired row, which always suffices. Asking for that bound every time
+    // made each search cost grow with the store's whole update history (a quarter of the rows after
+    // many updates); the small first request settles most searches. Removing retired rows from the
+    // index would settle all of them.
+    const int bound = k + static_cast<int>(std::min<std::int64_t>(m_retired, 1 << 24));
+    for (int asked = m_retired > 0 ? std::min(2 * k + 8, bound) : k;; asked = bound) {
         MF_TRY_ASSIGN(auto rows, m_retriever->search(text, asked));
         out.clear();
         for (const auto& r : rows) {
@@ -155,7 +158,8 @@ Result<std::vector<std::pair<std::int64_t, double>>> FactsSystem::live_neighbour
             out.emplace_back(r.rowid, r.score);
             if (static_cast<int>(out.size()) == k) return out;
         }
-        if (static_cast<int>(rows.size()) < asked) return out;  // the index has nothing more
+        // The index has nothing more, or the bound was asked: every live row it holds is here.
+        if (static_cast<int>(rows.size()) < asked || asked >= bound) return out;
     }
 }
 

@@ -58,6 +58,8 @@ CREATE TABLE IF NOT EXISTS edges (
 CREATE INDEX IF NOT EXISTS edges_by_source ON edges (source, target);
 CREATE INDEX IF NOT EXISTS edges_by_target ON edges (target);
 CREATE INDEX IF NOT EXISTS edges_invalid ON edges (seq) WHERE invalid_at IS NOT NULL;
+CREATE INDEX IF NOT EXISTS edges_valid_pair ON edges (source, target) WHERE invalid_at IS NULL;
+CREATE INDEX IF NOT EXISTS edges_valid_by_target ON edges (target) WHERE invalid_at IS NULL;
 CREATE TABLE IF NOT EXISTS graph_history (
   n INTEGER PRIMARY KEY,
   edge_id TEXT NOT NULL,
@@ -413,7 +415,10 @@ Result<void> GraphSystem::store_in_transaction(const data::Session& session) {
         struct Older {
             std::int64_t seq;
             std::string id, fact, valid_at;
-            std::vector<std::string> sources;
+            // Parsed only for the few edges that need it: a pair of entities with a long history
+            // (the user and a close friend) has hundreds of valid edges, read for every new one.
+            std::string sources_json;
+            double likeness = 0;  // word overlap with the new fact, when there are too many to show
         };
         std::vector<Older> older;
         {
@@ -423,7 +428,7 @@ Result<void> GraphSystem::store_in_transaction(const data::Session& session) {
             s.bind(1, source).bind(2, target);
             MF_TRY(s.for_each_row([&] {
                 older.push_back({s.column_int(0), s.column_text(1), s.column_text(2), s.column_text(3),
-                                 parse_sources(s.column_text_view(4))});
+                                 s.column_text(4), 0.0});
             }));
         }
         const std::string norm_fact = text::normalize(r.fact);
@@ -431,7 +436,7 @@ Result<void> GraphSystem::store_in_transaction(const data::Session& session) {
                                        [&](const Older& o) { return text::normalize(o.fact) == norm_fact; });
         if (same != older.end()) {
             MF_TRY_ASSIGN(store::Statement s, db.prepare("UPDATE edges SET sources_json = ? WHERE seq = ?"));
-            s.bind(1, json(merged(same->sources, r.sources)).dump()).bind(2, same->seq);
+            s.bind(1, json(merged(parse_sources(same->sources_json), r.sources)).dump()).bind(2, same->seq);
             MF_TRY(s.run());
             MF_TRY(add_history(db, same->id, "repeat", same->fact, r.fact, session.timestamp, r.sources));
             continue;
@@ -454,10 +459,12 @@ Result<void> GraphSystem::store_in_transaction(const data::Session& session) {
 
         // The older edges most alike the new fact (ties: the most recent), shown numbered from 1.
         if (older.size() > k_max_compared) {
+            // Each older fact's words once: measured inside the comparison, a pair of entities
+            // with a long history (the user and a close friend) re-read its facts n log n times.
             const auto words = content_words(r.fact);
-            std::stable_sort(older.begin(), older.end(), [&](const Older& a, const Older& b) {
-                return overlap(words, content_words(a.fact)) > overlap(words, content_words(b.fact));
-            });
+            for (Older& o : older) o.likeness = overlap(words, content_words(o.fact));
+            std::stable_sort(older.begin(), older.end(),
+                             [](const Older& a, const Older& b) { return a.likeness > b.likeness; });
             older.resize(k_max_compared);
         }
         std::vector<llm::prompts::DatedFact> dated;
@@ -493,7 +500,7 @@ Result<void> GraphSystem::store_in_transaction(const data::Session& session) {
                     "UPDATE edges SET invalid_at = ?1 WHERE seq = ?2 AND (invalid_at IS NULL OR invalid_at > ?1)"));
                 s.bind(1, o.valid_at).bind(2, seq);
                 MF_TRY(s.run());
-                MF_TRY(add_history(db, id, "invalidate", r.fact, o.fact, o.valid_at, o.sources));
+                MF_TRY(add_history(db, id, "invalidate", r.fact, o.fact, o.valid_at, parse_sources(o.sources_json)));
             }
         }
     }
@@ -518,14 +525,16 @@ Result<std::vector<Hit>> GraphSystem::retrieve_memories(std::string_view query, 
     auto eligible = [&](bool valid) { return valid || m_options.include_invalid; };
 
     // 1. Lexical and dense ranks of eligible edges (1-based), looking past the invalid ones.
-    // Invalidated edges stay indexed, so each index is asked for more than `depth` and widened while
-    // too few are eligible and it has more. (Asking for depth + every invalidated edge made each
-    // query's cost grow with the store's whole history of changes.)
+    // Invalidated edges stay indexed, so each index is asked for a little more than `depth`, and
+    // when too few of those are eligible, for depth + every invalidated edge, which always
+    // suffices. (Asking for that bound every time made each query's cost grow with the store's
+    // whole history of changes.)
     const int depth = std::max(50, 4 * k);
     using Ranked = std::vector<std::pair<RetrievedRow, Brief>>;
+    std::optional<int> bound;  // depth + invalidated edges, counted when first needed
     auto eligible_rows = [&](Retriever& index) -> Result<Ranked> {
         Ranked out;
-        for (int asked = m_options.include_invalid ? depth : depth + depth / 2;; asked *= 4) {
+        for (int asked = m_options.include_invalid ? depth : depth + depth / 2;;) {
             MF_TRY_ASSIGN(auto rows, index.search(query, asked));
             out.clear();
             for (const auto& row : rows) {
@@ -534,7 +543,14 @@ Result<std::vector<Hit>> GraphSystem::retrieve_memories(std::string_view query, 
                 out.emplace_back(row, std::move(*edge));
                 if (static_cast<int>(out.size()) == depth) return out;
             }
-            if (static_cast<int>(rows.size()) < asked) return out;  // the index has nothing more
+            if (static_cast<int>(rows.size()) < asked || m_options.include_invalid) return out;
+            if (!bound) {
+                MF_TRY_ASSIGN(const std::int64_t invalid,
+                              scalar_of(*m_db, "SELECT count(*) FROM edges WHERE invalid_at IS NOT NULL"));
+                bound = static_cast<int>(std::min<std::int64_t>(depth + invalid, 1 << 24));
+            }
+            if (asked >= *bound) return out;  // every eligible edge the index holds is here
+            asked = *bound;
         }
     };
     std::unordered_map<std::int64_t, double> fused;
@@ -578,7 +594,10 @@ Result<std::vector<Hit>> GraphSystem::retrieve_memories(std::string_view query, 
     for (int hop = 1; hop <= m_options.hops && !frontier.empty() && walked.size() < k_max_walked; ++hop) {
         std::vector<std::string> next;
         for (const auto& entity : frontier) {
-            MF_TRY_ASSIGN(store::Statement* const s, m_edges_touching.get(*m_db));
+            // Without include_invalid, only valid edges are read: enumerating a busy entity's closed
+            // edges (the user's, after years of changes) made the walk grow with the whole history.
+            MF_TRY_ASSIGN(store::Statement* const s,
+                          (m_options.include_invalid ? m_edges_touching : m_valid_edges_touching).get(*m_db));
             s->bind(1, entity);
             while (walked.size() < k_max_walked) {
                 MF_TRY_ASSIGN(bool row, s->step());
