@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <set>
 
 namespace memfail::run {
 namespace {
@@ -109,6 +110,43 @@ TEST(Verbatim, RetrievalIsTheBottleneckOnCoexistingAndLongHopAndImprovesWithK) {
     }
     // On single-fact datasets a verbatim store keeps every detail.
     EXPECT_EQ(counts.at("conditional_facts_easy").at(10).summary_error, 0);
+}
+
+TEST(Runner, EveryProbeRecordsItsQuestionAndTheMemoriesItsFactsWereStoredIn) {
+    TempDir dir;
+    RunConfig config;
+    config.system_spec = "verbatim";
+    config.ks = {1, 5};
+    config.results_path = dir.file("r.db");
+    const std::vector<LoadedDataset> one = {all_datasets().front()};
+    auto outcome = run_datasets(config, one, factory_for_spec("verbatim"));
+    ASSERT_TRUE(outcome.has_value()) << outcome.error().describe();
+    auto db = store::ResultsDb::open(config.results_path).value();
+    const auto rows = db.probe_rows(outcome->run_id).value();
+    const data::Scenario& scenario = one.front().scenario;
+    ASSERT_EQ(rows.size(), scenario.probes.size() * 2);
+    std::map<std::string, const data::Probe*> probes;
+    for (const auto& p : scenario.probes) probes[p.id] = &p;
+    std::set<std::string> stored_ids;
+    for (const auto& row : rows) {
+        const data::Probe& probe = *probes.at(row.probe_id);
+        EXPECT_EQ(row.checkpoint, probe.after_session);
+        const auto j = nlohmann::json::parse(row.probe_json);
+        EXPECT_EQ(j.at("question"), probe.question);
+        EXPECT_EQ(j.at("evidence").size(), probe.evidence.size());
+        for (const auto& fact : row.facts)
+            for (const auto& id : nlohmann::json::parse(fact.stored_json)) stored_ids.insert(id.get<std::string>());
+    }
+    // Verbatim stores every fact, so the memories shown for them are the turns that state them.
+    ASSERT_FALSE(stored_ids.empty());
+    const auto memories = db.recorded_memories(outcome->run_id).value();
+    std::set<std::string> recorded;
+    for (const auto& m : memories) {
+        recorded.insert(m.memory.id);
+        EXPECT_FALSE(m.memory.text.empty());
+        EXPECT_NE(m.memory.sources_json, "[]");
+    }
+    for (const auto& id : stored_ids) EXPECT_TRUE(recorded.count(id)) << id;
 }
 
 TEST(Oracle, ReachesTheCeilingOnEveryDataset) {

@@ -90,6 +90,56 @@ TEST(ResultsDb, ProbesAreRecordedOnceAndSummarised) {
     EXPECT_DOUBLE_EQ(lat.p99_ms, 0.030);
 }
 
+TEST(ResultsDb, ProbeRowsReadBackWithTheirFactsChecksProbeAndMemories) {
+    auto db = ResultsDb::open(":memory:").value();
+    const auto id = db.create_run(record("h1")).value();
+    // Two ks of one probe and one other probe; rows must come back whole and in order.
+    for (int k : {1, 5}) {
+        ProbeRow row = probe_row("p1", "open", k == 1 ? "not_retrieved" : "retrieved", k == 5, 10);
+        row.k = k;
+        row.checkpoint = "s-3";
+        row.probe_json = R"({"id":"p1","question":"Where does Ana live </script>?"})";
+        row.facts.push_back({"p1-f1", row.stage, "provenance", R"(["m1","m2"])", "[]", "[]", "because"});
+        row.checks.push_back({"p1-f1", "retrieval", "rules", k == 5, true, "ranked " + std::to_string(k)});
+        row.stored_memories = {{"m1", "Ana lives in Porto", R"(["msg-1"])"}, {"m2", "Ana moved", "[]"}};
+        ASSERT_TRUE(db.record_probe(id, row).has_value());
+    }
+    ProbeRow other = probe_row("p0", "abstain", "needs_answer_stage", false, 5);
+    ASSERT_TRUE(db.record_probe(id, other).has_value());
+
+    const auto rows = db.probe_rows(id).value();
+    ASSERT_EQ(rows.size(), 3u);
+    EXPECT_EQ(rows[0].probe_id, "p0");
+    EXPECT_TRUE(rows[0].probe_json.empty());
+    EXPECT_TRUE(rows[0].facts.empty());
+    EXPECT_EQ(rows[1].probe_id, "p1");
+    EXPECT_EQ(rows[1].k, 1);
+    EXPECT_EQ(rows[2].k, 5);
+    for (int i : {1, 2}) {
+        EXPECT_EQ(rows[i].checkpoint, "s-3");
+        EXPECT_NE(rows[i].probe_json.find("</script>"), std::string::npos);
+        ASSERT_EQ(rows[i].facts.size(), 1u);
+        EXPECT_EQ(rows[i].facts[0].stored_json, R"(["m1","m2"])");
+        ASSERT_EQ(rows[i].checks.size(), 1u);
+    }
+    EXPECT_EQ(rows[1].checks[0].reason, "ranked 1");
+    EXPECT_FALSE(rows[1].checks[0].passed);
+    EXPECT_EQ(rows[2].checks[0].reason, "ranked 5");
+    EXPECT_TRUE(rows[2].memory_success);
+
+    // Memories are kept once per checkpoint however many ks named them.
+    const auto memories = db.recorded_memories(id).value();
+    ASSERT_EQ(memories.size(), 2u);
+    EXPECT_EQ(memories[0].memory.id, "m1");
+    EXPECT_EQ(memories[0].checkpoint, "s-3");
+    EXPECT_EQ(memories[0].memory.text, "Ana lives in Porto");
+    EXPECT_EQ(memories[0].memory.sources_json, R"(["msg-1"])");
+    // Another run sees none of them.
+    const auto other_run = db.create_run(record("h2")).value();
+    EXPECT_TRUE(db.probe_rows(other_run).value().empty());
+    EXPECT_TRUE(db.recorded_memories(other_run).value().empty());
+}
+
 TEST(ResultsDb, ResumableRunsAreFoundByConfigHash) {
     auto db = ResultsDb::open(":memory:").value();
     const auto first = db.create_run(record("same")).value();
@@ -161,8 +211,16 @@ TEST(ResultsDb, VersionOneFilesAreMigratedKeepingTheirProbes) {
         row.checks.push_back({"", "answer", "llm", true, true, "right"});
         EXPECT_TRUE(db->record_probe(1, row).has_value());
     }
-    // Opening again is a no-op (already version 2).
-    EXPECT_TRUE(ResultsDb::open(path).has_value());
+    {
+        // Opening again is a no-op; the old row reads back without a recorded probe text.
+        auto db = ResultsDb::open(path);
+        ASSERT_TRUE(db.has_value()) << db.error().describe();
+        const auto rows = db->probe_rows(1).value();
+        ASSERT_EQ(rows.size(), 2u);
+        EXPECT_EQ(rows[0].probe_id, "p1");
+        EXPECT_TRUE(rows[0].probe_json.empty());
+        EXPECT_EQ(rows[1].answer.value_or(""), "hot cocoa");
+    }
     for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix);
 }
 

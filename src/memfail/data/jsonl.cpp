@@ -87,6 +87,24 @@ Result<EvidenceFact> fact_from_json(const json& j, const std::string& path) {
 
 }  // namespace
 
+json to_json(const Probe& p) {
+    json evidence = json::array();
+    for (const auto& f : p.evidence)
+        evidence.push_back({{"id", f.id},
+                            {"text", f.text},
+                            {"message_ids", f.message_ids},
+                            {"key_details", key_details_to_json(f.key_details)}});
+    json probe = {{"id", p.id},           {"after_session", p.after_session},
+                  {"question", p.question}, {"kind", probe_kind_name(p.kind)},
+                  {"answer", p.answer},     {"evidence", evidence}};
+    if (p.kind == ProbeKind::mcq) {
+        probe["choices"] = p.choices;
+        probe["correct_choice"] = p.correct_choice;
+    }
+    if (!p.meta.empty()) probe["meta"] = p.meta;
+    return probe;
+}
+
 json to_json(const Scenario& s) {
     json sessions = json::array();
     for (const auto& session : s.sessions) {
@@ -97,23 +115,7 @@ json to_json(const Scenario& s) {
             {{"id", session.id}, {"timestamp", session.timestamp}, {"messages", messages}});
     }
     json probes = json::array();
-    for (const auto& p : s.probes) {
-        json evidence = json::array();
-        for (const auto& f : p.evidence)
-            evidence.push_back({{"id", f.id},
-                                {"text", f.text},
-                                {"message_ids", f.message_ids},
-                                {"key_details", key_details_to_json(f.key_details)}});
-        json probe = {{"id", p.id},           {"after_session", p.after_session},
-                      {"question", p.question}, {"kind", probe_kind_name(p.kind)},
-                      {"answer", p.answer},     {"evidence", evidence}};
-        if (p.kind == ProbeKind::mcq) {
-            probe["choices"] = p.choices;
-            probe["correct_choice"] = p.correct_choice;
-        }
-        if (!p.meta.empty()) probe["meta"] = p.meta;
-        probes.push_back(std::move(probe));
-    }
+    for (const auto& p : s.probes) probes.push_back(to_json(p));
     json out = {{"format", s.format}, {"id", s.id},         {"suite", s.suite},
                 {"dataset", s.dataset}, {"sessions", sessions}, {"probes", probes}};
     if (!s.meta.empty()) out["meta"] = s.meta;

@@ -2,6 +2,7 @@
 // The resumable run loop.
 #include <memfail/core/hash.hpp>
 #include <memfail/core/version.hpp>
+#include <memfail/data/jsonl.hpp>
 #include <memfail/grade/memory_grader.hpp>
 #include <memfail/run/runner.hpp>
 #include <memfail/store/results_db.hpp>
@@ -18,6 +19,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 
 namespace memfail::run {
 
@@ -57,8 +59,11 @@ store::ProbeRow probe_row(const data::Scenario& scenario, const data::Probe& pro
     row.kind = data::probe_kind_name(probe.kind);
     row.stage = verdict.stage ? grade::stage_name(*verdict.stage) : "needs_answer_stage";
     row.memory_success = verdict.memory_side_success();
-    row.retrieved_json = hits_to_json(hits).dump();
+    row.retrieved_json = hits_to_json(hits).dump(-1, ' ', false, json::error_handler_t::replace);
     row.retrieve_micros = micros;
+    row.checkpoint = probe.after_session;
+    // Replacement, not an exception, for bytes that are not UTF-8: the record must be written.
+    row.probe_json = data::to_json(probe).dump(-1, ' ', false, json::error_handler_t::replace);
     for (const auto& f : verdict.facts) {
         store::FactRow fr;
         fr.fact_id = f.fact_id;
@@ -464,6 +469,25 @@ private:
                                         m_roles.tokenizer ? m_roles.tokenizer->encoding() : std::string());
     }
 
+    // The memories the probe's facts were found stored in, for the report's probe browser. A fact
+    // a system copied into many memories is shown by its first few.
+    static std::vector<store::MemoryTextRow> stored_memory_texts(const grade::ProbeVerdict& verdict,
+                                                                 const grade::MemorySnapshot& snapshot) {
+        constexpr std::size_t k_max_memories = 32;
+        std::vector<store::MemoryTextRow> out;
+        std::set<std::string> seen;
+        for (const auto& fact : verdict.facts)
+            for (const auto& id : fact.stored_ids) {
+                if (out.size() >= k_max_memories) return out;
+                if (!seen.insert(id).second) continue;
+                const auto index = snapshot.index_of(id);
+                if (!index) continue;
+                const memory::Memory& m = snapshot.memories()[*index];
+                out.push_back({m.id, m.text, json(m.sources).dump(-1, ' ', false, json::error_handler_t::replace)});
+            }
+        return out;
+    }
+
     static std::future<store::ProbeRow> ready(store::ProbeRow row) {
         std::promise<store::ProbeRow> promise;
         promise.set_value(std::move(row));
@@ -579,6 +603,7 @@ private:
         const data::Scenario& s = m_dataset.scenario;
         store::ProbeRow row = probe_row(s, *p.probe, p.k, p.rules, p.hits, p.micros);
         row.grader = m_roles.grader;
+        row.stored_memories = stored_memory_texts(p.rules, snapshot);
         if (m_roles.tokenizer) {
             std::int64_t tokens = 0;
             for (const auto& hit : p.hits) tokens += static_cast<std::int64_t>(m_roles.tokenizer->count(hit.memory.text));

@@ -5,13 +5,15 @@
 #include <algorithm>
 #include <cmath>
 #include <ctime>
+#include <map>
+#include <tuple>
 
 namespace memfail::store {
 
 namespace {
 
-// Schema version 2 (version 1 lacked the answer columns, stage_checks and llm_calls; open() migrates
-// it). Changing it means bumping k_results_schema_version and adding a migration.
+// Schema version 3 (version 1 lacked the answer columns, stage_checks and llm_calls; version 2 lacked
+// probe_texts and memory_texts; open() migrates both). Changing it means bumping k_results_schema_version and adding a migration.
 constexpr const char* k_schema = R"sql(
 CREATE TABLE IF NOT EXISTS runs(
   id            INTEGER PRIMARY KEY,
@@ -112,6 +114,23 @@ CREATE TABLE IF NOT EXISTS llm_calls(
   error             TEXT
 );
 CREATE INDEX IF NOT EXISTS llm_calls_by_run ON llm_calls(run_id, role);
+CREATE TABLE IF NOT EXISTS probe_texts(
+  run_id          INTEGER NOT NULL,
+  scenario_id     TEXT NOT NULL,
+  probe_id        TEXT NOT NULL,
+  checkpoint      TEXT NOT NULL,
+  probe_json      TEXT NOT NULL,
+  PRIMARY KEY(run_id, scenario_id, probe_id)
+);
+CREATE TABLE IF NOT EXISTS memory_texts(
+  run_id          INTEGER NOT NULL,
+  scenario_id     TEXT NOT NULL,
+  checkpoint      TEXT NOT NULL,
+  memory_id       TEXT NOT NULL,
+  text            TEXT NOT NULL,
+  sources_json    TEXT NOT NULL,
+  PRIMARY KEY(run_id, scenario_id, checkpoint, memory_id)
+);
 )sql";
 
 constexpr const char* k_migrate_1_to_2 = R"sql(
@@ -354,7 +373,112 @@ Result<void> ResultsDb::record_probe(std::int64_t run_id, const ProbeRow& p) {
             MF_TRY(c.run());
         }
     }
+    // The probe and the memories are the same for every k: the first row of a probe writes them.
+    if (!p.probe_json.empty()) {
+        MF_TRY_ASSIGN(Statement* tp, cached(
+            "INSERT OR IGNORE INTO probe_texts(run_id, scenario_id, probe_id, checkpoint, probe_json) "
+            "VALUES(?,?,?,?,?)"));
+        tp->bind(1, run_id).bind(2, p.scenario_id).bind(3, p.probe_id).bind(4, p.checkpoint).bind(5, p.probe_json);
+        MF_TRY(tp->run());
+    }
+    if (!p.stored_memories.empty()) {
+        MF_TRY_ASSIGN(Statement* mp, cached(
+            "INSERT OR IGNORE INTO memory_texts(run_id, scenario_id, checkpoint, memory_id, text, sources_json) "
+            "VALUES(?,?,?,?,?,?)"));
+        for (const auto& m : p.stored_memories) {
+            mp->bind(1, run_id).bind(2, p.scenario_id).bind(3, p.checkpoint).bind(4, m.id).bind(5, m.text);
+            mp->bind(6, m.sources_json);
+            MF_TRY(mp->run());
+        }
+    }
     return tx.commit();
+}
+
+Result<std::vector<ProbeRow>> ResultsDb::probe_rows(std::int64_t run_id) {
+    std::vector<ProbeRow> rows;
+    // (scenario, probe, k) -> row index, to attach facts and checks read in one pass each.
+    std::map<std::tuple<std::string, std::string, int>, std::size_t> index;
+    MF_TRY_ASSIGN(Statement s, m_db.prepare(
+        "SELECT p.scenario_id, p.dataset, p.probe_id, p.k, p.kind, p.stage, p.memory_success, p.retrieved_json, "
+        "p.retrieve_micros, p.error, p.reasoning, p.answer, p.answer_correct, p.grader, p.retrieved_tokens, "
+        "t.checkpoint, t.probe_json FROM probe_results p LEFT JOIN probe_texts t ON t.run_id = p.run_id "
+        "AND t.scenario_id = p.scenario_id AND t.probe_id = p.probe_id WHERE p.run_id = ? "
+        "ORDER BY p.dataset, p.scenario_id, p.probe_id, p.k"));
+    s.bind(1, run_id);
+    MF_TRY(s.for_each_row([&] {
+        ProbeRow r;
+        r.scenario_id = s.column_text(0);
+        r.dataset = s.column_text(1);
+        r.probe_id = s.column_text(2);
+        r.k = static_cast<int>(s.column_int(3));
+        r.kind = s.column_text(4);
+        r.stage = s.column_text(5);
+        r.memory_success = s.column_int(6) != 0;
+        r.retrieved_json = s.column_text(7);
+        r.retrieve_micros = s.column_int(8);
+        if (!s.column_is_null(9)) r.error = s.column_text(9);
+        r.reasoning = s.column_text(10);
+        if (!s.column_is_null(11)) r.answer = s.column_text(11);
+        if (!s.column_is_null(12)) r.answer_correct = s.column_int(12) != 0;
+        r.grader = s.column_text(13);
+        if (!s.column_is_null(14)) r.retrieved_tokens = s.column_int(14);
+        if (!s.column_is_null(15)) r.checkpoint = s.column_text(15);
+        if (!s.column_is_null(16)) r.probe_json = s.column_text(16);
+        index.emplace(std::make_tuple(r.scenario_id, r.probe_id, r.k), rows.size());
+        rows.push_back(std::move(r));
+    }));
+    MF_TRY_ASSIGN(Statement f, m_db.prepare(
+        "SELECT scenario_id, probe_id, k, fact_id, stage, method, stored_json, retrieved_json, missing_json, "
+        "explanation FROM fact_results WHERE run_id = ? ORDER BY scenario_id, probe_id, k, fact_id"));
+    f.bind(1, run_id);
+    MF_TRY(f.for_each_row([&] {
+        auto it = index.find(std::make_tuple(f.column_text(0), f.column_text(1), static_cast<int>(f.column_int(2))));
+        if (it == index.end()) return;
+        FactRow fact;
+        fact.fact_id = f.column_text(3);
+        fact.stage = f.column_text(4);
+        fact.method = f.column_text(5);
+        fact.stored_json = f.column_text(6);
+        fact.retrieved_json = f.column_text(7);
+        fact.missing_json = f.column_text(8);
+        fact.explanation = f.column_text(9);
+        rows[it->second].facts.push_back(std::move(fact));
+    }));
+    MF_TRY_ASSIGN(Statement c, m_db.prepare(
+        "SELECT scenario_id, probe_id, k, fact_id, stage, grader, passed, decisive, reason FROM stage_checks "
+        "WHERE run_id = ? ORDER BY scenario_id, probe_id, k, fact_id, stage, grader"));
+    c.bind(1, run_id);
+    MF_TRY(c.for_each_row([&] {
+        auto it = index.find(std::make_tuple(c.column_text(0), c.column_text(1), static_cast<int>(c.column_int(2))));
+        if (it == index.end()) return;
+        StageCheckRow check;
+        check.fact_id = c.column_text(3);
+        check.stage = c.column_text(4);
+        check.grader = c.column_text(5);
+        check.passed = c.column_int(6) != 0;
+        check.decisive = c.column_int(7) != 0;
+        check.reason = c.column_text(8);
+        rows[it->second].checks.push_back(std::move(check));
+    }));
+    return rows;
+}
+
+Result<std::vector<RecordedMemory>> ResultsDb::recorded_memories(std::int64_t run_id) {
+    MF_TRY_ASSIGN(Statement s, m_db.prepare(
+        "SELECT scenario_id, checkpoint, memory_id, text, sources_json FROM memory_texts WHERE run_id = ? "
+        "ORDER BY scenario_id, checkpoint, memory_id"));
+    s.bind(1, run_id);
+    std::vector<RecordedMemory> out;
+    MF_TRY(s.for_each_row([&] {
+        RecordedMemory m;
+        m.scenario_id = s.column_text(0);
+        m.checkpoint = s.column_text(1);
+        m.memory.id = s.column_text(2);
+        m.memory.text = s.column_text(3);
+        m.memory.sources_json = s.column_text(4);
+        out.push_back(std::move(m));
+    }));
+    return out;
 }
 
 Result<void> ResultsDb::record_memory_stats(std::int64_t run_id, const std::string& scenario_id,

@@ -15,7 +15,7 @@
 
 namespace memfail::store {
 
-inline constexpr int k_results_schema_version = 2;
+inline constexpr int k_results_schema_version = 3;
 
 struct RunRecord {
     std::int64_t id = 0;
@@ -60,6 +60,14 @@ struct StageCheckRow {
     std::string reason;
 };
 
+// A memory as a probe saw it at its checkpoint: the report's probe browser shows the memories each
+// evidence fact was found stored in. Only memories some fact names are kept, once per checkpoint.
+struct MemoryTextRow {
+    std::string id;
+    std::string text;
+    std::string sources_json = "[]";  // the source message ids the system reported
+};
+
 struct ProbeRow {
     std::string scenario_id;
     std::string dataset;
@@ -78,6 +86,19 @@ struct ProbeRow {
     std::optional<std::int64_t> retrieved_tokens;  // tokens of the retrieved memories (when counted)
     std::vector<FactRow> facts;
     std::vector<StageCheckRow> checks;
+    // Schema 3: the probe as the dataset states it and the memories its facts were found in, so a
+    // results file explains itself without the dataset files. Written once per run, scenario and
+    // probe (and checkpoint and memory); empty in rows read from a schema-2 run.
+    std::string checkpoint;               // the session after which the probe is asked
+    std::string probe_json;               // data::Probe as the dataset's JSON (question, choices, answer, evidence)
+    std::vector<MemoryTextRow> stored_memories;
+};
+
+// The memory texts recorded for a run, by scenario and checkpoint.
+struct RecordedMemory {
+    std::string scenario_id;
+    std::string checkpoint;
+    MemoryTextRow memory;
 };
 
 // One LLM call as accounted (never its text: the cache holds that).
@@ -188,6 +209,11 @@ public:
     // Writes a probe and its facts in one transaction: after a crash a probe is either fully
     // recorded or absent, so --resume neither loses nor doubles it.
     Result<void> record_probe(std::int64_t run_id, const ProbeRow& probe);
+    // Every recorded probe x k of a run, ordered by dataset, scenario, probe and k, with its facts,
+    // stage checks, checkpoint and probe_json (stored_memories are left empty: see memories()).
+    Result<std::vector<ProbeRow>> probe_rows(std::int64_t run_id);
+    // The memory texts recorded for a run's probes (schema 3 runs; empty for older ones).
+    Result<std::vector<RecordedMemory>> recorded_memories(std::int64_t run_id);
 
     // The size of the store at a checkpoint (tokens absent when no tokenizer was available).
     Result<void> record_memory_stats(std::int64_t run_id, const std::string& scenario_id, const std::string& checkpoint,
