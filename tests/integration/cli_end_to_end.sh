@@ -65,7 +65,22 @@ done
 grep -q "finished" "$work/run.txt" || fail "run did not finish: $(cat "$work/run.txt")"
 "$memfail" report "$work/r.db" > "$work/report.txt"
 grep -q "long_hop" "$work/report.txt" && grep -q "coexisting_facts" "$work/report.txt" || { cat "$work/report.txt"; fail "report misses datasets"; }
-"$memfail" report "$work/r.db" --format json | python3 -c 'import json,sys; rows=json.load(sys.stdin); assert len(rows)==4, rows'
+"$memfail" report "$work/r.db" --format json | python3 -c 'import json,sys; doc=json.load(sys.stdin); assert len(doc["runs"])==1 and len(doc["runs"][0]["results"])==4, doc'
+# Samples: one line per probe x k (2 datasets x their probes x 2 ks), written atomically to a file.
+"$memfail" report "$work/r.db" --format jsonl --output "$work/samples.jsonl"
+probes=$(python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("SELECT COUNT(*) FROM probe_results").fetchone()[0])' "$work/r.db")
+[ "$(wc -l < "$work/samples.jsonl")" -eq "$probes" ] || fail "samples.jsonl has $(wc -l < "$work/samples.jsonl") lines for $probes probe x k"
+python3 -c 'import json,sys; [json.loads(l)["question"] for l in open(sys.argv[1])]' "$work/samples.jsonl" || fail "a sample line lacks its question"
+ls "$work" | grep -q "samples.jsonl.tmp" && fail "a temporary file was left behind"
+# The HTML report: written whole, self-contained.
+"$memfail" report "$work/r.db" --html "$work/report.html" 2> "$work/html.txt"
+grep -q "wrote $work/report.html" "$work/html.txt" || { cat "$work/html.txt"; fail "report --html did not say where it wrote"; }
+grep -q "</html>" "$work/report.html" || fail "report.html is incomplete"
+grep -Eq "(src|href)=\"https?:" "$work/report.html" && fail "report.html references the network"
+# Two runs compared: the same system twice gives no supported difference.
+"$memfail" run --system verbatim --datasets long_hop,coexisting_facts --data-dir "$work/a" --k 1,5 --out "$work/r2.db" -q > /dev/null
+"$memfail" compare "$work/r.db" "$work/r2.db" > "$work/compare.txt" || { cat "$work/compare.txt"; fail "compare failed"; }
+grep -q "long_hop" "$work/compare.txt" || { cat "$work/compare.txt"; fail "compare misses datasets"; }
 "$memfail" report "$work/r.db" --format csv | head -1 | grep -q "^run,system,dataset,k" || fail "csv header"
 "$memfail" run --system verbatim:chunk=sentence --datasets "$work/imported/persona_retrieval.jsonl" --k 3 --out "$work/r.db" -q > /dev/null
 

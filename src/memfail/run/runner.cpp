@@ -217,8 +217,10 @@ store::StageCheckRow check(const std::string& fact_id, const char* stage, const 
 // The rules' storage and summary verdicts, read off the rules' fact verdict (they do not depend on k).
 void add_rules_memory_checks(const grade::FactVerdict& fv, bool decisive, std::vector<store::StageCheckRow>& out) {
     const bool stored = fv.stage != grade::Stage::not_stored;
+    const std::size_t copies = fv.stored_ids.size();
     out.push_back(check(fv.fact_id, "storage", "rules", stored, decisive,
-                        stored ? "stored in " + std::to_string(fv.stored_ids.size()) + " memories" : fv.explanation));
+                        stored ? "stored in " + std::to_string(copies) + (copies == 1 ? " memory" : " memories")
+                               : fv.explanation));
     if (!stored) return;
     const bool faithful = fv.stage != grade::Stage::summary_error;
     out.push_back(check(fv.fact_id, "summary", "rules", faithful, decisive,

@@ -27,6 +27,7 @@ void build_app(CLI::App& app, std::function<void()>& action);
 void add_datasets_command(CLI::App& app, std::function<void()>& action);
 void add_run_command(CLI::App& app, std::function<void()>& action);
 void add_report_command(CLI::App& app, std::function<void()>& action);
+void add_compare_command(CLI::App& app, std::function<void()>& action);
 void add_ls_command(CLI::App& app, std::function<void()>& action);
 void add_conformance_command(CLI::App& app, std::function<void()>& action);
 void add_serve_command(CLI::App& app, std::function<void()>& action);

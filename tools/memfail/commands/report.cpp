@@ -1,61 +1,161 @@
 // SPDX-License-Identifier: MIT
-// memfail report: the diagnostic table of a results database.
+// memfail report: the diagnostic tables of a results database, its exports (results JSON, samples
+// JSONL) and the self-contained HTML report.
 #include <commands/cli.hpp>
 #include <commands/common.hpp>
 
+#include <memfail/data/jsonl.hpp>
+#include <memfail/report/export.hpp>
+#include <memfail/report/html_report.hpp>
 #include <memfail/report/run_report.hpp>
+#include <memfail/store/results_db.hpp>
 
 #include <CLI/CLI.hpp>
+#include <cstdio>
+#include <ctime>
 #include <filesystem>
+#include <fstream>
+#include <iostream>
 #include <memory>
+#include <unistd.h>
 
 namespace memfail::cli {
 
 namespace {
+
 struct ReportOptions {
     std::string results;
     std::vector<long long> runs;
     std::string format = "text";
+    std::string output;
+    std::string html;
+    std::size_t max_probes = 0;
+    std::string title = "memfail report";
     bool show_runs = true;
 };
+
+std::string utc_timestamp() {
+    const std::time_t now = std::time(nullptr);
+    std::tm tm{};
+    gmtime_r(&now, &tm);
+    char buffer[32];
+    std::strftime(buffer, sizeof buffer, "%Y-%m-%d %H:%M UTC", &tm);
+    return buffer;
+}
+
+// Writes what `produce` streams into `path` through a temporary file renamed into place, so an
+// interrupted export never leaves a half-written file under the requested name.
+void write_streamed(const std::string& path, const std::function<Result<void>(std::ostream&)>& produce) {
+    namespace fs = std::filesystem;
+    const fs::path target(path);
+    std::error_code ec;
+    if (target.has_parent_path()) fs::create_directories(target.parent_path(), ec);
+    const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+    Result<void> written;
+    {
+        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+        if (!out) throw Fatal(make_error(ErrorKind::io, "cannot create file", tmp));
+        written = produce(out);
+        out.flush();
+        if (written && !out) written = make_error(ErrorKind::io, "write failed (disk full?)", tmp);
+    }
+    if (!written) {
+        fs::remove(tmp, ec);
+        throw Fatal(written.error());
+    }
+    fs::rename(tmp, target, ec);
+    if (ec) {
+        fs::remove(tmp, ec);
+        throw Fatal(make_error(ErrorKind::io, "cannot rename into place: " + ec.message(), path));
+    }
+}
+
+std::string tables_document(store::ResultsDb& db, const std::vector<std::int64_t>& ids, report::Format format,
+                            bool show_runs) {
+    std::string out;
+    if (format == report::Format::text || format == report::Format::markdown) {
+        // The flat table's title says whether answers were graded (end to end) or only memory.
+        out = value_or_fatal(report::success_table(db, ids)).title + "\n\n";
+        for (const auto& t : value_or_fatal(report::success_tables_by_run(db, ids)))
+            out += report::render(t, format) + "\n";
+        const auto usage = value_or_fatal(report::llm_usage_table(db, ids));
+        if (!usage.rows.empty()) out += report::render(usage, format) + "\n";
+        const auto agreement = value_or_fatal(report::agreement_table(db, ids));
+        if (!agreement.rows.empty()) {
+            out += report::render(agreement, format) + "\n";
+            const auto disagreements = value_or_fatal(report::disagreement_table(db, ids, 20));
+            if (!disagreements.rows.empty()) out += report::render(disagreements, format) + "\n";
+        }
+        if (show_runs) out += report::render(value_or_fatal(report::runs_table(db, ids)), format);
+        return out;
+    }
+    if (format == report::Format::json) return value_or_fatal(report::results_json(db, ids));
+    return report::render(value_or_fatal(report::success_table(db, ids)), format);
+}
+
 }  // namespace
 
 void add_report_command(CLI::App& app, std::function<void()>& action) {
     auto opts = std::make_shared<ReportOptions>();
     CLI::App* cmd = app.add_subcommand(
-        "report", "Print success per dataset and k with 95% Wilson intervals and the count of each "
-                  "failure stage, plus LLM usage and rules/judge agreement when a model was used");
+        "report",
+        "Show a results database: success per dataset and k with 95% Wilson intervals and the count of "
+        "each failure stage, LLM usage and rules/judge agreement (text, markdown), the flat table (csv), "
+        "the results document (json), one record per probe x k (jsonl), or a self-contained HTML report "
+        "with the figures and a probe browser (--html)");
     cmd->add_option("results", opts->results, "Results database written by `memfail run`")->required();
     cmd->add_option("--run", opts->runs, "Run ids to include (default: every finished run)");
-    cmd->add_option("--format,-f", opts->format, "text, markdown, csv or json")->capture_default_str();
+    cmd->add_option("--format,-f", opts->format,
+                    "text, markdown, csv (the flat success table), json (results: runs, config, per "
+                    "dataset x k counts, rates and intervals, LLM usage) or jsonl (samples: one line per "
+                    "probe x k with its question, stage, facts, checks, retrieved memories and answer)")
+        ->capture_default_str();
+    cmd->add_option("--output,-o", opts->output,
+                    "Write the --format output to this file (atomically) instead of standard output");
+    cmd->add_option("--html", opts->html,
+                    "Also write the self-contained HTML report (inline SVG charts, run metadata, probe "
+                    "browser; no network needed to view it) to this file");
+    cmd->add_option("--html-max-probes", opts->max_probes,
+                    "Embed at most this many probe x k rows in the HTML probe browser (0: all)")
+        ->capture_default_str();
+    cmd->add_option("--title", opts->title, "Title of the HTML report")->capture_default_str();
     cmd->add_flag("!--no-runs", opts->show_runs, "Leave out the table of runs (datasets, hashes, latencies)");
-    cmd->callback([opts, &action] {
-        action = [opts] {
-            const auto format = value_or_fatal(report::parse_format(opts->format));
+    cmd->callback([opts, cmd, &action] {
+        const bool format_given = cmd->count("--format") > 0;
+        action = [opts, format_given] {
+            const bool jsonl = opts->format == "jsonl";
+            const auto format = jsonl ? report::Format::json : value_or_fatal(report::parse_format(opts->format));
             if (!std::filesystem::exists(opts->results))
                 throw Fatal(make_error(ErrorKind::not_found, "no such results file", opts->results));
             auto db = value_or_fatal(store::ResultsDb::open(opts->results));
             std::vector<std::int64_t> requested(opts->runs.begin(), opts->runs.end());
             const auto ids = value_or_fatal(report::select_runs(db, requested));
-            std::string out;
-            if (format == report::Format::text || format == report::Format::markdown) {
-                // The flat table's title says whether answers were graded (end to end) or only memory.
-                out = value_or_fatal(report::success_table(db, ids)).title + "\n\n";
-                for (const auto& t : value_or_fatal(report::success_tables_by_run(db, ids)))
-                    out += report::render(t, format) + "\n";
-                const auto usage = value_or_fatal(report::llm_usage_table(db, ids));
-                if (!usage.rows.empty()) out += report::render(usage, format) + "\n";
-                const auto agreement = value_or_fatal(report::agreement_table(db, ids));
-                if (!agreement.rows.empty()) {
-                    out += report::render(agreement, format) + "\n";
-                    const auto disagreements = value_or_fatal(report::disagreement_table(db, ids, 20));
-                    if (!disagreements.rows.empty()) out += report::render(disagreements, format) + "\n";
-                }
-                if (opts->show_runs) out += report::render(value_or_fatal(report::runs_table(db, ids)), format);
-            } else {
-                out = report::render(value_or_fatal(report::success_table(db, ids)), format);
+
+            if (!opts->html.empty()) {
+                report::HtmlReportOptions html;
+                html.title = opts->title;
+                html.generated_at = utc_timestamp();
+                if (opts->max_probes > 0) html.max_probes = opts->max_probes;
+                const std::string page = value_or_fatal(report::render_html_report(db, ids, html));
+                value_or_fatal(data::write_file_atomically(opts->html, page));
+                std::fprintf(stderr, "report: wrote %s (%zu KiB, %zu run%s)\n", opts->html.c_str(),
+                             (page.size() + 1023) / 1024, ids.size(), ids.size() == 1 ? "" : "s");
+                // With --html alone the tables are not printed again; ask for a format to get both.
+                if (opts->output.empty() && !format_given) return;
             }
-            std::fwrite(out.data(), 1, out.size(), stdout);
+
+            if (jsonl) {
+                auto stream = [&](std::ostream& out) -> Result<void> {
+                    MF_TRY(report::write_samples_jsonl(db, ids, out));
+                    return {};
+                };
+                if (opts->output.empty()) value_or_fatal(stream(std::cout));
+                else write_streamed(opts->output, stream);
+                return;
+            }
+            const std::string out = tables_document(db, ids, format, opts->show_runs);
+            if (opts->output.empty()) std::fwrite(out.data(), 1, out.size(), stdout);
+            else value_or_fatal(data::write_file_atomically(opts->output, out));
         };
     });
 }
