@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <map>
 #include <regex>
+#include <set>
 #include <string>
 
 namespace memfail::report::svg {
@@ -102,6 +103,24 @@ TEST(Svg, GroupedBarsCountBarsErrorBarsAndLegend) {
     EXPECT_EQ(out.rfind("<svg", 0), 0u);
     EXPECT_EQ(out.find("http"), std::string::npos);  // inline SVG needs no namespace URL
     EXPECT_EQ(out.find(" id="), std::string::npos);  // no ids that could clash between charts
+}
+
+TEST(Svg, ShortenedLegendLabelsKeepBothEndsSoSeriesStayDistinct) {
+    // Four series of one long system name that differ only in their k, at the end of the label.
+    GroupedBarChart c = bars(1, 4);
+    const std::string system = "run 5 \u00b7 oracle:stage=retrieval,over=verbatim:chunk=sentence,retriever=bm25";
+    for (std::size_t s = 0; s < 4; ++s) c.series[s].label = system + " \u00b7 k=" + std::to_string(1 + 3 * s);
+    const std::string out = render(c);
+    std::regex legend_text("<g class=\"legend-entry\"[^>]*>.*?<text[^>]*>([^<]*)</text>");
+    std::set<std::string> shown;
+    for (auto it = std::sregex_iterator(out.begin(), out.end(), legend_text); it != std::sregex_iterator(); ++it)
+        shown.insert((*it)[1]);
+    ASSERT_EQ(shown.size(), 4u) << out;
+    for (const auto& label : shown) {
+        EXPECT_NE(label.find("\u2026"), std::string::npos) << label;  // shortened...
+        EXPECT_EQ(label.rfind("run 5", 0), 0u) << label;                 // ...keeping the run
+        EXPECT_NE(label.find(" k="), std::string::npos) << label;       // ...and the k
+    }
 }
 
 TEST(Svg, BarHeightFollowsTheValue) {

@@ -43,17 +43,17 @@ double text_width(std::string_view s, double font) {
     return static_cast<double>(code_points(s)) * font * k_char_width;
 }
 
-// The first `max_chars` code points of `s`, with an ellipsis when cut.
+// `s` cut to `max_chars` code points by an ellipsis in the middle: labels such as
+// "run 5 · oracle:stage=retrieval,over=verbatim · k=10" differ at both ends (the run, the k), so
+// both ends are kept.
 std::string truncate(const std::string& s, std::size_t max_chars) {
-    if (code_points(s) <= max_chars) return s;
-    std::size_t seen = 0, i = 0;
-    for (; i < s.size(); ++i) {
-        if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80) {
-            if (seen == max_chars - 1) break;
-            ++seen;
-        }
-    }
-    return s.substr(0, i) + "\u2026";
+    if (max_chars < 2 || code_points(s) <= max_chars) return s;
+    std::vector<std::size_t> starts;  // byte offset of every code point
+    for (std::size_t i = 0; i < s.size(); ++i)
+        if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80) starts.push_back(i);
+    const std::size_t keep = max_chars - 1;
+    const std::size_t head = (keep + 1) / 2, tail = keep - head;
+    return s.substr(0, starts[head]) + "\u2026" + s.substr(starts[starts.size() - tail]);
 }
 
 // Splits a label after separators (_ - space / : .) into lines of at most `width` pixels.
