@@ -122,6 +122,10 @@ inline std::vector<std::int64_t> build_fixture(store::ResultsDb& db, const Fixtu
         db.record_llm_calls(id, {{"judge", "storage", "jdg", false, 120, 8, false, 150000, 1, "", ""},
                                  {"judge", "storage", "jdg", true, 120, 8, false, 0, 1, "", ""}}).value();
         db.finish_run(id, "finished").value();
+        // A fixed finish time: two fixtures built a second apart must render the same.
+        auto fixed = db.database().prepare("UPDATE runs SET finished_at = '2026-01-01T00:10:00Z' WHERE id = ?").value();
+        fixed.bind(1, id);
+        fixed.run().value();
     }
     return ids;
 }

@@ -87,6 +87,19 @@ TEST(HtmlReport, RenderingIsDeterministic) {
     EXPECT_EQ(a.html, b.html);
 }
 
+TEST(HtmlReport, CostIsShownOnlyWithPrices) {
+    const auto without = render_fixture({});
+    EXPECT_EQ(section(without.html, "runs").find("LLM cost"), std::string::npos);
+    EXPECT_NE(section(without.html, "runs").find("--price"), std::string::npos);
+    HtmlReportOptions options;
+    options.prices = parse_prices({"jdg=1000/2000"}).value();
+    const auto with = render_fixture({}, options);
+    const std::string runs = section(with.html, "runs");
+    ASSERT_NE(runs.find("LLM cost"), std::string::npos);
+    // One paid call of 120 prompt and 8 completion tokens: 0.12 + 0.016 dollars per run.
+    EXPECT_NE(runs.find("0.1360"), std::string::npos);
+}
+
 TEST(HtmlReport, SuccessBarsCarryTheTableNumbers) {
     auto r = render_fixture({});
     const Table table = success_table(r.db, r.ids).value();

@@ -418,7 +418,7 @@ Result<std::string> section_tokens(store::ResultsDb& db, const Model& m) {
     return out + "</section>";
 }
 
-Result<std::string> section_runs(store::ResultsDb& db, const Model& m) {
+Result<std::string> section_runs(store::ResultsDb& db, const Model& m, const HtmlReportOptions& options) {
     std::string out = "<section id=\"runs\"><h2>5. Runs</h2>";
     std::vector<std::int64_t> ids;
     for (const auto& run : m.runs) ids.push_back(run.record.id);
@@ -493,10 +493,18 @@ Result<std::string> section_runs(store::ResultsDb& db, const Model& m) {
     out += html_table(data);
 
     MF_TRY_ASSIGN(Table usage, llm_usage_table(db, ids));
-    if (usage.rows.empty())
+    if (usage.rows.empty()) {
         out += "<p>No LLM calls were made by these runs (rules grading, no model-backed system).</p>";
-    else
+    } else {
         out += html_table(usage);
+        if (options.prices.empty()) {
+            out += "<p class=\"small\">No prices were given, so no cost is shown (<code>memfail report --html ... "
+                   "--price MODEL=INPUT/OUTPUT</code>, US dollars per million tokens).</p>";
+        } else {
+            MF_TRY_ASSIGN(Table cost, llm_cost_table(db, ids, options.prices));
+            out += html_table(cost);
+        }
+    }
     MF_TRY_ASSIGN(Table agreement, agreement_table(db, ids));
     if (!agreement.rows.empty()) out += html_table(agreement);
 
@@ -962,7 +970,7 @@ Result<std::string> render_html_report(store::ResultsDb& db, const std::vector<s
     out += section_models(m);
     MF_TRY_ASSIGN(std::string tokens, section_tokens(db, m));
     out += tokens;
-    MF_TRY_ASSIGN(std::string runs, section_runs(db, m));
+    MF_TRY_ASSIGN(std::string runs, section_runs(db, m, options));
     out += runs;
 
     std::size_t embedded = 0, total = 0;

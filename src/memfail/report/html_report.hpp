@@ -4,11 +4,13 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include <memfail/core/error.hpp>
+#include <memfail/report/run_report.hpp>
 #include <memfail/store/results_db.hpp>
 
 namespace memfail::report {
@@ -20,6 +22,8 @@ struct HtmlReportOptions {
     std::optional<std::size_t> max_probes;
     // Shown in the header. Supplied by the caller so that rendering itself is deterministic.
     std::string generated_at;
+    // Prices per model (report::parse_prices); when given, the runs section shows LLM cost per role.
+    std::map<std::string, ModelPrice> prices;
 };
 
 // Renders the runs `run_ids` (already selected, e.g. by select_runs) of `db` as one HTML5 document.

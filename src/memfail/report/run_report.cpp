@@ -4,6 +4,8 @@
 #include <memfail/report/stats.hpp>
 
 #include <cstdio>
+#include <cstdlib>
+#include <optional>
 #include <set>
 
 namespace memfail::report {
@@ -126,6 +128,84 @@ Result<Table> llm_usage_table(store::ResultsDb& db, const std::vector<std::int64
     t.notes.push_back("Tokens as reported by the server for every call, cached or not (a cache hit costs nothing now "
                       "but was paid for once); latency is over network calls only.");
     if (local) t.notes.push_back("Some servers sent no usage: those calls were counted with the local tokenizer.");
+    return t;
+}
+
+Result<std::map<std::string, ModelPrice>> parse_prices(const std::vector<std::string>& specs) {
+    std::map<std::string, ModelPrice> out;
+    for (const auto& spec : specs) {
+        const auto eq = spec.rfind('=');
+        const auto slash = eq == std::string::npos ? std::string::npos : spec.find('/', eq);
+        auto bad = [&](const std::string& why) {
+            return make_error(ErrorKind::invalid_input, "bad price '" + spec + "': " + why +
+                                  " (expected MODEL=INPUT/OUTPUT in US dollars per million tokens, e.g. "
+                                  "gpt-4o-mini=0.15/0.60)",
+                              "--price");
+        };
+        if (eq == std::string::npos || eq == 0 || slash == std::string::npos) return bad("missing '=' or '/'");
+        auto number = [](const std::string& text) -> std::optional<double> {
+            if (text.empty()) return std::nullopt;
+            char* end = nullptr;
+            const double v = std::strtod(text.c_str(), &end);
+            if (end != text.c_str() + text.size() || !(v >= 0) || v > 1e6) return std::nullopt;
+            return v;
+        };
+        const auto input = number(spec.substr(eq + 1, slash - eq - 1));
+        const auto output = number(spec.substr(slash + 1));
+        if (!input || !output) return bad("prices must be non-negative numbers");
+        out[spec.substr(0, eq)] = ModelPrice{*input, *output};
+    }
+    return out;
+}
+
+Result<Table> llm_cost_table(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids,
+                             const std::map<std::string, ModelPrice>& prices) {
+    Table t;
+    t.title = "LLM cost (US dollars, from --price)";
+    t.columns = {{"run", Align::right},        {"role", Align::left},          {"model", Align::left},
+                 {"paid calls", Align::right}, {"paid prompt tok", Align::right}, {"paid completion tok", Align::right},
+                 {"cost $", Align::right},     {"uncached cost $", Align::right}};
+    std::set<std::string> unpriced;
+    auto dollars = [](double v) {
+        char buffer[32];
+        std::snprintf(buffer, sizeof buffer, v < 1 ? "%.4f" : "%.2f", v);
+        return std::string(buffer);
+    };
+    double total = 0, total_uncached = 0;
+    bool any_priced = false;
+    for (std::int64_t id : run_ids) {
+        MF_TRY_ASSIGN(auto usage, db.llm_usage_by_model(id));
+        for (const auto& u : usage) {
+            const auto price = prices.find(u.model);
+            std::string cost = "-", uncached = "-";
+            if (price != prices.end()) {
+                const auto at = [&](std::int64_t in, std::int64_t out) {
+                    return (static_cast<double>(in) * price->second.input_per_million +
+                            static_cast<double>(out) * price->second.output_per_million) / 1e6;
+                };
+                const double paid = at(u.paid_prompt_tokens, u.paid_completion_tokens);
+                const double all = paid + at(u.cached_prompt_tokens, u.cached_completion_tokens);
+                cost = dollars(paid);
+                uncached = dollars(all);
+                total += paid;
+                total_uncached += all;
+                any_priced = true;
+            } else {
+                unpriced.insert(u.model.empty() ? "(unnamed)" : u.model);
+            }
+            t.rows.push_back({std::to_string(id), u.role, u.model, std::to_string(u.calls - u.cache_hits),
+                              std::to_string(u.paid_prompt_tokens), std::to_string(u.paid_completion_tokens), cost,
+                              uncached});
+        }
+    }
+    if (any_priced)
+        t.notes.push_back("Total: $" + dollars(total) + " paid by these runs; $" + dollars(total_uncached) +
+                          " for the same calls with an empty cache.");
+    if (!unpriced.empty()) {
+        std::string names;
+        for (const auto& m : unpriced) names += (names.empty() ? "" : ", ") + m;
+        t.notes.push_back("No price given for: " + names + " (add --price MODEL=INPUT/OUTPUT).");
+    }
     return t;
 }
 

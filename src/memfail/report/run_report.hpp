@@ -3,6 +3,7 @@
 // its 95% Wilson interval and the count of each failure stage, plus run metadata.
 #pragma once
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,19 @@ Result<Table> llm_usage_table(store::ResultsDb& db, const std::vector<std::int64
 // Per stage, how often the rules and the judge agreed (runs graded with --grader both or llm).
 Result<Table> agreement_table(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids);
 Result<Table> disagreement_table(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids, std::size_t limit);
+
+// A model's price in US dollars per million tokens, as `--price MODEL=INPUT/OUTPUT` gives it.
+struct ModelPrice {
+    double input_per_million = 0;
+    double output_per_million = 0;
+};
+// Parses "gpt-4o-mini=0.15/0.60" (several flags add up; the last price of a model wins). Errors
+// name the bad spec.
+Result<std::map<std::string, ModelPrice>> parse_prices(const std::vector<std::string>& specs);
+// Cost per run, role and model: what this run paid (network calls) and what the same calls would
+// cost with an empty cache. Models without a price show "-" and are named in a note.
+Result<Table> llm_cost_table(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids,
+                             const std::map<std::string, ModelPrice>& prices);
 
 Result<Table> runs_table(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids);
 

@@ -556,6 +556,31 @@ Result<std::vector<LlmUsageRow>> ResultsDb::llm_usage(std::int64_t run_id) {
     return out;
 }
 
+Result<std::vector<LlmModelUsage>> ResultsDb::llm_usage_by_model(std::int64_t run_id) {
+    MF_TRY_ASSIGN(Statement s, m_db.prepare(
+        "SELECT role, model, COUNT(*), SUM(cache_hit), "
+        "SUM(CASE WHEN cache_hit = 0 THEN prompt_tokens ELSE 0 END), "
+        "SUM(CASE WHEN cache_hit = 0 THEN completion_tokens ELSE 0 END), "
+        "SUM(CASE WHEN cache_hit = 1 THEN prompt_tokens ELSE 0 END), "
+        "SUM(CASE WHEN cache_hit = 1 THEN completion_tokens ELSE 0 END) "
+        "FROM llm_calls WHERE run_id = ? GROUP BY role, model ORDER BY role, model"));
+    s.bind(1, run_id);
+    std::vector<LlmModelUsage> out;
+    MF_TRY(s.for_each_row([&] {
+        LlmModelUsage u;
+        u.role = s.column_text(0);
+        u.model = s.column_text(1);
+        u.calls = s.column_int(2);
+        u.cache_hits = s.column_int(3);
+        u.paid_prompt_tokens = s.column_int(4);
+        u.paid_completion_tokens = s.column_int(5);
+        u.cached_prompt_tokens = s.column_int(6);
+        u.cached_completion_tokens = s.column_int(7);
+        out.push_back(std::move(u));
+    }));
+    return out;
+}
+
 Result<std::vector<AgreementRow>> ResultsDb::agreement(std::int64_t run_id) {
     MF_TRY_ASSIGN(Statement s, m_db.prepare(
         std::string("SELECT r.stage, COUNT(*), SUM(r.passed = l.passed) ") + k_rules_beside_judge +

@@ -129,6 +129,19 @@ struct LlmUsageRow {
     double p95_ms = 0;
 };
 
+// Tokens of one role's calls to one model, split by whether this run paid for them (a network call)
+// or replayed them from the cache.
+struct LlmModelUsage {
+    std::string role;
+    std::string model;
+    std::int64_t calls = 0;
+    std::int64_t cache_hits = 0;
+    std::int64_t paid_prompt_tokens = 0;  // network calls, including failed ones the server billed
+    std::int64_t paid_completion_tokens = 0;
+    std::int64_t cached_prompt_tokens = 0;
+    std::int64_t cached_completion_tokens = 0;
+};
+
 // The store at a checkpoint: how many memories, and their tokens (the paper's tokens per memory).
 struct MemoryStats {
     std::int64_t memories = 0;
@@ -224,6 +237,7 @@ public:
     Result<void> record_llm_calls(std::int64_t run_id, const std::vector<LlmCallRow>& calls);
     // Per role: calls, cache hits, tokens, errors, retries, network latency p50/p95.
     Result<std::vector<LlmUsageRow>> llm_usage(std::int64_t run_id);
+    Result<std::vector<LlmModelUsage>> llm_usage_by_model(std::int64_t run_id);
     // Per stage, how often the rules and the judge agreed where both checked (--grader both).
     Result<std::vector<AgreementRow>> agreement(std::int64_t run_id);
     Result<std::vector<DisagreementRow>> disagreements(std::int64_t run_id, std::size_t limit);

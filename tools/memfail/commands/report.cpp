@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <unistd.h>
 
@@ -31,6 +32,7 @@ struct ReportOptions {
     std::string html;
     std::size_t max_probes = 0;
     std::string title = "memfail report";
+    std::vector<std::string> prices;
     bool show_runs = true;
 };
 
@@ -71,7 +73,7 @@ void write_streamed(const std::string& path, const std::function<Result<void>(st
 }
 
 std::string tables_document(store::ResultsDb& db, const std::vector<std::int64_t>& ids, report::Format format,
-                            bool show_runs) {
+                            bool show_runs, const std::map<std::string, report::ModelPrice>& prices) {
     std::string out;
     if (format == report::Format::text || format == report::Format::markdown) {
         // The flat table's title says whether answers were graded (end to end) or only memory.
@@ -79,7 +81,10 @@ std::string tables_document(store::ResultsDb& db, const std::vector<std::int64_t
         for (const auto& t : value_or_fatal(report::success_tables_by_run(db, ids)))
             out += report::render(t, format) + "\n";
         const auto usage = value_or_fatal(report::llm_usage_table(db, ids));
-        if (!usage.rows.empty()) out += report::render(usage, format) + "\n";
+        if (!usage.rows.empty()) {
+            out += report::render(usage, format) + "\n";
+            if (!prices.empty()) out += report::render(value_or_fatal(report::llm_cost_table(db, ids, prices)), format) + "\n";
+        }
         const auto agreement = value_or_fatal(report::agreement_table(db, ids));
         if (!agreement.rows.empty()) {
             out += report::render(agreement, format) + "\n";
@@ -119,6 +124,9 @@ void add_report_command(CLI::App& app, std::function<void()>& action) {
                     "Embed at most this many probe x k rows in the HTML probe browser (0: all)")
         ->capture_default_str();
     cmd->add_option("--title", opts->title, "Title of the HTML report")->capture_default_str();
+    cmd->add_option("--price", opts->prices,
+                    "MODEL=INPUT/OUTPUT: a model's price in US dollars per million prompt/completion tokens "
+                    "(repeatable); adds the LLM cost per run, role and model to the tables and the HTML report");
     cmd->add_flag("!--no-runs", opts->show_runs, "Leave out the table of runs (datasets, hashes, latencies)");
     cmd->callback([opts, cmd, &action] {
         const bool format_given = cmd->count("--format") > 0;
@@ -130,11 +138,13 @@ void add_report_command(CLI::App& app, std::function<void()>& action) {
             auto db = value_or_fatal(store::ResultsDb::open(opts->results));
             std::vector<std::int64_t> requested(opts->runs.begin(), opts->runs.end());
             const auto ids = value_or_fatal(report::select_runs(db, requested));
+            const auto prices = value_or_fatal(report::parse_prices(opts->prices));
 
             if (!opts->html.empty()) {
                 report::HtmlReportOptions html;
                 html.title = opts->title;
                 html.generated_at = utc_timestamp();
+                html.prices = prices;
                 if (opts->max_probes > 0) html.max_probes = opts->max_probes;
                 const std::string page = value_or_fatal(report::render_html_report(db, ids, html));
                 value_or_fatal(data::write_file_atomically(opts->html, page));
@@ -153,7 +163,7 @@ void add_report_command(CLI::App& app, std::function<void()>& action) {
                 else write_streamed(opts->output, stream);
                 return;
             }
-            const std::string out = tables_document(db, ids, format, opts->show_runs);
+            const std::string out = tables_document(db, ids, format, opts->show_runs, prices);
             if (opts->output.empty()) std::fwrite(out.data(), 1, out.size(), stdout);
             else value_or_fatal(data::write_file_atomically(opts->output, out));
         };
