@@ -431,8 +431,8 @@ Result<std::string> section_runs(store::ResultsDb& db, const Model& m, const Htm
     for (const auto& run : m.runs) {
         const json& c = run.config;
         std::string grader = c.contains("grader") && c["grader"].is_string() ? c["grader"].get<std::string>() : "-";
-        std::string prompts = c.contains("prompt_version") ? c["prompt_version"].dump() : "-";
-        if (c.contains("judge_version")) prompts += " (judge " + c["judge_version"].dump() + ")";
+        std::string prompts = json_string_or(c, "prompt_version", "-");
+        if (c.contains("judge_version")) prompts += " (judge " + json_string_or(c, "judge_version", "-") + ")";
         std::string models = "-";
         if (auto llm = c.find("llm"); llm != c.end() && llm->is_object() && llm->contains("models")) {
             const json& ms = (*llm)["models"];
