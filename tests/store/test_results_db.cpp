@@ -134,6 +134,11 @@ TEST(ResultsDb, ProbeRowsReadBackWithTheirFactsChecksProbeAndMemories) {
     EXPECT_EQ(memories[0].checkpoint, "s-3");
     EXPECT_EQ(memories[0].memory.text, "Ana lives in Porto");
     EXPECT_EQ(memories[0].memory.sources_json, R"(["msg-1"])");
+    // Filtered by scenario: the same rows, or none for another scenario.
+    EXPECT_EQ(db.probe_rows(id, "sc").value().size(), 3u);
+    EXPECT_TRUE(db.probe_rows(id, "elsewhere").value().empty());
+    EXPECT_EQ(db.recorded_memories(id, "sc").value().size(), 2u);
+    EXPECT_TRUE(db.recorded_memories(id, "elsewhere").value().empty());
     // Another run sees none of them.
     const auto other_run = db.create_run(record("h2")).value();
     EXPECT_TRUE(db.probe_rows(other_run).value().empty());

@@ -265,14 +265,23 @@ Result<std::size_t> write_samples_jsonl(store::ResultsDb& db, const std::vector<
     for (std::int64_t id : runs) {
         MF_TRY_ASSIGN(auto run, db.run(id));
         if (!run) return make_error(ErrorKind::not_found, "no run " + std::to_string(id), db.database().path());
-        MF_TRY_ASSIGN(auto recorded, db.recorded_memories(id));
-        std::map<MemoryKey, const store::MemoryTextRow*> memories;
-        for (const auto& m : recorded) memories.emplace(MemoryKey{m.scenario_id, m.checkpoint, m.memory.id}, &m.memory);
-        MF_TRY_ASSIGN(auto rows, db.probe_rows(id));
-        for (const auto& p : rows) {
-            out << dump(sample_json(*run, p, memories)) << '\n';
-            if (!out) return make_error(ErrorKind::io, "could not write the samples file");
-            ++lines;
+        // One scenario at a time, in the order probe_rows() gives for a whole run, so memory stays
+        // bounded by the largest scenario however big the run.
+        MF_TRY_ASSIGN(auto scenarios, db.scenarios(id));
+        std::sort(scenarios.begin(), scenarios.end(), [](const store::ScenarioRecord& a, const store::ScenarioRecord& b) {
+            return std::tie(a.dataset, a.scenario_id) < std::tie(b.dataset, b.scenario_id);
+        });
+        for (const auto& scenario : scenarios) {
+            MF_TRY_ASSIGN(auto recorded, db.recorded_memories(id, scenario.scenario_id));
+            std::map<MemoryKey, const store::MemoryTextRow*> memories;
+            for (const auto& m : recorded)
+                memories.emplace(MemoryKey{m.scenario_id, m.checkpoint, m.memory.id}, &m.memory);
+            MF_TRY_ASSIGN(auto rows, db.probe_rows(id, scenario.scenario_id));
+            for (const auto& p : rows) {
+                out << dump(sample_json(*run, p, memories)) << '\n';
+                if (!out) return make_error(ErrorKind::io, "could not write the samples file");
+                ++lines;
+            }
         }
     }
     out.flush();

@@ -394,7 +394,7 @@ Result<void> ResultsDb::record_probe(std::int64_t run_id, const ProbeRow& p) {
     return tx.commit();
 }
 
-Result<std::vector<ProbeRow>> ResultsDb::probe_rows(std::int64_t run_id) {
+Result<std::vector<ProbeRow>> ResultsDb::probe_rows(std::int64_t run_id, const std::string& scenario_id) {
     std::vector<ProbeRow> rows;
     // (scenario, probe, k) -> row index, to attach facts and checks read in one pass each.
     std::map<std::tuple<std::string, std::string, int>, std::size_t> index;
@@ -403,8 +403,8 @@ Result<std::vector<ProbeRow>> ResultsDb::probe_rows(std::int64_t run_id) {
         "p.retrieve_micros, p.error, p.reasoning, p.answer, p.answer_correct, p.grader, p.retrieved_tokens, "
         "t.checkpoint, t.probe_json FROM probe_results p LEFT JOIN probe_texts t ON t.run_id = p.run_id "
         "AND t.scenario_id = p.scenario_id AND t.probe_id = p.probe_id WHERE p.run_id = ? "
-        "ORDER BY p.dataset, p.scenario_id, p.probe_id, p.k"));
-    s.bind(1, run_id);
+        "AND (?2 = '' OR p.scenario_id = ?2) ORDER BY p.dataset, p.scenario_id, p.probe_id, p.k"));
+    s.bind(1, run_id).bind(2, scenario_id);
     MF_TRY(s.for_each_row([&] {
         ProbeRow r;
         r.scenario_id = s.column_text(0);
@@ -429,8 +429,9 @@ Result<std::vector<ProbeRow>> ResultsDb::probe_rows(std::int64_t run_id) {
     }));
     MF_TRY_ASSIGN(Statement f, m_db.prepare(
         "SELECT scenario_id, probe_id, k, fact_id, stage, method, stored_json, retrieved_json, missing_json, "
-        "explanation FROM fact_results WHERE run_id = ? ORDER BY scenario_id, probe_id, k, fact_id"));
-    f.bind(1, run_id);
+        "explanation FROM fact_results WHERE run_id = ? AND (?2 = '' OR scenario_id = ?2) "
+        "ORDER BY scenario_id, probe_id, k, fact_id"));
+    f.bind(1, run_id).bind(2, scenario_id);
     MF_TRY(f.for_each_row([&] {
         auto it = index.find(std::make_tuple(f.column_text(0), f.column_text(1), static_cast<int>(f.column_int(2))));
         if (it == index.end()) return;
@@ -446,8 +447,8 @@ Result<std::vector<ProbeRow>> ResultsDb::probe_rows(std::int64_t run_id) {
     }));
     MF_TRY_ASSIGN(Statement c, m_db.prepare(
         "SELECT scenario_id, probe_id, k, fact_id, stage, grader, passed, decisive, reason FROM stage_checks "
-        "WHERE run_id = ? ORDER BY scenario_id, probe_id, k, fact_id, stage, grader"));
-    c.bind(1, run_id);
+        "WHERE run_id = ? AND (?2 = '' OR scenario_id = ?2) ORDER BY scenario_id, probe_id, k, fact_id, stage, grader"));
+    c.bind(1, run_id).bind(2, scenario_id);
     MF_TRY(c.for_each_row([&] {
         auto it = index.find(std::make_tuple(c.column_text(0), c.column_text(1), static_cast<int>(c.column_int(2))));
         if (it == index.end()) return;
@@ -463,11 +464,11 @@ Result<std::vector<ProbeRow>> ResultsDb::probe_rows(std::int64_t run_id) {
     return rows;
 }
 
-Result<std::vector<RecordedMemory>> ResultsDb::recorded_memories(std::int64_t run_id) {
+Result<std::vector<RecordedMemory>> ResultsDb::recorded_memories(std::int64_t run_id, const std::string& scenario_id) {
     MF_TRY_ASSIGN(Statement s, m_db.prepare(
         "SELECT scenario_id, checkpoint, memory_id, text, sources_json FROM memory_texts WHERE run_id = ? "
-        "ORDER BY scenario_id, checkpoint, memory_id"));
-    s.bind(1, run_id);
+        "AND (?2 = '' OR scenario_id = ?2) ORDER BY scenario_id, checkpoint, memory_id"));
+    s.bind(1, run_id).bind(2, scenario_id);
     std::vector<RecordedMemory> out;
     MF_TRY(s.for_each_row([&] {
         RecordedMemory m;

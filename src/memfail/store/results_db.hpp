@@ -222,11 +222,12 @@ public:
     // Writes a probe and its facts in one transaction: after a crash a probe is either fully
     // recorded or absent, so --resume neither loses nor doubles it.
     Result<void> record_probe(std::int64_t run_id, const ProbeRow& probe);
-    // Every recorded probe x k of a run, ordered by dataset, scenario, probe and k, with its facts,
-    // stage checks, checkpoint and probe_json (stored_memories are left empty: see memories()).
-    Result<std::vector<ProbeRow>> probe_rows(std::int64_t run_id);
+    // Every recorded probe x k of a run (or of one of its scenarios, to bound memory on big runs),
+    // ordered by dataset, scenario, probe and k, with its facts, stage checks, checkpoint and
+    // probe_json (stored_memories are left empty: see recorded_memories()).
+    Result<std::vector<ProbeRow>> probe_rows(std::int64_t run_id, const std::string& scenario_id = {});
     // The memory texts recorded for a run's probes (schema 3 runs; empty for older ones).
-    Result<std::vector<RecordedMemory>> recorded_memories(std::int64_t run_id);
+    Result<std::vector<RecordedMemory>> recorded_memories(std::int64_t run_id, const std::string& scenario_id = {});
 
     // The size of the store at a checkpoint (tokens absent when no tokenizer was available).
     Result<void> record_memory_stats(std::int64_t run_id, const std::string& scenario_id, const std::string& checkpoint,
