@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <set>
 #include <unordered_map>
@@ -44,6 +45,7 @@ struct Bm25Retriever::Stats {
     std::unordered_map<std::int64_t, std::uint32_t> sparse;
     std::int64_t documents = 0;
     std::int64_t total_tokens = 0;
+    std::int64_t scored = 0;  // rows memfail_bm25 has scored, ever
 
     void set(std::int64_t rowid, std::uint32_t tokens) {
         if (rowid >= 0 && rowid < k_dense_limit) {
@@ -82,10 +84,17 @@ constexpr double k_bm25_k1 = 1.2;
 constexpr double k_bm25_b = 0.75;
 constexpr double k_min_idf = 1e-6;  // FTS5's floor: a word in most rows still counts a little
 
-// Per-query state of memfail_bm25, computed on its first row.
+// Per-query state of memfail_bm25, computed on its first row: which phrase of the MATCH
+// expression stands for each query word, and the word's IDF. Scores add the words in query order
+// whatever the expression's shape, so every plan gives a row the same score to the last bit.
 struct QueryWeights {
-    std::vector<double> idf;  // per phrase
+    std::vector<int> phrase;  // per query word
+    std::vector<double> idf;  // per query word
 };
+
+double bm25_idf(double rows, double hits) {
+    return std::max(std::log((rows - hits + 0.5) / (hits + 0.5)), k_min_idf);
+}
 
 int count_row(const Fts5ExtensionApi*, Fts5Context*, void* hits) {
     ++*static_cast<std::int64_t*>(hits);
@@ -94,20 +103,37 @@ int count_row(const Fts5ExtensionApi*, Fts5Context*, void* hits) {
 
 // memfail_bm25(table): the Okapi BM25 score of the current row, higher is better. Same formula and
 // IDF as FTS5's bm25() (which returns it negated), with the row length taken from RAM.
-void bm25_rank(const Fts5ExtensionApi* api, Fts5Context* fts, sqlite3_context* context, int,
-               sqlite3_value**) {
-    const auto& stats = **static_cast<std::shared_ptr<Bm25Retriever::Stats>*>(api->xUserData(fts));
+//
+// memfail_bm25(table, plan): the same, where `plan` ("phrase:df phrase:df ...", one pair per query
+// word in query order) names the phrase that stands for each word and the word's document
+// frequency, so no phrase is counted.
+void bm25_rank(const Fts5ExtensionApi* api, Fts5Context* fts, sqlite3_context* context, int argc,
+               sqlite3_value** argv) {
+    auto& stats = **static_cast<std::shared_ptr<Bm25Retriever::Stats>*>(api->xUserData(fts));
     auto* weights = static_cast<QueryWeights*>(api->xGetAuxdata(fts, 0));
     if (weights == nullptr) {
         auto fresh = std::make_unique<QueryWeights>();
         sqlite3_int64 rows = 0;
         int rc = api->xRowCount(fts, &rows);
         const int phrases = api->xPhraseCount(fts);
-        for (int i = 0; rc == SQLITE_OK && i < phrases; ++i) {
-            std::int64_t hits = 0;
-            rc = api->xQueryPhrase(fts, i, &hits, &count_row);
-            const double idf = std::log((double(rows) - double(hits) + 0.5) / (double(hits) + 0.5));
-            fresh->idf.push_back(std::max(idf, k_min_idf));
+        if (argc >= 1 && sqlite3_value_type(argv[0]) == SQLITE_TEXT) {
+            const char* plan = reinterpret_cast<const char*>(sqlite3_value_text(argv[0]));
+            int phrase = 0;
+            long long hits = 0;
+            int used = 0;
+            while (plan != nullptr && std::sscanf(plan, " %d:%lld%n", &phrase, &hits, &used) == 2) {
+                if (phrase < 0 || phrase >= phrases) return sqlite3_result_error(context, "bad memfail_bm25 plan", -1);
+                fresh->phrase.push_back(phrase);
+                fresh->idf.push_back(bm25_idf(double(rows), double(hits)));
+                plan += used;
+            }
+        } else {
+            for (int i = 0; rc == SQLITE_OK && i < phrases; ++i) {
+                std::int64_t hits = 0;
+                rc = api->xQueryPhrase(fts, i, &hits, &count_row);
+                fresh->phrase.push_back(i);
+                fresh->idf.push_back(bm25_idf(double(rows), double(hits)));
+            }
         }
         if (rc != SQLITE_OK) return sqlite3_result_error_code(context, rc);
         weights = fresh.get();
@@ -117,6 +143,7 @@ void bm25_rank(const Fts5ExtensionApi* api, Fts5Context* fts, sqlite3_context* c
         if (rc != SQLITE_OK) return sqlite3_result_error_code(context, rc);
     }
 
+    ++stats.scored;
     const double documents = double(std::max<std::int64_t>(stats.documents, 1));
     const double average = std::max(double(stats.total_tokens) / documents, 1.0);
     const double known = stats.length(api->xRowid(fts));
@@ -128,7 +155,7 @@ void bm25_rank(const Fts5ExtensionApi* api, Fts5Context* fts, sqlite3_context* c
         int column = 0;
         int offset = 0;
         int tf = 0;
-        for (api->xPhraseFirst(fts, static_cast<int>(i), &iter, &column, &offset); column >= 0;
+        for (api->xPhraseFirst(fts, weights->phrase[i], &iter, &column, &offset); column >= 0;
              api->xPhraseNext(fts, &iter, &column, &offset))
             ++tf;
         if (tf > 0) score += weights->idf[i] * tf * (k_bm25_k1 + 1.0) / (tf + norm);
@@ -153,7 +180,39 @@ std::uint32_t count_tokens(std::string_view normalized) {
     return static_cast<std::uint32_t>(std::count(normalized.begin(), normalized.end(), ' ') + 1);
 }
 
+std::string fts5_quoted(std::string_view word) {
+    return '"' + text::replace_all(std::string(word), "\"", "\"\"") + '"';
+}
+
 }  // namespace
+
+// FTS5's own "porter unicode61" tokenizer, as the index uses it, so document frequencies kept in
+// RAM are counted per the very tokens FTS5 stores.
+struct Bm25Retriever::Tokenizer {
+    fts5_tokenizer methods{};
+    Fts5Tokenizer* instance = nullptr;
+    ~Tokenizer() {
+        if (instance != nullptr) methods.xDelete(instance);
+    }
+    // The distinct tokens of `text`, or nullopt when FTS5 refuses it.
+    std::optional<std::vector<std::string>> tokens(std::string_view text, int flags) const {
+        std::vector<std::string> out;
+        auto collect = [](void* context, int, const char* token, int size, int, int) {
+            static_cast<std::vector<std::string>*>(context)->emplace_back(token, static_cast<std::size_t>(size));
+            return SQLITE_OK;
+        };
+        if (methods.xTokenize(instance, &out, flags, text.data(), static_cast<int>(text.size()), collect) != SQLITE_OK)
+            return std::nullopt;
+        return out;
+    }
+};
+
+// One distinct query word: its FTS5 token, document frequency and score bound.
+struct Bm25Retriever::Word {
+    std::string quoted;
+    std::int64_t df = 0;
+    double bound = 0;  // above any score this word can add to a row
+};
 
 Bm25Retriever::Bm25Retriever(store::Database& db, std::shared_ptr<Stats> stats)
     : m_db(&db),
@@ -162,7 +221,9 @@ Bm25Retriever::Bm25Retriever(store::Database& db, std::shared_ptr<Stats> stats)
       m_insert_length("INSERT INTO bm25_doclen (doc, tokens) VALUES (?, ?)"),
       // rowid breaks ties so equal scores keep one order.
       m_search("SELECT rowid, memfail_bm25(bm25_index) AS s FROM bm25_index "
-               "WHERE bm25_index MATCH ? ORDER BY s DESC, rowid LIMIT ?") {}
+               "WHERE bm25_index MATCH ? ORDER BY s DESC, rowid LIMIT ?"),
+      m_search_planned("SELECT rowid, memfail_bm25(bm25_index, ?1) AS s FROM bm25_index "
+                       "WHERE bm25_index MATCH ?2 ORDER BY s DESC, rowid LIMIT ?3") {}
 
 Bm25Retriever::~Bm25Retriever() = default;
 
@@ -185,7 +246,16 @@ Result<std::unique_ptr<Bm25Retriever>> Bm25Retriever::open(store::Database& db) 
         return make_error(ErrorKind::database, "cannot register the memfail_bm25 ranking function",
                           db.path());
     }
+    auto tokenizer = std::make_shared<Tokenizer>();
+    void* tokenizer_data = nullptr;
+    const char* tokenizer_args[] = {"unicode61"};
+    if (api->xFindTokenizer(api, "porter", &tokenizer_data, &tokenizer->methods) != SQLITE_OK ||
+        tokenizer->methods.xCreate(tokenizer_data, tokenizer_args, 1, &tokenizer->instance) != SQLITE_OK)
+        return make_error(ErrorKind::database, "cannot open FTS5's porter tokenizer", db.path());
+    // Per connection, in its temp schema: nothing is added to the owner's file.
+    MF_TRY(db.exec("CREATE VIRTUAL TABLE IF NOT EXISTS temp.bm25_instances USING fts5vocab(main, bm25_index, instance);"));
     std::unique_ptr<Bm25Retriever> retriever(new Bm25Retriever(db, std::move(stats)));
+    retriever->m_tokenizer = std::move(tokenizer);
     MF_TRY(retriever->reload());
     return retriever;
 }
@@ -200,6 +270,19 @@ Result<void> Bm25Retriever::add(std::int64_t rowid, std::string_view text) {
     length->bind(1, rowid).bind(2, static_cast<std::int64_t>(tokens));
     MF_TRY(length->run());
     m_stats->set(rowid, tokens);
+    auto terms = m_tokenizer->tokens(normalized, FTS5_TOKENIZE_DOCUMENT);
+    if (!terms) return make_error(ErrorKind::database, "FTS5's tokenizer failed", m_db->path());
+    std::sort(terms->begin(), terms->end());
+    for (std::size_t i = 0; i < terms->size();) {
+        std::size_t j = i;
+        while (j < terms->size() && (*terms)[j] == (*terms)[i]) ++j;
+        TermStats& term = m_terms[(*terms)[i]];
+        const auto tf = static_cast<std::uint32_t>(j - i);
+        term.min_length = term.df == 0 ? tokens : std::min(term.min_length, tokens);
+        term.max_tf = term.df == 0 ? tf : (term.max_tf == 0 ? 0 : std::max(term.max_tf, tf));
+        ++term.df;
+        i = j;
+    }
     return {};
 }
 
@@ -211,27 +294,171 @@ Result<void> Bm25Retriever::reload() {
         if (!row) break;
         m_stats->set(rows.column_int(0), static_cast<std::uint32_t>(rows.column_int(1)));
     }
+    m_terms.clear();
+    // One row per token occurrence. fts5vocab lists them by token, then row, then position; should
+    // a token's rows ever come out of that order, its counts would be split, so its bound falls
+    // back to the loose one (max_tf 0) rather than risk being too low.
+    MF_TRY_ASSIGN(store::Statement instances, m_db->prepare("SELECT term, doc FROM temp.bm25_instances"));
+    std::string term_text;
+    TermStats* term = nullptr;
+    std::int64_t doc = -1;
+    std::uint32_t tf = 0;
+    auto close_row = [&] {
+        if (term == nullptr || tf == 0) return;
+        if (term->max_tf != 0) term->max_tf = std::max(term->max_tf, tf);
+        const double length = m_stats->length(doc);
+        const auto words = length < 0 ? 0U : static_cast<std::uint32_t>(length);
+        term->min_length = term->df == 0 ? words : std::min(term->min_length, words);
+        ++term->df;
+    };
+    MF_TRY(instances.for_each_row([&] {
+        const std::string_view text = instances.column_text_view(0);
+        const std::int64_t row = instances.column_int(1);
+        if (term != nullptr && text == term_text && row == doc) {
+            ++tf;
+            return;
+        }
+        close_row();
+        if (term == nullptr || text != term_text) {
+            const bool ordered = term == nullptr || term_text < text;
+            term_text = std::string(text);
+            const bool seen = m_terms.count(term_text) != 0;
+            term = &m_terms[term_text];
+            if (seen || !ordered) term->max_tf = 0;
+            else if (term->df == 0) term->max_tf = 1;
+        } else if (row < doc) {
+            term->max_tf = 0;
+        }
+        doc = row;
+        tf = 1;
+    }));
+    close_row();
     return {};
 }
 
-Result<std::vector<RetrievedRow>> Bm25Retriever::search(std::string_view query, int k) {
+Result<std::vector<RetrievedRow>> Bm25Retriever::run_search(store::Statement& select) {
     std::vector<RetrievedRow> out;
+    const std::int64_t before = m_stats->scored;
+    while (true) {
+        MF_TRY_ASSIGN(const bool row, select.step());
+        if (!row) break;
+        out.push_back({select.column_int(0), select.column_double(1)});
+    }
+    m_last_scored += m_stats->scored - before;
+    return out;
+}
+
+Result<std::vector<RetrievedRow>> Bm25Retriever::search_exhaustive(std::string_view query, int k) {
+    m_last_scored = 0;
     const std::string match = bm25_match_expression(query);
-    if (match.empty() || k <= 0) return out;
+    if (match.empty() || k <= 0) return std::vector<RetrievedRow>{};
     MF_TRY_ASSIGN(store::Statement* const select, m_search.get(*m_db));
     select->bind(1, match).bind(2, static_cast<std::int64_t>(k));
-    while (true) {
-        MF_TRY_ASSIGN(const bool row, select->step());
-        if (!row) break;
-        out.push_back({select->column_int(0), select->column_double(1)});
+    return run_search(*select);
+}
+
+Result<std::vector<RetrievedRow>> Bm25Retriever::search_planned(const std::vector<Word>& words,
+                                                                const std::vector<bool>& essential, int k) {
+    // "E OR (E AND N)": the rows holding an essential word; the second copy of E puts the
+    // non-essential words' phrases in the expression so their frequencies reach the score (FTS5
+    // reports a phrase's positions in a row only when its own node sits on that row), and FTS5
+    // answers the AND by seeking through their postings rather than reading them all.
+    std::string either, rest;
+    std::vector<int> phrase(words.size(), -1);
+    int essentials = 0;
+    for (std::size_t i = 0; i < words.size(); ++i) {
+        if (!essential[i]) continue;
+        either += (either.empty() ? "" : " OR ") + words[i].quoted;
+        phrase[i] = essentials++;
     }
-    return out;
+    int next = 2 * essentials;
+    for (std::size_t i = 0; i < words.size(); ++i) {
+        if (essential[i]) continue;
+        rest += (rest.empty() ? "" : " OR ") + words[i].quoted;
+        phrase[i] = next++;
+    }
+    const std::string match = rest.empty() ? either : "(" + either + ") OR ((" + either + ") AND (" + rest + "))";
+    std::string plan;
+    for (std::size_t i = 0; i < words.size(); ++i)
+        plan += std::to_string(phrase[i]) + ":" + std::to_string(words[i].df) + " ";
+    MF_TRY_ASSIGN(store::Statement* const select, m_search_planned.get(*m_db));
+    select->bind(1, plan).bind(2, match).bind(3, static_cast<std::int64_t>(k));
+    return run_search(*select);
+}
+
+Result<std::vector<RetrievedRow>> Bm25Retriever::search(std::string_view query, int k) {
+    if (k <= 0) return std::vector<RetrievedRow>{};
+    // The words bm25_match_expression() would OR, in its order.
+    std::vector<Word> words;
+    std::vector<TermStats> stats;  // per word
+    std::set<std::string> seen;
+    for (const std::string& word : text::words(query)) {
+        if (text::is_stopword(word) || !seen.insert(word).second) continue;
+        const auto tokens = m_tokenizer->tokens(word, FTS5_TOKENIZE_QUERY);
+        // A word FTS5 splits (or drops) is a phrase, not one token: score it the plain way.
+        if (!tokens || tokens->size() != 1) return search_exhaustive(query, k);
+        const auto it = m_terms.find(tokens->front());
+        words.push_back(Word{fts5_quoted(word), it == m_terms.end() ? 0 : it->second.df, 0.0});
+        if (it != m_terms.end()) stats.push_back(it->second);
+        else stats.emplace_back();
+    }
+    m_last_scored = 0;
+    if (words.empty()) return std::vector<RetrievedRow>{};
+    // The score a word adds to a row is idf * tf * (k1 + 1) / (tf + norm), norm = k1 * (1 - b + b *
+    // length / average): it grows with tf and shrinks with the length, so the word's highest count
+    // and shortest row bound it; without them (tf unbounded), idf * (k1 + 1) does. The average is
+    // computed as memfail_bm25 computes it; the margin covers rounding in the sums.
+    const double rows = double(m_stats->documents);
+    const double average = std::max(double(m_stats->total_tokens) / double(std::max<std::int64_t>(m_stats->documents, 1)), 1.0);
+    for (std::size_t i = 0; i < words.size(); ++i) {
+        double most = k_bm25_k1 + 1.0;
+        if (stats[i].max_tf > 0) {
+            const double tf = stats[i].max_tf;
+            const double norm = k_bm25_k1 * (1.0 - k_bm25_b + k_bm25_b * double(stats[i].min_length) / average);
+            most = std::min(most, tf * (k_bm25_k1 + 1.0) / (tf + norm));
+        }
+        words[i].bound = bm25_idf(rows, double(words[i].df)) * most * (1.0 + 1e-9) + 1e-12;
+    }
+    std::vector<std::size_t> rarest(words.size());
+    for (std::size_t i = 0; i < rarest.size(); ++i) rarest[i] = i;
+    std::stable_sort(rarest.begin(), rarest.end(),
+                     [&](std::size_t a, std::size_t b) { return words[a].bound > words[b].bound; });
+
+    // 1. The rows holding the rarest words, enough of them to fill k, scored in full.
+    std::vector<bool> first(words.size(), false);
+    std::int64_t holding = 0;
+    std::size_t taken = 0;
+    while (taken < rarest.size() && holding < k) {
+        first[rarest[taken]] = true;
+        holding += words[rarest[taken]].df;
+        ++taken;
+    }
+    MF_TRY_ASSIGN(std::vector<RetrievedRow> found, search_planned(words, first, k));
+    if (taken == words.size() || static_cast<int>(found.size()) < k) {
+        if (taken == words.size()) return found;
+        std::vector<bool> all(words.size(), true);
+        return search_planned(words, all, k);
+    }
+    // 2. Words whose bounds add up to less than the k-th score found cannot carry a row there.
+    const double threshold = found.back().score;
+    std::vector<bool> essential(words.size(), true);
+    double bound = 0;
+    for (auto it = rarest.rbegin(); it != rarest.rend(); ++it) {
+        if (bound + words[*it].bound >= threshold) break;
+        bound += words[*it].bound;
+        essential[*it] = false;
+    }
+    bool covered = true;  // every essential word was scored in step 1: its rows were all seen
+    for (std::size_t i = 0; i < words.size(); ++i) covered = covered && (!essential[i] || first[i]);
+    if (covered) return found;
+    return search_planned(words, essential, k);
 }
 
 Result<void> Bm25Retriever::clear() {
     MF_TRY(m_db->exec("INSERT INTO bm25_index(bm25_index) VALUES ('delete-all');"
                       "DELETE FROM bm25_doclen;"));
     m_stats->clear();
+    m_terms.clear();
     return {};
 }
 
@@ -513,6 +740,22 @@ Result<std::vector<RetrievedRow>> EmbeddingRetriever::search(std::string_view qu
                           m_embedder->signature());
     for (const VectorMatch& match : m_index->search(vectors[0], k)) out.push_back({match.id, match.score});
     return out;
+}
+
+Result<bool> EmbeddingRetriever::remove(std::int64_t rowid) {
+    const auto pending = std::find_if(m_pending.begin(), m_pending.end(),
+                                      [&](const auto& queued) { return queued.first == rowid; });
+    if (pending != m_pending.end()) {
+        m_pending.erase(pending);
+        return true;
+    }
+    MF_TRY_ASSIGN(store::Statement* const erase, m_delete_vector.get(*m_db));
+    erase->bind(1, rowid);
+    MF_TRY(erase->run());
+    if (m_db->changes() == 0) return false;
+    if (m_index) m_index->remove(rowid);
+    --m_documents;
+    return true;
 }
 
 Result<void> EmbeddingRetriever::clear() {

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -44,6 +45,14 @@ public:
     virtual Result<void> reload() { return {}; }
     // Up to `k` rows, best first. Read-only.
     virtual Result<std::vector<RetrievedRow>> search(std::string_view query, int k) = 0;
+    // Stops returning `rowid` (an owner's row that was retired but is kept for history), so
+    // searches need not look past it. False when this retriever cannot (BM25: a contentless FTS5
+    // row is deleted only with its original text, and dropping it would change every IDF) or does
+    // not hold it; the owner then keeps skipping the row itself.
+    virtual Result<bool> remove(std::int64_t rowid) {
+        (void)rowid;
+        return false;
+    }
     // Forgets every indexed row.
     virtual Result<void> clear() = 0;
     // Rows indexed.
@@ -60,6 +69,18 @@ public:
 // one B-tree lookup per row, which made it the whole cost of a query (about 10x slower at 100k
 // memories). Document lengths are kept in RAM instead, persisted in bm25_doclen and reloaded on
 // open; the postings, term frequencies and document frequencies still come from FTS5.
+//
+// search() returns the same rows, scores and order as scoring every row that holds any query word
+// (search_exhaustive), but skips most of those rows with MaxScore: a row's score is a sum of one
+// bounded term per query word (each below idf x (k1 + 1)), so once k rows are known to score at
+// least t, words whose bounds add up to less than t cannot lift a row that has only them into the
+// top k. The rarest words are scored first (an FTS5 query over the rows holding them, with every
+// word's frequency still read for the score) to find t; the MATCH is then narrowed to the rows
+// holding the remaining "essential" words. A word's bound is tightened with the highest count and
+// the shortest row of any row holding it (the score term grows with the count and shrinks with the
+// length). Those and document frequencies per FTS5 token are kept in RAM (counted with FTS5's own
+// porter tokenizer, reloaded from an fts5vocab table: a pass over the index when opening), which
+// also spares each query FTS5's pass over every posting of a common word to count it.
 class Bm25Retriever final : public Retriever {
 public:
     struct Stats;  // document lengths shared with the registered ranking function
@@ -75,13 +96,37 @@ public:
     Result<void> clear() override;
     Result<std::int64_t> count() override;
 
+    // Scores every row holding any query word (the reference search() must equal).
+    Result<std::vector<RetrievedRow>> search_exhaustive(std::string_view query, int k);
+    // Rows the last search() scored (FTS5 matches summed over its queries), for tests and benches.
+    std::int64_t last_rows_scored() const { return m_last_scored; }
+
 private:
+    struct Tokenizer;
+    struct Word;
     Bm25Retriever(store::Database& db, std::shared_ptr<Stats> stats);
+    // Top k of the rows holding a word of `essential`, scored over every word.
+    Result<std::vector<RetrievedRow>> search_planned(const std::vector<Word>& words, const std::vector<bool>& essential,
+                                                     int k);
+    Result<std::vector<RetrievedRow>> run_search(store::Statement& select);
+
     store::Database* m_db;
     std::shared_ptr<Stats> m_stats;
+    std::shared_ptr<Tokenizer> m_tokenizer;
+    // Per FTS5 token: rows holding it, and the most times and the fewest words of any such row,
+    // which bound what the token can add to a score (max_tf 0: unknown, so no better bound than
+    // idf x (k1 + 1)).
+    struct TermStats {
+        std::int64_t df = 0;
+        std::uint32_t max_tf = 0;
+        std::uint32_t min_length = 0;
+    };
+    std::unordered_map<std::string, TermStats> m_terms;
+    std::int64_t m_last_scored = 0;
     CachedStatement m_insert_text;
     CachedStatement m_insert_length;
     CachedStatement m_search;
+    CachedStatement m_search_planned;
 };
 
 // The FTS5 MATCH expression for `query`: its distinct non-stopword words, each quoted (embedded
@@ -146,6 +191,8 @@ public:
     Result<void> flush() override;
     Result<void> reload() override;
     Result<std::vector<RetrievedRow>> search(std::string_view query, int k) override;
+    // Deletes the row's vector (from SQLite and the index) or its queued text.
+    Result<bool> remove(std::int64_t rowid) override;
     Result<void> clear() override;
     Result<std::int64_t> count() override;
 
@@ -160,6 +207,7 @@ private:
     std::int64_t m_documents = 0;
     std::vector<std::pair<std::int64_t, std::string>> m_pending;
     CachedStatement m_insert_vector;
+    CachedStatement m_delete_vector{"DELETE FROM embed_vectors WHERE doc = ?"};
 };
 
 }  // namespace memfail::memory

@@ -7,6 +7,10 @@
 #include <algorithm>
 #include <cstring>
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
 #include <hnswlib/hnswlib.h>
 
 #include <memfail/core/error.hpp>
@@ -15,6 +19,62 @@ namespace memfail::memory {
 
 namespace {
 constexpr std::size_t k_initial_capacity = 1024;
+
+// The system hnswlib is compiled here with SSE only (no -mavx in the build flags), so its inner
+// product reads 4 floats per step. Every distance in exact search and HNSW goes through this space
+// instead: an AVX2/FMA kernel when the CPU has it (checked at run time, so a binary built here still
+// runs on an older CPU), else hnswlib's own function.
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define MEMFAIL_HAS_AVX2_KERNEL 1
+__attribute__((target("avx2,fma"))) float inner_product_distance_avx2(const void* a_ptr, const void* b_ptr,
+                                                                      const void* dim_ptr) {
+    const auto* a = static_cast<const float*>(a_ptr);
+    const auto* b = static_cast<const float*>(b_ptr);
+    const std::size_t dim = *static_cast<const std::size_t*>(dim_ptr);
+    __m256 s0 = _mm256_setzero_ps(), s1 = _mm256_setzero_ps(), s2 = _mm256_setzero_ps(),
+           s3 = _mm256_setzero_ps();
+    std::size_t i = 0;
+    for (; i + 32 <= dim; i += 32) {
+        s0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i), s0);
+        s1 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i + 8), _mm256_loadu_ps(b + i + 8), s1);
+        s2 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i + 16), _mm256_loadu_ps(b + i + 16), s2);
+        s3 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i + 24), _mm256_loadu_ps(b + i + 24), s3);
+    }
+    for (; i + 8 <= dim; i += 8) s0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i), s0);
+    const __m256 sum = _mm256_add_ps(_mm256_add_ps(s0, s1), _mm256_add_ps(s2, s3));
+    __m128 half = _mm_add_ps(_mm256_castps256_ps128(sum), _mm256_extractf128_ps(sum, 1));
+    half = _mm_add_ps(half, _mm_movehl_ps(half, half));
+    half = _mm_add_ss(half, _mm_movehdup_ps(half));
+    float total = _mm_cvtss_f32(half);
+    for (; i < dim; ++i) total += a[i] * b[i];
+    return 1.0F - total;
+}
+
+bool cpu_has_avx2() {
+    static const bool has = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    return has;
+}
+#else
+bool cpu_has_avx2() { return false; }
+#endif
+
+class DotSpace final : public hnswlib::SpaceInterface<float> {
+public:
+    explicit DotSpace(std::size_t dim) : m_fallback(dim), m_dim(dim) {
+        m_function = m_fallback.get_dist_func();
+#ifdef MEMFAIL_HAS_AVX2_KERNEL
+        if (cpu_has_avx2()) m_function = &inner_product_distance_avx2;
+#endif
+    }
+    std::size_t get_data_size() override { return m_dim * sizeof(float); }
+    hnswlib::DISTFUNC<float> get_dist_func() override { return m_function; }
+    void* get_dist_func_param() override { return &m_dim; }
+
+private:
+    hnswlib::InnerProductSpace m_fallback;
+    std::size_t m_dim;
+    hnswlib::DISTFUNC<float> m_function;
+};
 
 using Exact = hnswlib::BruteforceSearch<float>;
 using Hnsw = hnswlib::HierarchicalNSW<float>;
@@ -75,13 +135,18 @@ struct VectorIndex::Impl {
         exact.reset();
     }
 
+    std::size_t exact_limit() const {
+        if (options.hnsw_threshold != 0) return options.hnsw_threshold;
+        return std::max<std::size_t>(VectorIndexOptions::k_exact_floats / static_cast<std::size_t>(options.dim), 1);
+    }
+
     bool hnsw_holds(hnswlib::labeltype label) const {
         auto it = hnsw->label_lookup_.find(label);
         return it != hnsw->label_lookup_.end() && !hnsw->isMarkedDeleted(it->second);
     }
 
     VectorIndexOptions options;
-    hnswlib::InnerProductSpace space;  // outlives both indexes, which keep a pointer to it
+    DotSpace space;  // outlives both indexes, which keep a pointer to it
     std::unique_ptr<Exact> exact;
     std::size_t exact_capacity = 0;
     std::unique_ptr<Hnsw> hnsw;
@@ -109,7 +174,7 @@ void VectorIndex::add(std::int64_t id, std::span<const float> vector) {
     if (!impl.hnsw) {
         const bool known = impl.exact->dict_external_to_internal.count(label) > 0;
         if (!known) {
-            if (impl.exact->cur_element_count + 1 > impl.options.hnsw_threshold) {
+            if (impl.exact->cur_element_count + 1 > impl.exact_limit()) {
                 impl.move_to_hnsw();
             } else if (impl.exact->cur_element_count == impl.exact_capacity) {
                 impl.grow_exact();
@@ -167,5 +232,9 @@ std::size_t VectorIndex::size() const {
 }
 
 bool VectorIndex::is_approximate() const { return m_impl->hnsw != nullptr; }
+
+std::size_t VectorIndex::exact_limit() const { return m_impl->exact_limit(); }
+
+bool VectorIndex::uses_avx2() { return cpu_has_avx2(); }
 
 }  // namespace memfail::memory

@@ -12,8 +12,12 @@ namespace memfail::memory {
 struct VectorIndexOptions {
     int dim = 0;
     // Exact (brute-force) search up to this many vectors; the index moves to HNSW when an add would
-    // exceed it and stays there. Exact search at 20k x 512 floats still answers in a few ms.
-    std::size_t hnsw_threshold = 20000;
+    // exceed it and stays there. 0 (the default) sets it by work rather than count: exact while
+    // the vectors hold at most k_exact_floats floats (4,096 vectors at 512 dimensions, 2,730 at
+    // 768). An exact search reads every vector, so its cost is size x dim: at 10k x 768 it took
+    // 2 ms, and moving 20k vectors into HNSW at once took 14-16 s inside one store call.
+    std::size_t hnsw_threshold = 0;
+    static constexpr std::size_t k_exact_floats = std::size_t{1} << 21;
     std::size_t hnsw_m = 16;
     std::size_t hnsw_ef_construction = 100;
     // Searches use max(this, k). Hashed text vectors are close to orthogonal, a hard case for
@@ -51,6 +55,10 @@ public:
     std::size_t size() const;
     // True once the index has moved to HNSW.
     bool is_approximate() const;
+    // The size up to which search is exact (hnsw_threshold, or the one derived from the dimension).
+    std::size_t exact_limit() const;
+    // True when distances use the AVX2/FMA kernel (chosen at run time; SSE/portable otherwise).
+    static bool uses_avx2();
 
 private:
     struct Impl;

@@ -107,7 +107,10 @@ std::vector<std::string> outcome_names(bool end_to_end) {
 
 std::string hash_list(const std::set<std::string>& hashes) {
     std::string out;
-    for (const auto& h : hashes) out += (out.empty() ? "" : "+") + h.substr(0, 12);
+    for (const auto& h : hashes) {
+        if (!out.empty()) out += '+';
+        out.append(h, 0, 12);
+    }
     return out;
 }
 

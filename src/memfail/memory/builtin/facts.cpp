@@ -114,21 +114,30 @@ Result<void> FactsSystem::initialise(const std::string& path) {
     m_db.emplace(std::move(db));
     MF_TRY_ASSIGN(std::unique_ptr<TextEmbedder> embedder, make_text_embedder(m_services, m_options.dim));
     MF_TRY_ASSIGN(m_retriever, EmbeddingRetriever::open(*m_db, std::move(embedder)));
-    // The index is derived: rebuild it when it does not cover exactly the stored rows (another
-    // embedder was used, or it was never built).
-    MF_TRY_ASSIGN(store::Statement count, m_db->prepare("SELECT count(*) FROM facts"));
-    MF_TRY_ASSIGN(bool counted, count.step());
-    const std::int64_t rows = counted ? count.column_int(0) : 0;
+    // The index is derived and holds the live rows only (a retired row leaves it, so searches need
+    // not look past a fact's old versions). A store from before that holds every row: its retired
+    // ones are removed without embedding anything again. Otherwise (another embedder was used, or
+    // it was never built) it is rebuilt.
+    MF_TRY_ASSIGN(const std::int64_t rows, scalar_of(*m_db, "SELECT count(*) FROM facts"));
+    MF_TRY_ASSIGN(const std::int64_t live, scalar_of(*m_db, "SELECT count(*) FROM facts WHERE live = 1"));
     MF_TRY_ASSIGN(const std::int64_t indexed, m_retriever->count());
     MF_TRY(load_counters());
-    if (indexed != rows) {
-        MF_TRY(in_transaction(*m_db, {m_retriever.get()}, [&]() -> Result<void> {
-            MF_TRY(m_retriever->clear());
-            MF_TRY_ASSIGN(store::Statement all, m_db->prepare("SELECT seq, text FROM facts ORDER BY seq"));
-            return all.for_each_row([&] { (void)m_retriever->add(all.column_int(0), all.column_text_view(1)); });
-        }));
-    }
-    return {};
+    if (indexed == live) return {};
+    return in_transaction(*m_db, {m_retriever.get()}, [&]() -> Result<void> {
+        if (indexed == rows) {
+            MF_TRY_ASSIGN(store::Statement retired, m_db->prepare("SELECT seq FROM facts WHERE live = 0"));
+            Result<void> removed;
+            MF_TRY(retired.for_each_row([&] {
+                if (!removed) return;
+                const Result<bool> gone = m_retriever->remove(retired.column_int(0));
+                if (!gone) removed = gone.error();
+            }));
+            return removed;
+        }
+        MF_TRY(m_retriever->clear());
+        MF_TRY_ASSIGN(store::Statement all, m_db->prepare("SELECT seq, text FROM facts WHERE live = 1 ORDER BY seq"));
+        return all.for_each_row([&] { (void)m_retriever->add(all.column_int(0), all.column_text_view(1)); });
+    });
 }
 
 Result<void> FactsSystem::load_counters() {
@@ -141,11 +150,9 @@ Result<void> FactsSystem::load_counters() {
 Result<std::vector<std::pair<std::int64_t, double>>> FactsSystem::live_neighbours(std::string_view text, int k) {
     std::vector<std::pair<std::int64_t, double>> out;
     if (k <= 0) return out;
-    // Retired rows stay in the index, so ask for a little more than k, and when too few of those
-    // are live, for k + every retired row, which always suffices. Asking for that bound every time
-    // made each search cost grow with the store's whole update history (a quarter of the rows after
-    // many updates); the small first request settles most searches. Removing retired rows from the
-    // index would settle all of them.
+    // Retired rows leave the index, so the first request almost always settles it. The live check
+    // stays as a guard (a row retired in a transaction that is still open, say): when too few of
+    // the rows are live, ask for k + every retired row, which always suffices.
     const int bound = k + static_cast<int>(std::min<std::int64_t>(m_retired, 1 << 24));
     for (int asked = m_retired > 0 ? std::min(2 * k + 8, bound) : k;; asked = bound) {
         MF_TRY_ASSIGN(auto rows, m_retriever->search(text, asked));
@@ -285,6 +292,8 @@ Result<void> FactsSystem::store_in_transaction(const data::Session& session) {
         s.bind(1, seq);
         MF_TRY(s.run());
         ++m_retired;
+        MF_TRY_ASSIGN(const bool removed, m_retriever->remove(seq));
+        (void)removed;  // an index that cannot remove is looked past in live_neighbours
         return {};
     };
     for (std::size_t i = 0; i < facts.size(); ++i) {

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <queue>
 #include <set>
 #include <tuple>
 #include <unordered_set>
@@ -26,7 +27,6 @@ constexpr int k_schema_version = 1;
 constexpr std::size_t k_max_candidates = 5;     // known entities shown when resolving one
 constexpr std::size_t k_max_compared = 10;      // older edges shown when checking a contradiction
 constexpr int k_rrf_k = 60;                     // the usual reciprocal-rank-fusion constant
-constexpr std::size_t k_max_walked = 5000;      // edges collected by the neighbourhood walk at most
 constexpr int k_dense_seeds = 3;                // best cosine matches whose entities seed the walk
 
 // Edges are never rewritten: invalidation only sets invalid_at, so the retrievers index each edge's
@@ -177,15 +177,33 @@ Result<void> GraphSystem::initialise(const std::string& path) {
     MF_TRY_ASSIGN(m_dense, EmbeddingRetriever::open(*m_db, std::move(embedder)));
     MF_TRY_ASSIGN(m_bm25, Bm25Retriever::open(*m_db));
     MF_TRY(reload_entities());
-    // Both indexes are derived from the edges: rebuild one that does not cover exactly the stored
-    // edges (another embedder was used, or it was never built).
+    // Both indexes are derived from the edges. BM25 holds every edge; the dense index holds the
+    // edges retrieval may return (without include_invalid, an invalidated edge leaves it, so
+    // searches need not look past a pair's closed history). A dense index from before that holds
+    // every edge has its invalidated ones removed; any other mismatch (another embedder, never
+    // built, or include_invalid now asking for closed edges) rebuilds the index.
     MF_TRY_ASSIGN(const std::int64_t rows, scalar_of(*m_db, "SELECT count(*) FROM edges"));
+    MF_TRY_ASSIGN(const std::int64_t valid, scalar_of(*m_db, "SELECT count(*) FROM edges WHERE invalid_at IS NULL"));
     for (Retriever* index : {m_dense.get(), m_bm25.get()}) {
+        const bool dense_only_valid = index == m_dense.get() && !m_options.include_invalid;
+        const std::int64_t wanted = dense_only_valid ? valid : rows;
         MF_TRY_ASSIGN(const std::int64_t indexed, index->count());
-        if (indexed == rows) continue;
+        if (indexed == wanted) continue;
         MF_TRY(in_transaction([&]() -> Result<void> {
+            if (dense_only_valid && indexed == rows) {
+                MF_TRY_ASSIGN(store::Statement closed, m_db->prepare("SELECT seq FROM edges WHERE invalid_at IS NOT NULL"));
+                Result<void> removed;
+                MF_TRY(closed.for_each_row([&] {
+                    if (!removed) return;
+                    const Result<bool> gone = index->remove(closed.column_int(0));
+                    if (!gone) removed = gone.error();
+                }));
+                return removed;
+            }
             MF_TRY(index->clear());
-            MF_TRY_ASSIGN(store::Statement all, m_db->prepare("SELECT seq, fact FROM edges ORDER BY seq"));
+            MF_TRY_ASSIGN(store::Statement all,
+                          m_db->prepare(dense_only_valid ? "SELECT seq, fact FROM edges WHERE invalid_at IS NULL ORDER BY seq"
+                                                         : "SELECT seq, fact FROM edges ORDER BY seq"));
             Result<void> added;
             MF_TRY(all.for_each_row([&] {
                 if (added) added = index->add(all.column_int(0), all.column_text_view(1));
@@ -214,7 +232,62 @@ Result<void> GraphSystem::reload_entities() {
         if (it != m_entity_index.end()) m_entities[it->second].names.push_back(norm);
         m_longest_name = std::max(m_longest_name, text::words(norm).size());
     }));
+    return reload_shapes();
+}
+
+Result<void> GraphSystem::reload_shapes() {
+    m_edge_shapes.clear();
+    m_adjacent.assign(m_entities.size(), {});
+    MF_TRY_ASSIGN(store::Statement all,
+                  m_db->prepare("SELECT seq, source, target, invalid_at IS NULL FROM edges ORDER BY seq"));
+    MF_TRY(all.for_each_row([&] {
+        const std::int64_t seq = all.column_int(0);
+        shape_added(seq, all.column_text(1), all.column_text(2));
+        // Not shape_invalidated(): erasing from the front of a long list, once per closed edge,
+        // would make opening quadratic.
+        if (all.column_int(3) == 0 && seq < static_cast<std::int64_t>(m_edge_shapes.size())) {
+            EdgeShape& shape = m_edge_shapes[static_cast<std::size_t>(seq)];
+            shape.valid = false;
+            if (!m_options.include_invalid && shape.source >= 0) {
+                m_adjacent[static_cast<std::size_t>(shape.source)].pop_back();
+                if (shape.target != shape.source) m_adjacent[static_cast<std::size_t>(shape.target)].pop_back();
+            }
+        }
+    }));
     return {};
+}
+
+void GraphSystem::shape_added(std::int64_t seq, const std::string& source, const std::string& target) {
+    const auto s = m_entity_index.find(source), t = m_entity_index.find(target);
+    if (seq <= 0 || s == m_entity_index.end() || t == m_entity_index.end()) return;  // not walkable
+    if (static_cast<std::size_t>(seq) >= m_edge_shapes.size()) m_edge_shapes.resize(static_cast<std::size_t>(seq) + 1);
+    m_edge_shapes[static_cast<std::size_t>(seq)] = {static_cast<std::int32_t>(s->second),
+                                                    static_cast<std::int32_t>(t->second), true};
+    if (m_adjacent.size() < m_entities.size()) m_adjacent.resize(m_entities.size());
+    // Seqs only grow, so each list stays sorted.
+    m_adjacent[s->second].push_back(seq);
+    if (t->second != s->second) m_adjacent[t->second].push_back(seq);
+}
+
+Result<void> GraphSystem::edge_closed(std::int64_t seq) {
+    shape_invalidated(seq);
+    if (m_options.include_invalid) return {};
+    MF_TRY_ASSIGN(const bool removed, m_dense->remove(seq));
+    (void)removed;  // retrieval looks past closed edges an index still holds
+    return {};
+}
+
+void GraphSystem::shape_invalidated(std::int64_t seq) {
+    if (seq <= 0 || static_cast<std::size_t>(seq) >= m_edge_shapes.size()) return;
+    EdgeShape& shape = m_edge_shapes[static_cast<std::size_t>(seq)];
+    if (shape.source < 0 || !shape.valid) return;
+    shape.valid = false;
+    if (m_options.include_invalid) return;  // still walked
+    for (const std::int32_t entity : {shape.source, shape.target}) {
+        auto& list = m_adjacent[static_cast<std::size_t>(entity)];
+        const auto it = std::lower_bound(list.begin(), list.end(), seq);
+        if (it != list.end() && *it == seq) list.erase(it);
+    }
 }
 
 std::string GraphSystem::spec() const {
@@ -454,6 +527,7 @@ Result<void> GraphSystem::store_in_transaction(const data::Session& session) {
         }
         MF_TRY(m_dense->add(seq, r.fact));
         MF_TRY(m_bm25->add(seq, r.fact));
+        shape_added(seq, source, target);
         MF_TRY(add_history(db, id, "add", "", r.fact, session.timestamp, r.sources));
         if (older.empty()) continue;
 
@@ -492,6 +566,7 @@ Result<void> GraphSystem::store_in_transaction(const data::Session& session) {
                 MF_TRY_ASSIGN(store::Statement s, db.prepare("UPDATE edges SET invalid_at = ? WHERE seq = ?"));
                 s.bind(1, session.timestamp).bind(2, o.seq);
                 MF_TRY(s.run());
+                MF_TRY(edge_closed(o.seq));
                 MF_TRY(add_history(db, o.id, "invalidate", o.fact, r.fact, session.timestamp, r.sources));
             } else {
                 // Sessions stored out of order: the "older" edge is the later fact, so it is the new
@@ -500,6 +575,7 @@ Result<void> GraphSystem::store_in_transaction(const data::Session& session) {
                     "UPDATE edges SET invalid_at = ?1 WHERE seq = ?2 AND (invalid_at IS NULL OR invalid_at > ?1)"));
                 s.bind(1, o.valid_at).bind(2, seq);
                 MF_TRY(s.run());
+                if (m_db->changes() > 0) MF_TRY(edge_closed(seq));
                 MF_TRY(add_history(db, id, "invalidate", r.fact, o.fact, o.valid_at, parse_sources(o.sources_json)));
             }
         }
@@ -511,26 +587,21 @@ Result<std::vector<Hit>> GraphSystem::retrieve_memories(std::string_view query, 
                                                         int k) {
     std::vector<Hit> out;
     if (k <= 0) return out;
-    struct Brief {
-        std::string source, target;
-        bool valid = true;
-    };
-    auto brief = [&](std::int64_t seq) -> Result<std::optional<Brief>> {
-        MF_TRY_ASSIGN(store::Statement* const s, m_edge_brief.get(*m_db));
-        s->bind(1, seq);
-        MF_TRY_ASSIGN(bool row, s->step());
-        if (!row) return std::optional<Brief>{};
-        return std::optional<Brief>{Brief{s->column_text(0), s->column_text(1), s->column_int(2) != 0}};
+    auto shape_of = [&](std::int64_t seq) -> const EdgeShape* {
+        if (seq <= 0 || static_cast<std::size_t>(seq) >= m_edge_shapes.size()) return nullptr;
+        const EdgeShape& shape = m_edge_shapes[static_cast<std::size_t>(seq)];
+        return shape.source < 0 ? nullptr : &shape;
     };
     auto eligible = [&](bool valid) { return valid || m_options.include_invalid; };
 
     // 1. Lexical and dense ranks of eligible edges (1-based), looking past the invalid ones.
-    // Invalidated edges stay indexed, so each index is asked for a little more than `depth`, and
-    // when too few of those are eligible, for depth + every invalidated edge, which always
-    // suffices. (Asking for that bound every time made each query's cost grow with the store's
-    // whole history of changes.)
+    // Invalidated edges stay in the BM25 index (the dense one drops them), so each index is asked
+    // for a little more than `depth`, and when too few of those are eligible, for four times as
+    // many, up to depth + every invalidated edge, which always suffices. A longer list starts with
+    // the shorter one, so the answer is the same as asking for the bound at once; but the bound
+    // (thousands of rows in an old store) made BM25 score and sort nearly every matching row.
     const int depth = std::max(50, 4 * k);
-    using Ranked = std::vector<std::pair<RetrievedRow, Brief>>;
+    using Ranked = std::vector<std::pair<RetrievedRow, EdgeShape>>;
     std::optional<int> bound;  // depth + invalidated edges, counted when first needed
     auto eligible_rows = [&](Retriever& index) -> Result<Ranked> {
         Ranked out;
@@ -538,9 +609,9 @@ Result<std::vector<Hit>> GraphSystem::retrieve_memories(std::string_view query, 
             MF_TRY_ASSIGN(auto rows, index.search(query, asked));
             out.clear();
             for (const auto& row : rows) {
-                MF_TRY_ASSIGN(auto edge, brief(row.rowid));
-                if (!edge || !eligible(edge->valid)) continue;
-                out.emplace_back(row, std::move(*edge));
+                const EdgeShape* edge = shape_of(row.rowid);
+                if (edge == nullptr || !eligible(edge->valid)) continue;
+                out.emplace_back(row, *edge);
                 if (static_cast<int>(out.size()) == depth) return out;
             }
             if (static_cast<int>(rows.size()) < asked || m_options.include_invalid) return out;
@@ -550,11 +621,11 @@ Result<std::vector<Hit>> GraphSystem::retrieve_memories(std::string_view query, 
                 bound = static_cast<int>(std::min<std::int64_t>(depth + invalid, 1 << 24));
             }
             if (asked >= *bound) return out;  // every eligible edge the index holds is here
-            asked = *bound;
+            asked = std::min(*bound, 4 * asked);
         }
     };
     std::unordered_map<std::int64_t, double> fused;
-    std::unordered_set<std::string> seeds;
+    std::set<std::int32_t> seeds;  // entity positions
     MF_TRY_ASSIGN(const Ranked lexical_rows, eligible_rows(*m_bm25));
     MF_TRY_ASSIGN(const Ranked dense_rows, eligible_rows(*m_dense));
     for (const Ranked* rows : {&lexical_rows, &dense_rows}) {
@@ -582,49 +653,83 @@ Result<std::vector<Hit>> GraphSystem::retrieve_memories(std::string_view query, 
             if (!meaningful) continue;
             std::string phrase = words[start];
             for (std::size_t i = start + 1; i < start + n; ++i) phrase += " " + words[i];
-            if (const auto it = m_by_name.find(phrase); it != m_by_name.end()) seeds.insert(it->second);
+            if (const auto it = m_by_name.find(phrase); it != m_by_name.end()) {
+                const auto at = m_entity_index.find(it->second);
+                if (at != m_entity_index.end()) seeds.insert(static_cast<std::int32_t>(at->second));
+            }
         }
     if (seeds.empty()) return out;
 
-    // 3. The neighbourhood: edges up to `hops` steps from the seeds, with the step they were found at.
-    std::unordered_map<std::int64_t, int> walked;
-    std::unordered_set<std::string> visited(seeds.begin(), seeds.end());
-    std::vector<std::string> frontier(seeds.begin(), seeds.end());
-    std::sort(frontier.begin(), frontier.end());  // a fixed walk order, whatever the hash order
-    for (int hop = 1; hop <= m_options.hops && !frontier.empty() && walked.size() < k_max_walked; ++hop) {
-        std::vector<std::string> next;
-        for (const auto& entity : frontier) {
-            // Without include_invalid, only valid edges are read: enumerating a busy entity's closed
-            // edges (the user's, after years of changes) made the walk grow with the whole history.
-            MF_TRY_ASSIGN(store::Statement* const s,
-                          (m_options.include_invalid ? m_edges_touching : m_valid_edges_touching).get(*m_db));
-            s->bind(1, entity);
-            while (walked.size() < k_max_walked) {
-                MF_TRY_ASSIGN(bool row, s->step());
-                if (!row) break;
-                if (!eligible(s->column_int(3) != 0)) continue;
-                if (!walked.emplace(s->column_int(0), hop).second) continue;
-                for (const int column : {1, 2}) {
-                    std::string other = s->column_text(column);
-                    if (visited.insert(other).second) next.push_back(std::move(other));
-                }
+    // 3. The neighbourhood: an edge is `hop` steps away when an endpoint is hop - 1 entity steps
+    // from a seed (breadth first over the walkable edges), and is walked when hop <= hops. Only
+    // distances are computed here, not the edge set: the ranking below needs each fused edge's
+    // hop, then the nearest, most recent other edges, and a busy entity (the user, on most
+    // edges) would otherwise mean reading thousands of edges per query.
+    const auto entity_count = static_cast<std::int32_t>(m_adjacent.size());
+    auto adjacent = [&](std::int32_t entity) -> const std::vector<std::int64_t>& {
+        static const std::vector<std::int64_t> none;
+        return entity >= 0 && entity < entity_count ? m_adjacent[static_cast<std::size_t>(entity)] : none;
+    };
+    // A flat array: the first step from the user touches most entities.
+    std::vector<int> distance(std::max(m_entities.size(), m_adjacent.size()), -1);
+    std::vector<std::vector<std::int32_t>> level(1, std::vector<std::int32_t>(seeds.begin(), seeds.end()));
+    for (const std::int32_t seed : seeds) distance[static_cast<std::size_t>(seed)] = 0;
+    for (int d = 1; d < m_options.hops && !level.back().empty(); ++d) {
+        std::vector<std::int32_t> next;
+        for (const std::int32_t entity : level.back())
+            for (const std::int64_t seq : adjacent(entity)) {
+                const EdgeShape& edge = m_edge_shapes[static_cast<std::size_t>(seq)];
+                const std::int32_t other = edge.source == entity ? edge.target : edge.source;
+                if (distance[static_cast<std::size_t>(other)] >= 0) continue;
+                distance[static_cast<std::size_t>(other)] = d;
+                next.push_back(other);
             }
-        }
-        frontier = std::move(next);
+        std::sort(next.begin(), next.end());
+        level.push_back(std::move(next));
     }
+    auto distance_of = [&](std::int32_t entity) { return distance[static_cast<std::size_t>(entity)]; };
+    auto hop_of = [&](const EdgeShape& edge) {
+        const int a = distance_of(edge.source), b = distance_of(edge.target);
+        const int nearest = a < 0 ? b : (b < 0 ? a : std::min(a, b));
+        return nearest < 0 || nearest + 1 > m_options.hops ? 0 : nearest + 1;  // 0: not walked
+    };
 
     // 4. Fused rank first, then nearness to the seeds, then recency.
     std::vector<std::tuple<double, int, std::int64_t>> ranked;
-    ranked.reserve(walked.size());
-    for (const auto& [seq, hop] : walked) {
-        const auto it = fused.find(seq);
-        ranked.emplace_back(it == fused.end() ? 0.0 : it->second, hop, seq);
+    for (const auto& [seq, score] : fused) {
+        const EdgeShape* edge = shape_of(seq);
+        if (edge == nullptr || !eligible(edge->valid)) continue;
+        if (const int hop = hop_of(*edge); hop > 0) ranked.emplace_back(score, hop, seq);
     }
     std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
         if (std::get<0>(a) != std::get<0>(b)) return std::get<0>(a) > std::get<0>(b);
         if (std::get<1>(a) != std::get<1>(b)) return std::get<1>(a) < std::get<1>(b);
         return std::get<2>(a) > std::get<2>(b);
     });
+    if (ranked.size() > static_cast<std::size_t>(k)) ranked.resize(static_cast<std::size_t>(k));
+    // The rest, unranked by either index: hop by hop, newest first. The edges `hop` steps away are
+    // those of the entities hop - 1 steps away that lead nowhere nearer; their lists are merged from
+    // the newest end, so only as many edges are read as are wanted (plus the fused ones skipped).
+    for (int hop = 1; hop <= m_options.hops && ranked.size() < static_cast<std::size_t>(k); ++hop) {
+        if (static_cast<std::size_t>(hop - 1) >= level.size()) break;
+        using Cursor = std::tuple<std::int64_t, std::int32_t, std::size_t>;  // seq, entity, position
+        std::priority_queue<Cursor> newest;
+        for (const std::int32_t entity : level[static_cast<std::size_t>(hop - 1)]) {
+            const auto& list = adjacent(entity);
+            if (!list.empty()) newest.emplace(list.back(), entity, list.size() - 1);
+        }
+        std::int64_t last = -1;
+        while (!newest.empty() && ranked.size() < static_cast<std::size_t>(k)) {
+            const auto [seq, entity, position] = newest.top();
+            newest.pop();
+            if (position > 0) newest.emplace(adjacent(entity)[position - 1], entity, position - 1);
+            if (seq == last) continue;  // both endpoints at this distance: met twice in a row
+            last = seq;
+            if (fused.count(seq) != 0) continue;
+            if (hop_of(m_edge_shapes[static_cast<std::size_t>(seq)]) != hop) continue;
+            ranked.emplace_back(0.0, hop, seq);
+        }
+    }
     for (const auto& [score, hop, seq] : ranked) {
         if (static_cast<int>(out.size()) == k) break;
         MF_TRY_ASSIGN(store::Statement* const s, m_edge_row.get(*m_db));

@@ -88,16 +88,22 @@ private:
     std::unordered_map<std::string, std::size_t> m_entity_index;  // id -> position in m_entities
     std::unordered_map<std::string, std::string> m_by_name;       // normalised name -> entity id
     std::size_t m_longest_name = 0;                               // words in the longest name
-    // Statements run per edge or per entity while retrieving, prepared once.
-    CachedStatement m_edge_brief{"SELECT source, target, invalid_at IS NULL FROM edges WHERE seq = ?"};
-    CachedStatement m_edges_touching{
-        "SELECT seq, source, target, invalid_at IS NULL FROM edges WHERE source = ?1 "
-        "UNION ALL SELECT seq, source, target, invalid_at IS NULL FROM edges WHERE target = ?1 AND source <> ?1"};
-    // The same rows without the invalidated edges, through the partial indexes on valid edges (in
-    // the same order, so the walk visits what it did before).
-    CachedStatement m_valid_edges_touching{
-        "SELECT seq, source, target, 1 FROM edges WHERE source = ?1 AND invalid_at IS NULL "
-        "UNION ALL SELECT seq, source, target, 1 FROM edges WHERE target = ?1 AND source <> ?1 AND invalid_at IS NULL"};
+    // The graph's shape in RAM (derived from SQLite like m_entities, reloaded with it): each edge's
+    // endpoints by entity position, and per entity the edges retrieval may walk (valid ones, or all
+    // with include_invalid) by ascending seq. Retrieval needs only the shape: reading a busy
+    // entity's edges through SQLite cost a row step and two strings per edge.
+    struct EdgeShape {
+        std::int32_t source = -1, target = -1;  // positions in m_entities; -1: no such edge
+        bool valid = true;
+    };
+    std::vector<EdgeShape> m_edge_shapes;                 // by seq
+    std::vector<std::vector<std::int64_t>> m_adjacent;    // by entity position
+    Result<void> reload_shapes();
+    void shape_added(std::int64_t seq, const std::string& source, const std::string& target);
+    void shape_invalidated(std::int64_t seq);
+    // An edge was invalidated: updates the shape and, without include_invalid, the dense index.
+    Result<void> edge_closed(std::int64_t seq);
+
     CachedStatement m_edge_row{"SELECT id, fact, valid_at, invalid_at, sources_json FROM edges WHERE seq = ?"};
 };
 
