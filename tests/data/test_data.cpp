@@ -168,3 +168,32 @@ TEST(MessageIndex, FindsMessagesAndSessions) {
 
 }  // namespace
 }  // namespace memfail::data
+
+namespace memfail::data {
+namespace {
+
+TEST(WriteFileAtomically, AFailedProducerLeavesNothingBehind) {
+    const auto dir = std::filesystem::temp_directory_path() / ("memfail-atomic-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    const std::string path = (dir / "out.jsonl").string();
+    ASSERT_TRUE(write_file_atomically(path, std::string("old\n")).has_value());
+    const auto failed = write_file_atomically(path, [](std::ostream& out) -> Result<void> {
+        out << "half a line";
+        return make_error(ErrorKind::io, "the producer gave up");
+    });
+    ASSERT_FALSE(failed.has_value());
+    EXPECT_EQ(failed.error().message, "the producer gave up");
+    EXPECT_EQ(read_file(path).value(), "old\n");  // the earlier file is untouched
+    std::size_t entries = 0;
+    for (const auto& e : std::filesystem::directory_iterator(dir)) entries += e.is_regular_file() ? 1 : 0;
+    EXPECT_EQ(entries, 1u);  // no temporary file left
+    ASSERT_TRUE(write_file_atomically(path, [](std::ostream& out) -> Result<void> {
+                    out << "streamed\n";
+                    return {};
+                }).has_value());
+    EXPECT_EQ(read_file(path).value(), "streamed\n");
+    std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace memfail::data

@@ -216,21 +216,24 @@ Result<std::vector<LoadedScenario>> read_jsonl(const std::string& path) {
     return out;
 }
 
-Result<void> write_file_atomically(const std::string& path, const std::string& content) {
+Result<void> write_file_atomically(const std::string& path,
+                                   const std::function<Result<void>(std::ostream&)>& produce) {
     namespace fs = std::filesystem;
     const fs::path target(path);
     std::error_code ec;
     if (target.has_parent_path()) fs::create_directories(target.parent_path(), ec);
     const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+    Result<void> written;
     {
         std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
         if (!out) return make_error(ErrorKind::io, "cannot create file", tmp);
-        out.write(content.data(), static_cast<std::streamsize>(content.size()));
+        written = produce(out);
         out.flush();
-        if (!out) {
-            fs::remove(tmp, ec);
-            return make_error(ErrorKind::io, "write failed (disk full?)", tmp);
-        }
+        if (written && !out) written = make_error(ErrorKind::io, "write failed (disk full?)", tmp);
+    }
+    if (!written) {
+        fs::remove(tmp, ec);
+        return written;
     }
     fs::rename(tmp, target, ec);
     if (ec) {
@@ -238,6 +241,13 @@ Result<void> write_file_atomically(const std::string& path, const std::string& c
         return make_error(ErrorKind::io, "cannot rename into place: " + ec.message(), path);
     }
     return {};
+}
+
+Result<void> write_file_atomically(const std::string& path, const std::string& content) {
+    return write_file_atomically(path, [&content](std::ostream& out) -> Result<void> {
+        out.write(content.data(), static_cast<std::streamsize>(content.size()));
+        return {};
+    });
 }
 
 Result<std::string> read_file(const std::string& path) {

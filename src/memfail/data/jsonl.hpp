@@ -5,6 +5,9 @@
 #include <vector>
 
 #include <memfail/core/error.hpp>
+#include <functional>
+#include <iosfwd>
+
 #include <memfail/data/model.hpp>
 
 namespace memfail::data {
@@ -36,6 +39,10 @@ std::string scenario_hash(const Scenario& scenario);
 
 // Writes `content` to `path` through a temporary file and rename.
 Result<void> write_file_atomically(const std::string& path, const std::string& content);
+// The same for output too large to hold in memory: `produce` streams it into the temporary file;
+// if it fails, or the write does, nothing appears under `path`.
+Result<void> write_file_atomically(const std::string& path,
+                                   const std::function<Result<void>(std::ostream&)>& produce);
 Result<std::string> read_file(const std::string& path);
 
 }  // namespace memfail::data

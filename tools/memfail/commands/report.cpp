@@ -12,13 +12,10 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
-#include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <memory>
-#include <unistd.h>
 
 namespace memfail::cli {
 
@@ -35,42 +32,6 @@ struct ReportOptions {
     std::vector<std::string> prices;
     bool show_runs = true;
 };
-
-std::string utc_timestamp() {
-    const std::time_t now = std::time(nullptr);
-    std::tm tm{};
-    gmtime_r(&now, &tm);
-    char buffer[32];
-    std::strftime(buffer, sizeof buffer, "%Y-%m-%d %H:%M UTC", &tm);
-    return buffer;
-}
-
-// Writes what `produce` streams into `path` through a temporary file renamed into place, so an
-// interrupted export never leaves a half-written file under the requested name.
-void write_streamed(const std::string& path, const std::function<Result<void>(std::ostream&)>& produce) {
-    namespace fs = std::filesystem;
-    const fs::path target(path);
-    std::error_code ec;
-    if (target.has_parent_path()) fs::create_directories(target.parent_path(), ec);
-    const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-    Result<void> written;
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        if (!out) throw Fatal(make_error(ErrorKind::io, "cannot create file", tmp));
-        written = produce(out);
-        out.flush();
-        if (written && !out) written = make_error(ErrorKind::io, "write failed (disk full?)", tmp);
-    }
-    if (!written) {
-        fs::remove(tmp, ec);
-        throw Fatal(written.error());
-    }
-    fs::rename(tmp, target, ec);
-    if (ec) {
-        fs::remove(tmp, ec);
-        throw Fatal(make_error(ErrorKind::io, "cannot rename into place: " + ec.message(), path));
-    }
-}
 
 std::string tables_document(store::ResultsDb& db, const std::vector<std::int64_t>& ids, report::Format format,
                             bool show_runs, const std::map<std::string, report::ModelPrice>& prices) {
@@ -143,7 +104,7 @@ void add_report_command(CLI::App& app, std::function<void()>& action) {
             if (!opts->html.empty()) {
                 report::HtmlReportOptions html;
                 html.title = opts->title;
-                html.generated_at = utc_timestamp();
+                html.generated_at = store::utc_now();
                 html.prices = prices;
                 if (opts->max_probes > 0) html.max_probes = opts->max_probes;
                 const std::string page = value_or_fatal(report::render_html_report(db, ids, html));
@@ -160,7 +121,7 @@ void add_report_command(CLI::App& app, std::function<void()>& action) {
                     return {};
                 };
                 if (opts->output.empty()) value_or_fatal(stream(std::cout));
-                else write_streamed(opts->output, stream);
+                else value_or_fatal(data::write_file_atomically(opts->output, stream));
                 return;
             }
             const std::string out = tables_document(db, ids, format, opts->show_runs, prices);
