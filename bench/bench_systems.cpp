@@ -4,6 +4,7 @@
 //
 //   build/<dir>/bin/bench_systems [--sizes 1000,10000,100000] [--max N] [--systems verbatim/bm25,facts,...]
 //                                 [--queries 300] [--dim 768] [--budget-s 600] [--embeddings random|hashed] [--keep]
+//                                 [--store-dir DIR]
 //   MEMFAIL_BENCH_MAX=10000 build/<dir>/bin/bench_systems       # the same as --max 10000
 //
 // The systems get an "instant model": an llm::LlmClient defined here that answers chat calls with
@@ -21,6 +22,15 @@
 // target is a retrieve p99 under 5 ms at 100k memories. A system whose build passes --budget-s is
 // stopped and reported with the memories it reached.
 //
+// --store-dir DIR keeps each system's store in DIR/<system> (the "/" of verbatim/bm25 written as
+// "-") and, after each size is measured, writes DIR/<system>/bench-state.json: the sessions stored,
+// the memories held, the size and the settings that shape the store. A later run with the same
+// DIR and settings reopens that store instead of building it again: it replays the same number of
+// synthetic sessions without storing them (so the queries name the same people), measures the
+// recorded size at once, skips smaller sizes and grows the store for larger ones. Building graph
+// to 100k takes minutes; measuring it again after a change to retrieval then takes seconds. Only
+// retrieval changes may be measured this way: a store built by older store code stays as built.
+//
 // --embeddings hashed makes the instant model answer memfail's hashed vectors instead of
 // fake-llm's random ones: similar texts then meet, as with a real embeddings model, so facts find
 // more to update and notes more to link.
@@ -31,6 +41,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <optional>
@@ -450,6 +461,7 @@ struct Settings {
     InstantModel::Vectors vectors = InstantModel::Vectors::random;
     std::size_t max = 0;  // 0: no cap
     bool keep = false;    // leave the stores on disk for inspection
+    std::string store_dir;  // --store-dir: stores kept and reused there
 };
 
 const std::map<std::string, std::string> k_specs = {
@@ -464,6 +476,7 @@ struct Point {  // one system at one size
     std::vector<double> retrieve_own_us;      // wall
     std::vector<double> retrieve_own_cpu_us;  // CPU of this thread
     std::vector<double> retrieve_model_us;
+    std::vector<std::pair<double, std::string>> slowest;  // CPU us and query, the tail of retrieval
     double build_s = 0;  // wall time of the whole build so far, checks included
     double embeds_per_query = 0;  // embedding calls the instant model answered per retrieval
 };
@@ -479,6 +492,7 @@ struct Outcome {
     std::fprintf(stderr,
                  "bench_systems: %s\nusage: bench_systems [--sizes 1000,10000,100000] [--max N] [--systems a,b] "
                  "[--queries 300] [--dim 768] [--budget-s 600] [--embeddings random|hashed] [--keep]\n"
+                 "                     [--store-dir DIR]\n"
                  "systems: verbatim/bm25 verbatim/embed facts notes graph mixture\n",
                  why.c_str());
     std::exit(2);
@@ -516,6 +530,8 @@ Settings parse(int argc, char** argv) {
             s.dim = std::atoi(value.c_str());
         } else if (arg == "--budget-s") {
             s.budget_s = std::atof(value.c_str());
+        } else if (arg == "--store-dir") {
+            s.store_dir = value;
         } else if (arg == "--embeddings") {
             if (value != "random" && value != "hashed") usage_exit("--embeddings is random or hashed");
             s.vectors = value == "random" ? InstantModel::Vectors::random : InstantModel::Vectors::hashed;
@@ -542,6 +558,55 @@ std::filesystem::path fresh_dir() {
     return pattern;
 }
 
+// What --store-dir records next to a kept store: enough to reopen it and ask the same queries.
+struct StoreState {
+    std::int64_t sessions = 0;
+    std::size_t held = 0;
+    std::size_t size = 0;  // the size it was measured at
+};
+
+// The settings a kept store must have been built with to be reused.
+json store_settings(const std::string& name, const Settings& settings) {
+    return {{"system", name},
+            {"spec", k_specs.at(name)},
+            {"seed", k_seed},
+            {"dim", settings.dim},
+            {"embeddings", settings.vectors == InstantModel::Vectors::random ? "random" : "hashed"}};
+}
+
+std::filesystem::path kept_store_dir(const std::string& name, const Settings& settings) {
+    std::string folder = name;
+    std::replace(folder.begin(), folder.end(), '/', '-');
+    return std::filesystem::path(settings.store_dir) / folder;
+}
+
+// The state of a store kept in `dir` by an earlier run with these settings, if there is one.
+std::optional<StoreState> read_store_state(const std::filesystem::path& dir, const std::string& name,
+                                           const Settings& settings) {
+    std::ifstream in(dir / "bench-state.json");
+    if (!in) return std::nullopt;
+    const json state = json::parse(in, nullptr, false);
+    if (state.is_discarded() || !state.is_object() || state.value("settings", json()) != store_settings(name, settings))
+        return std::nullopt;
+    StoreState out;
+    out.sessions = state.value("sessions", std::int64_t{0});
+    out.held = state.value("held", std::size_t{0});
+    out.size = state.value("size", std::size_t{0});
+    if (out.sessions <= 0 || out.size == 0) return std::nullopt;
+    return out;
+}
+
+void write_store_state(const std::filesystem::path& dir, const std::string& name, const Settings& settings,
+                       const StoreState& state) {
+    std::ofstream out(dir / "bench-state.json");
+    out << json{{"settings", store_settings(name, settings)},
+                {"sessions", state.sessions},
+                {"held", state.held},
+                {"size", state.size}}
+               .dump(2)
+        << "\n";
+}
+
 // Answers `queries` questions about the conversations so far; own time excludes the model's.
 Result<void> measure_retrieval(mem::MemorySystem& system, InstantModel& model, const Conversations& world,
                                int queries, std::size_t size, Point& point) {
@@ -561,9 +626,15 @@ Result<void> measure_retrieval(mem::MemorySystem& system, InstantModel& model, c
         embeds += model.embed_calls() - embeds_before;
         point.retrieve_own_us.push_back((wall - in_model) * 1e6);
         point.retrieve_own_cpu_us.push_back((cpu - (model.cpu_seconds() - model_cpu_before)) * 1e6);
+        point.slowest.emplace_back(point.retrieve_own_cpu_us.back(), query);
         point.retrieve_model_us.push_back(in_model * 1e6);
     }
     point.embeds_per_query = double(embeds) / double(queries);
+    // Only the tail is worth naming: it is what a p99 is made of.
+    const std::size_t tail = std::min<std::size_t>(point.slowest.size(), std::max(3, queries / 100));
+    std::partial_sort(point.slowest.begin(), point.slowest.begin() + static_cast<std::ptrdiff_t>(tail),
+                      point.slowest.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    point.slowest.resize(tail);
     return {};
 }
 
@@ -571,7 +642,23 @@ Result<void> measure_retrieval(mem::MemorySystem& system, InstantModel& model, c
 Outcome run_system(const std::string& name, const Settings& settings) {
     Outcome outcome;
     InstantModel model(settings.dim, settings.vectors);
-    const std::filesystem::path dir = fresh_dir();
+    const bool kept = !settings.store_dir.empty();
+    std::optional<StoreState> reused;
+    std::filesystem::path dir;
+    if (kept) {
+        dir = kept_store_dir(name, settings);
+        reused = read_store_state(dir, name, settings);
+        std::error_code ec;
+        // A store without a matching state file is of unknown shape: start it again.
+        if (!reused) std::filesystem::remove_all(dir, ec);
+        std::filesystem::create_directories(dir, ec);
+        if (ec) {
+            outcome.stopped = "cannot create " + dir.string() + ": " + ec.message();
+            return outcome;
+        }
+    } else {
+        dir = fresh_dir();
+    }
     mem::SystemContext context;
     context.storage_dir = dir.string();
     context.store_name = "bench";
@@ -590,7 +677,19 @@ Outcome run_system(const std::string& name, const Settings& settings) {
     std::int64_t sessions = 0;
     std::size_t held = 0;
     std::int64_t next_check = 1;  // sessions stored when all_memories() is next counted
+    if (reused) {
+        // The world as it was when the store was kept: the same sessions, not stored again.
+        for (; sessions < reused->sessions; ++sessions) (void)world.next();
+        held = reused->held;
+        next_check = sessions + 1;
+        std::fprintf(stderr, "  reusing the store in %s: %zu held after %lld sessions\n", dir.c_str(), held,
+                     static_cast<long long>(sessions));
+    }
     for (const std::size_t size : settings.sizes) {
+        if (reused && size < reused->size) {
+            std::fprintf(stderr, "  %-15s %7zu skipped: the reused store is already past it\n", name.c_str(), size);
+            continue;
+        }
         Point point;
         const std::int64_t first_session = sessions;
         while (held < size) {
@@ -646,12 +745,15 @@ Outcome run_system(const std::string& name, const Settings& settings) {
                      percentile(point.store_own_ms, 0.5), percentile(point.store_own_ms, 1.0),
                      percentile(point.retrieve_own_us, 0.5), percentile(point.retrieve_own_cpu_us, 0.99),
                      point.embeds_per_query, world.people());
+        for (const auto& [cpu_us, query] : point.slowest)
+            std::fprintf(stderr, "    slow: %6.0f us cpu  %s\n", cpu_us, query.c_str());
+        if (kept) write_store_state(dir, name, settings, StoreState{sessions, held, size});
         outcome.points[size] = std::move(point);
     }
     outcome.chat_calls = model.chat_calls();
     outcome.embed_calls = model.embed_calls();
     system.reset();
-    if (settings.keep) {
+    if (settings.keep || kept) {
         std::fprintf(stderr, "  kept the store in %s\n", dir.c_str());
     } else {
         std::error_code ec;
@@ -696,6 +798,11 @@ int main(int argc, char** argv) {
         for (const auto& name : settings.systems) {
             const Outcome& o = outcomes[name];
             const auto it = o.points.find(size);
+            if (it == o.points.end() && o.stopped.empty()) {
+                std::printf("%-15s %7zu   skipped: the reused store (--store-dir) is past this size\n", name.c_str(),
+                            size);
+                continue;
+            }
             if (it == o.points.end()) {
                 std::printf("%-15s %7zu   not reached: %zu held when it stopped (%s)\n", name.c_str(), size,
                             o.held_at_stop, o.stopped.c_str());
@@ -706,9 +813,15 @@ int main(int argc, char** argv) {
             const double share = p.store_wall_s > 0 ? 100.0 * p.store_model_s / p.store_wall_s : 0;
             char ratio[16] = "-";
             if (base_p99 > 0) std::snprintf(ratio, sizeof ratio, "%.2f", cpu_p99 / base_p99);
-            std::printf("%-15s %7zu %7zu %7lld | %8.2f %8.2f %5.1f%% | %8.0f %8.0f %8.0f %8.0f %7.0f | %7s %4s\n",
-                        name.c_str(), size, p.held, static_cast<long long>(p.sessions), percentile(p.store_own_ms, 0.5),
-                        percentile(p.store_own_ms, 0.95), share, percentile(p.retrieve_own_us, 0.5),
+            // A reused store (--store-dir) stored nothing this run: no store figures, not zeros.
+            char store[40];
+            std::snprintf(store, sizeof store, "%8s %8s %6s", "-", "-", "-");
+            if (!p.store_own_ms.empty())
+                std::snprintf(store, sizeof store, "%8.2f %8.2f %5.1f%%", percentile(p.store_own_ms, 0.5),
+                              percentile(p.store_own_ms, 0.95), share);
+            std::printf("%-15s %7zu %7zu %7lld | %s | %8.0f %8.0f %8.0f %8.0f %7.0f | %7s %4s\n",
+                        name.c_str(), size, p.held, static_cast<long long>(p.sessions), store,
+                        percentile(p.retrieve_own_us, 0.5),
                         percentile(p.retrieve_own_us, 0.99), percentile(p.retrieve_own_cpu_us, 0.5), cpu_p99,
                         percentile(p.retrieve_model_us, 0.5), ratio, cpu_p99 > k_target_p99_us ? "OVER" : "ok");
         }

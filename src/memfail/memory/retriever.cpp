@@ -46,6 +46,7 @@ struct Bm25Retriever::Stats {
     std::int64_t documents = 0;
     std::int64_t total_tokens = 0;
     std::int64_t scored = 0;  // rows memfail_bm25 has scored, ever
+    std::function<bool(std::int64_t)> excluded;  // Bm25Retriever::set_excluded
 
     void set(std::int64_t rowid, std::uint32_t tokens) {
         if (rowid >= 0 && rowid < k_dense_limit) {
@@ -144,9 +145,13 @@ void bm25_rank(const Fts5ExtensionApi* api, Fts5Context* fts, sqlite3_context* c
     }
 
     ++stats.scored;
+    // An excluded row scores NULL: ORDER BY ... DESC puts it after every scored row, so it takes a
+    // LIMIT place only when fewer rows than asked for remain, and run_search drops it.
+    const sqlite3_int64 rowid = api->xRowid(fts);
+    if (stats.excluded && stats.excluded(rowid)) return sqlite3_result_null(context);
     const double documents = double(std::max<std::int64_t>(stats.documents, 1));
     const double average = std::max(double(stats.total_tokens) / documents, 1.0);
-    const double known = stats.length(api->xRowid(fts));
+    const double known = stats.length(rowid);
     const double length = known < 0 ? average : known;
     const double norm = k_bm25_k1 * (1.0 - k_bm25_b + k_bm25_b * length / average);
     double score = 0;
@@ -225,7 +230,11 @@ Bm25Retriever::Bm25Retriever(store::Database& db, std::shared_ptr<Stats> stats)
       m_search_planned("SELECT rowid, memfail_bm25(bm25_index, ?1) AS s FROM bm25_index "
                        "WHERE bm25_index MATCH ?2 ORDER BY s DESC, rowid LIMIT ?3") {}
 
-Bm25Retriever::~Bm25Retriever() = default;
+// The connection keeps the statistics (and so the predicate) alive longer than the retriever:
+// forget the owner's predicate, which may point into an object already gone.
+Bm25Retriever::~Bm25Retriever() { m_stats->excluded = nullptr; }
+
+void Bm25Retriever::set_excluded(std::function<bool(std::int64_t)> excluded) { m_stats->excluded = std::move(excluded); }
 
 Result<std::unique_ptr<Bm25Retriever>> Bm25Retriever::open(store::Database& db) {
     // columnsize=0: lengths live in bm25_doclen, so FTS5 need not keep its own copy.
@@ -342,6 +351,7 @@ Result<std::vector<RetrievedRow>> Bm25Retriever::run_search(store::Statement& se
     while (true) {
         MF_TRY_ASSIGN(const bool row, select.step());
         if (!row) break;
+        if (select.column_is_null(1)) continue;  // excluded (set_excluded): only after every kept row
         out.push_back({select.column_int(0), select.column_double(1)});
     }
     m_last_scored += m_stats->scored - before;

@@ -5,6 +5,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -48,7 +49,7 @@ public:
     // Stops returning `rowid` (an owner's row that was retired but is kept for history), so
     // searches need not look past it. False when this retriever cannot (BM25: a contentless FTS5
     // row is deleted only with its original text, and dropping it would change every IDF) or does
-    // not hold it; the owner then keeps skipping the row itself.
+    // not hold it; the owner then keeps skipping the row itself (BM25: see set_excluded).
     virtual Result<bool> remove(std::int64_t rowid) {
         (void)rowid;
         return false;
@@ -98,6 +99,14 @@ public:
 
     // Scores every row holding any query word (the reference search() must equal).
     Result<std::vector<RetrievedRow>> search_exhaustive(std::string_view query, int k);
+    // Leaves the rows `excluded` names out of every search: they stay indexed and keep counting in
+    // document frequencies and the average length (so no other row's score moves), but the k rows
+    // returned are the best k of the others. This is remove() for an owner that retires rows and
+    // keeps them: asking for more rows and skipping the retired ones afterwards could not know
+    // how many more, and a store whose best matches were mostly retired paid for a second, deeper
+    // search. The predicate is called once per matching row and must be cheap; it must outlive
+    // the retriever's searches. Empty (the default): nothing is excluded.
+    void set_excluded(std::function<bool(std::int64_t)> excluded);
     // Rows the last search() scored (FTS5 matches summed over its queries), for tests and benches.
     std::int64_t last_rows_scored() const { return m_last_scored; }
 

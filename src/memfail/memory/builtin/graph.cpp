@@ -175,7 +175,16 @@ Result<void> GraphSystem::initialise(const std::string& path) {
     m_db.emplace(std::move(db));
     MF_TRY_ASSIGN(std::unique_ptr<TextEmbedder> embedder, make_text_embedder(m_services, m_options.dim));
     MF_TRY_ASSIGN(m_dense, EmbeddingRetriever::open(*m_db, std::move(embedder)));
-    MF_TRY_ASSIGN(m_bm25, Bm25Retriever::open(*m_db));
+    MF_TRY_ASSIGN(std::unique_ptr<Bm25Retriever> bm25, Bm25Retriever::open(*m_db));
+    // BM25 keeps invalidated edges (dropping one would move every IDF) but, unless they are asked
+    // for, leaves them out of its searches, so its top rows are the eligible ones.
+    if (!m_options.include_invalid)
+        bm25->set_excluded([this](std::int64_t seq) {
+            if (seq <= 0 || static_cast<std::size_t>(seq) >= m_edge_shapes.size()) return true;
+            const EdgeShape& shape = m_edge_shapes[static_cast<std::size_t>(seq)];
+            return shape.source < 0 || !shape.valid;
+        });
+    m_bm25 = std::move(bm25);
     MF_TRY(reload_entities());
     // Both indexes are derived from the edges. BM25 holds every edge; the dense index holds the
     // edges retrieval may return (without include_invalid, an invalidated edge leaves it, so
@@ -594,18 +603,18 @@ Result<std::vector<Hit>> GraphSystem::retrieve_memories(std::string_view query, 
     };
     auto eligible = [&](bool valid) { return valid || m_options.include_invalid; };
 
-    // 1. Lexical and dense ranks of eligible edges (1-based), looking past the invalid ones.
-    // Invalidated edges stay in the BM25 index (the dense one drops them), so each index is asked
-    // for a little more than `depth`, and when too few of those are eligible, for four times as
-    // many, up to depth + every invalidated edge, which always suffices. A longer list starts with
-    // the shorter one, so the answer is the same as asking for the bound at once; but the bound
-    // (thousands of rows in an old store) made BM25 score and sort nearly every matching row.
+    // 1. Lexical and dense ranks of eligible edges (1-based). Neither index returns an edge
+    // retrieval may not show: the dense one drops invalidated edges, BM25 keeps them but leaves
+    // them out of its searches (set_excluded), so each is asked for `depth` rows. Should an
+    // ineligible row come back all the same, the index is asked for four times as many, up to
+    // depth + every invalidated edge, which always suffices; a longer list starts with the
+    // shorter one, so the answer is the same as asking for the bound at once.
     const int depth = std::max(50, 4 * k);
     using Ranked = std::vector<std::pair<RetrievedRow, EdgeShape>>;
     std::optional<int> bound;  // depth + invalidated edges, counted when first needed
     auto eligible_rows = [&](Retriever& index) -> Result<Ranked> {
         Ranked out;
-        for (int asked = m_options.include_invalid ? depth : depth + depth / 2;;) {
+        for (int asked = depth;;) {
             MF_TRY_ASSIGN(auto rows, index.search(query, asked));
             out.clear();
             for (const auto& row : rows) {
@@ -684,7 +693,10 @@ Result<std::vector<Hit>> GraphSystem::retrieve_memories(std::string_view query, 
                 distance[static_cast<std::size_t>(other)] = d;
                 next.push_back(other);
             }
-        std::sort(next.begin(), next.end());
+        // Left in the order reached, unsorted: a distance does not depend on the order a level is
+        // walked in, and the merge below orders its cursors by (seq, entity) whatever order they
+        // are pushed in. Sorting the first level (every entity the user ever spoke of) was most
+        // of the walk's cost.
         level.push_back(std::move(next));
     }
     auto distance_of = [&](std::int32_t entity) { return distance[static_cast<std::size_t>(entity)]; };
