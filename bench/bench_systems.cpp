@@ -488,13 +488,17 @@ struct Outcome {
     std::int64_t chat_calls = 0, embed_calls = 0;
 };
 
+constexpr const char* k_usage =
+    "usage: bench_systems [--sizes 1000,10000,100000] [--max N] [--systems a,b] "
+    "[--queries 300] [--dim 768] [--budget-s 600] [--embeddings random|hashed] [--keep]\n"
+    "                     [--store-dir DIR]\n"
+    "systems: verbatim/bm25 verbatim/embed facts notes graph mixture\n"
+    "Store and retrieve cost of each built-in system with an instant in-process model, at each size\n"
+    "(bench/README.md explains every column). --store-dir DIR keeps the built stores there and reuses\n"
+    "them on the next run; --keep keeps the temporary ones.\n";
+
 [[noreturn]] void usage_exit(const std::string& why) {
-    std::fprintf(stderr,
-                 "bench_systems: %s\nusage: bench_systems [--sizes 1000,10000,100000] [--max N] [--systems a,b] "
-                 "[--queries 300] [--dim 768] [--budget-s 600] [--embeddings random|hashed] [--keep]\n"
-                 "                     [--store-dir DIR]\n"
-                 "systems: verbatim/bm25 verbatim/embed facts notes graph mixture\n",
-                 why.c_str());
+    std::fprintf(stderr, "bench_systems: %s\n%s", why.c_str(), k_usage);
     std::exit(2);
 }
 
@@ -511,6 +515,10 @@ Settings parse(int argc, char** argv) {
     if (const char* max = std::getenv("MEMFAIL_BENCH_MAX")) s.max = std::strtoull(max, nullptr, 10);
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
+        if (arg == "--help" || arg == "-h") {
+            std::fputs(k_usage, stdout);
+            std::exit(0);
+        }
         if (arg == "--keep") {
             s.keep = true;
             continue;

@@ -62,6 +62,15 @@ struct Bm25Retriever::Stats {
         }
         total_tokens += tokens;
     }
+    // Takes back set() of a row that was not indexed before it.
+    void unset(std::int64_t rowid) {
+        const double tokens = length(rowid);
+        if (tokens < 0) return;
+        if (rowid >= 0 && rowid < k_dense_limit) dense[static_cast<std::size_t>(rowid)] = 0;
+        else sparse.erase(rowid);
+        --documents;
+        total_tokens -= static_cast<std::int64_t>(tokens);
+    }
     // Length of `rowid`, or -1 when it is not indexed.
     double length(std::int64_t rowid) const {
         if (rowid >= 0 && rowid < k_dense_limit) {
@@ -85,16 +94,16 @@ constexpr double k_bm25_k1 = 1.2;
 constexpr double k_bm25_b = 0.75;
 constexpr double k_min_idf = 1e-6;  // FTS5's floor: a word in most rows still counts a little
 
-// Per-query state of memfail_bm25, computed on its first row: which phrase of the MATCH
-// expression stands for each query word, and the word's IDF. Scores add the words in query order
-// whatever the expression's shape, so every plan gives a row the same score to the last bit.
-struct QueryWeights {
-    std::vector<int> phrase;  // per query word
-    std::vector<double> idf;  // per query word
-};
-
 double bm25_idf(double rows, double hits) {
     return std::max(std::log((rows - hits + 0.5) / (hits + 0.5)), k_min_idf);
+}
+
+// The length normaliser of a row, and what one word adds to its score. memfail_bm25 and
+// Bm25Retriever::search share these (and add the terms in query order) so that they agree to the
+// bit; the build does not contract floating point (no -ffp-contract=fast, no FMA target).
+double bm25_norm(const Bm25Retriever::Stats& stats, std::int64_t rowid);
+inline double bm25_term(double idf, std::uint32_t tf, double norm) {
+    return idf * double(tf) * (k_bm25_k1 + 1.0) / (double(tf) + norm);
 }
 
 int count_row(const Fts5ExtensionApi*, Fts5Context*, void* hits) {
@@ -102,39 +111,26 @@ int count_row(const Fts5ExtensionApi*, Fts5Context*, void* hits) {
     return SQLITE_OK;
 }
 
+// IDF per phrase of the MATCH expression (one phrase per query word, in query order), computed on
+// a query's first row.
+struct QueryWeights {
+    std::vector<double> idf;
+};
+
 // memfail_bm25(table): the Okapi BM25 score of the current row, higher is better. Same formula and
-// IDF as FTS5's bm25() (which returns it negated), with the row length taken from RAM.
-//
-// memfail_bm25(table, plan): the same, where `plan` ("phrase:df phrase:df ...", one pair per query
-// word in query order) names the phrase that stands for each word and the word's document
-// frequency, so no phrase is counted.
-void bm25_rank(const Fts5ExtensionApi* api, Fts5Context* fts, sqlite3_context* context, int argc,
-               sqlite3_value** argv) {
+// IDF as FTS5's bm25() (which returns it negated), with the row length taken from RAM. An excluded
+// row (Bm25Retriever::set_excluded) scores NULL.
+void bm25_rank(const Fts5ExtensionApi* api, Fts5Context* fts, sqlite3_context* context, int, sqlite3_value**) {
     auto& stats = **static_cast<std::shared_ptr<Bm25Retriever::Stats>*>(api->xUserData(fts));
     auto* weights = static_cast<QueryWeights*>(api->xGetAuxdata(fts, 0));
     if (weights == nullptr) {
         auto fresh = std::make_unique<QueryWeights>();
         sqlite3_int64 rows = 0;
         int rc = api->xRowCount(fts, &rows);
-        const int phrases = api->xPhraseCount(fts);
-        if (argc >= 1 && sqlite3_value_type(argv[0]) == SQLITE_TEXT) {
-            const char* plan = reinterpret_cast<const char*>(sqlite3_value_text(argv[0]));
-            int phrase = 0;
-            long long hits = 0;
-            int used = 0;
-            while (plan != nullptr && std::sscanf(plan, " %d:%lld%n", &phrase, &hits, &used) == 2) {
-                if (phrase < 0 || phrase >= phrases) return sqlite3_result_error(context, "bad memfail_bm25 plan", -1);
-                fresh->phrase.push_back(phrase);
-                fresh->idf.push_back(bm25_idf(double(rows), double(hits)));
-                plan += used;
-            }
-        } else {
-            for (int i = 0; rc == SQLITE_OK && i < phrases; ++i) {
-                std::int64_t hits = 0;
-                rc = api->xQueryPhrase(fts, i, &hits, &count_row);
-                fresh->phrase.push_back(i);
-                fresh->idf.push_back(bm25_idf(double(rows), double(hits)));
-            }
+        for (int i = 0; rc == SQLITE_OK && i < api->xPhraseCount(fts); ++i) {
+            std::int64_t hits = 0;
+            rc = api->xQueryPhrase(fts, i, &hits, &count_row);
+            fresh->idf.push_back(bm25_idf(double(rows), double(hits)));
         }
         if (rc != SQLITE_OK) return sqlite3_result_error_code(context, rc);
         weights = fresh.get();
@@ -145,27 +141,31 @@ void bm25_rank(const Fts5ExtensionApi* api, Fts5Context* fts, sqlite3_context* c
     }
 
     ++stats.scored;
-    // An excluded row scores NULL: ORDER BY ... DESC puts it after every scored row, so it takes a
-    // LIMIT place only when fewer rows than asked for remain, and run_search drops it.
+    // NULL sorts after every score under ORDER BY ... DESC, so an excluded row takes a LIMIT place
+    // only when fewer rows than asked for remain, and run_search drops it.
     const sqlite3_int64 rowid = api->xRowid(fts);
     if (stats.excluded && stats.excluded(rowid)) return sqlite3_result_null(context);
-    const double documents = double(std::max<std::int64_t>(stats.documents, 1));
-    const double average = std::max(double(stats.total_tokens) / documents, 1.0);
-    const double known = stats.length(rowid);
-    const double length = known < 0 ? average : known;
-    const double norm = k_bm25_k1 * (1.0 - k_bm25_b + k_bm25_b * length / average);
+    const double norm = bm25_norm(stats, rowid);
     double score = 0;
     for (std::size_t i = 0; i < weights->idf.size(); ++i) {
         Fts5PhraseIter iter;
         int column = 0;
         int offset = 0;
-        int tf = 0;
-        for (api->xPhraseFirst(fts, weights->phrase[i], &iter, &column, &offset); column >= 0;
+        std::uint32_t tf = 0;
+        for (api->xPhraseFirst(fts, static_cast<int>(i), &iter, &column, &offset); column >= 0;
              api->xPhraseNext(fts, &iter, &column, &offset))
             ++tf;
-        if (tf > 0) score += weights->idf[i] * tf * (k_bm25_k1 + 1.0) / (tf + norm);
+        if (tf > 0) score += bm25_term(weights->idf[i], tf, norm);
     }
     sqlite3_result_double(context, score);
+}
+
+double bm25_norm(const Bm25Retriever::Stats& stats, std::int64_t rowid) {
+    const double documents = double(std::max<std::int64_t>(stats.documents, 1));
+    const double average = std::max(double(stats.total_tokens) / documents, 1.0);
+    const double known = stats.length(rowid);
+    const double length = known < 0 ? average : known;
+    return k_bm25_k1 * (1.0 - k_bm25_b + k_bm25_b * length / average);
 }
 
 fts5_api* fts5_of(sqlite3* db) {
@@ -183,10 +183,6 @@ fts5_api* fts5_of(sqlite3* db) {
 std::uint32_t count_tokens(std::string_view normalized) {
     if (normalized.empty()) return 0;
     return static_cast<std::uint32_t>(std::count(normalized.begin(), normalized.end(), ' ') + 1);
-}
-
-std::string fts5_quoted(std::string_view word) {
-    return '"' + text::replace_all(std::string(word), "\"", "\"\"") + '"';
 }
 
 }  // namespace
@@ -212,13 +208,6 @@ struct Bm25Retriever::Tokenizer {
     }
 };
 
-// One distinct query word: its FTS5 token, document frequency and score bound.
-struct Bm25Retriever::Word {
-    std::string quoted;
-    std::int64_t df = 0;
-    double bound = 0;  // above any score this word can add to a row
-};
-
 Bm25Retriever::Bm25Retriever(store::Database& db, std::shared_ptr<Stats> stats)
     : m_db(&db),
       m_stats(std::move(stats)),
@@ -226,9 +215,7 @@ Bm25Retriever::Bm25Retriever(store::Database& db, std::shared_ptr<Stats> stats)
       m_insert_length("INSERT INTO bm25_doclen (doc, tokens) VALUES (?, ?)"),
       // rowid breaks ties so equal scores keep one order.
       m_search("SELECT rowid, memfail_bm25(bm25_index) AS s FROM bm25_index "
-               "WHERE bm25_index MATCH ? ORDER BY s DESC, rowid LIMIT ?"),
-      m_search_planned("SELECT rowid, memfail_bm25(bm25_index, ?1) AS s FROM bm25_index "
-                       "WHERE bm25_index MATCH ?2 ORDER BY s DESC, rowid LIMIT ?3") {}
+               "WHERE bm25_index MATCH ? ORDER BY s DESC, rowid LIMIT ?") {}
 
 // The connection keeps the statistics (and so the predicate) alive longer than the retriever:
 // forget the owner's predicate, which may point into an object already gone.
@@ -272,6 +259,8 @@ Result<std::unique_ptr<Bm25Retriever>> Bm25Retriever::open(store::Database& db) 
 Result<void> Bm25Retriever::add(std::int64_t rowid, std::string_view text) {
     const std::string normalized = text::normalize(text);
     const std::uint32_t tokens = count_tokens(normalized);
+    auto terms = m_tokenizer->tokens(normalized, FTS5_TOKENIZE_DOCUMENT);
+    if (!terms) return make_error(ErrorKind::database, "FTS5's tokenizer failed", m_db->path());
     MF_TRY_ASSIGN(store::Statement* const insert, m_insert_text.get(*m_db));
     insert->bind(1, rowid).bind(2, normalized);
     MF_TRY(insert->run());
@@ -279,34 +268,74 @@ Result<void> Bm25Retriever::add(std::int64_t rowid, std::string_view text) {
     length->bind(1, rowid).bind(2, static_cast<std::int64_t>(tokens));
     MF_TRY(length->run());
     m_stats->set(rowid, tokens);
-    auto terms = m_tokenizer->tokens(normalized, FTS5_TOKENIZE_DOCUMENT);
-    if (!terms) return make_error(ErrorKind::database, "FTS5's tokenizer failed", m_db->path());
     std::sort(terms->begin(), terms->end());
-    for (std::size_t i = 0; i < terms->size();) {
+    post(rowid, *terms, tokens);
+    return {};
+}
+
+void Bm25Retriever::post(std::int64_t rowid, const std::vector<std::string>& tokens, std::uint32_t length) {
+    const auto row = static_cast<std::uint32_t>(m_rowids.size());
+    m_rowids.push_back(rowid);
+    std::vector<TermStats*>* journal = nullptr;
+    if (m_journal) journal = &m_journal->emplace_back();
+    for (std::size_t i = 0; i < tokens.size();) {
         std::size_t j = i;
-        while (j < terms->size() && (*terms)[j] == (*terms)[i]) ++j;
-        TermStats& term = m_terms[(*terms)[i]];
+        while (j < tokens.size() && tokens[j] == tokens[i]) ++j;
+        TermStats& term = m_terms[tokens[i]];
         const auto tf = static_cast<std::uint32_t>(j - i);
-        term.min_length = term.df == 0 ? tokens : std::min(term.min_length, tokens);
-        term.max_tf = term.df == 0 ? tf : (term.max_tf == 0 ? 0 : std::max(term.max_tf, tf));
-        ++term.df;
+        term.min_length = term.rows.empty() ? length : std::min(term.min_length, length);
+        term.max_tf = term.rows.empty() ? tf : std::max(term.max_tf, tf);
+        term.rows.push_back(row);
+        term.counts.push_back(tf);
+        if (journal != nullptr) journal->push_back(&term);  // unordered_map elements never move
         i = j;
     }
+}
+
+void Bm25Retriever::begin_changes() {
+    m_journal.emplace();
+    m_journal_broken = false;
+}
+
+void Bm25Retriever::keep_changes() { m_journal.reset(); }
+
+Result<void> Bm25Retriever::undo_changes() {
+    if (!m_journal || m_journal_broken) {
+        m_journal.reset();
+        return reload();
+    }
+    // Newest first: each row's postings are the last of its terms' lists. The terms keep their
+    // highest count and shortest row, which may now be looser than the rows left, never tighter.
+    for (auto row = m_journal->rbegin(); row != m_journal->rend(); ++row) {
+        const auto number = static_cast<std::uint32_t>(m_rowids.size() - 1);
+        for (TermStats* term : *row) {
+            MF_ASSERT(!term->rows.empty() && term->rows.back() == number, "BM25 journal out of step");
+            term->rows.pop_back();
+            term->counts.pop_back();
+        }
+        m_stats->unset(m_rowids.back());
+        m_rowids.pop_back();
+    }
+    m_journal.reset();
     return {};
 }
 
 Result<void> Bm25Retriever::reload() {
+    m_journal_broken = m_journal.has_value();  // what it journaled refers to rows now renumbered
     m_stats->clear();
-    MF_TRY_ASSIGN(store::Statement rows, m_db->prepare("SELECT doc, tokens FROM bm25_doclen"));
-    while (true) {
-        MF_TRY_ASSIGN(const bool row, rows.step());
-        if (!row) break;
-        m_stats->set(rows.column_int(0), static_cast<std::uint32_t>(rows.column_int(1)));
-    }
     m_terms.clear();
-    // One row per token occurrence. fts5vocab lists them by token, then row, then position; should
-    // a token's rows ever come out of that order, its counts would be split, so its bound falls
-    // back to the loose one (max_tf 0) rather than risk being too low.
+    m_rowids.clear();
+    // Internal row numbers follow rowid order, so each token's postings, listed by fts5vocab in
+    // rowid order, come out ascending.
+    std::unordered_map<std::int64_t, std::uint32_t> row_of;
+    MF_TRY_ASSIGN(store::Statement rows, m_db->prepare("SELECT doc, tokens FROM bm25_doclen ORDER BY doc"));
+    MF_TRY(rows.for_each_row([&] {
+        const std::int64_t rowid = rows.column_int(0);
+        m_stats->set(rowid, static_cast<std::uint32_t>(rows.column_int(1)));
+        row_of.emplace(rowid, static_cast<std::uint32_t>(m_rowids.size()));
+        m_rowids.push_back(rowid);
+    }));
+    // One row per token occurrence, by token, then rowid, then position.
     MF_TRY_ASSIGN(store::Statement instances, m_db->prepare("SELECT term, doc FROM temp.bm25_instances"));
     std::string term_text;
     TermStats* term = nullptr;
@@ -314,11 +343,10 @@ Result<void> Bm25Retriever::reload() {
     std::uint32_t tf = 0;
     auto close_row = [&] {
         if (term == nullptr || tf == 0) return;
-        if (term->max_tf != 0) term->max_tf = std::max(term->max_tf, tf);
-        const double length = m_stats->length(doc);
-        const auto words = length < 0 ? 0U : static_cast<std::uint32_t>(length);
-        term->min_length = term->df == 0 ? words : std::min(term->min_length, words);
-        ++term->df;
+        auto [it, fresh] = row_of.emplace(doc, static_cast<std::uint32_t>(m_rowids.size()));
+        if (fresh) m_rowids.push_back(doc);  // in FTS5 without a length: scored at the average
+        term->rows.push_back(it->second);
+        term->counts.push_back(tf);
     };
     MF_TRY(instances.for_each_row([&] {
         const std::string_view text = instances.column_text_view(0);
@@ -329,19 +357,40 @@ Result<void> Bm25Retriever::reload() {
         }
         close_row();
         if (term == nullptr || text != term_text) {
-            const bool ordered = term == nullptr || term_text < text;
             term_text = std::string(text);
-            const bool seen = m_terms.count(term_text) != 0;
             term = &m_terms[term_text];
-            if (seen || !ordered) term->max_tf = 0;
-            else if (term->df == 0) term->max_tf = 1;
-        } else if (row < doc) {
-            term->max_tf = 0;
         }
         doc = row;
         tf = 1;
     }));
     close_row();
+    // Should fts5vocab ever list out of that order, put each posting list right: ascending rows,
+    // one entry per row with its counts summed. Then the bounds.
+    for (auto& [text, stats] : m_terms) {
+        if (!std::is_sorted(stats.rows.begin(), stats.rows.end()) ||
+            std::adjacent_find(stats.rows.begin(), stats.rows.end()) != stats.rows.end()) {
+            std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;
+            for (std::size_t i = 0; i < stats.rows.size(); ++i) pairs.emplace_back(stats.rows[i], stats.counts[i]);
+            std::sort(pairs.begin(), pairs.end());
+            stats.rows.clear();
+            stats.counts.clear();
+            for (const auto& [row, count] : pairs) {
+                if (!stats.rows.empty() && stats.rows.back() == row) stats.counts.back() += count;
+                else {
+                    stats.rows.push_back(row);
+                    stats.counts.push_back(count);
+                }
+            }
+        }
+        stats.max_tf = 0;
+        stats.min_length = 0;
+        for (std::size_t i = 0; i < stats.rows.size(); ++i) {
+            const double length = m_stats->length(m_rowids[stats.rows[i]]);
+            const auto words = length < 0 ? 0U : static_cast<std::uint32_t>(length);
+            stats.max_tf = std::max(stats.max_tf, stats.counts[i]);
+            stats.min_length = i == 0 ? words : std::min(stats.min_length, words);
+        }
+    }
     return {};
 }
 
@@ -367,101 +416,128 @@ Result<std::vector<RetrievedRow>> Bm25Retriever::search_exhaustive(std::string_v
     return run_search(*select);
 }
 
-Result<std::vector<RetrievedRow>> Bm25Retriever::search_planned(const std::vector<Word>& words,
-                                                                const std::vector<bool>& essential, int k) {
-    // "E OR (E AND N)": the rows holding an essential word; the second copy of E puts the
-    // non-essential words' phrases in the expression so their frequencies reach the score (FTS5
-    // reports a phrase's positions in a row only when its own node sits on that row), and FTS5
-    // answers the AND by seeking through their postings rather than reading them all.
-    std::string either, rest;
-    std::vector<int> phrase(words.size(), -1);
-    int essentials = 0;
-    for (std::size_t i = 0; i < words.size(); ++i) {
-        if (!essential[i]) continue;
-        either += (either.empty() ? "" : " OR ") + words[i].quoted;
-        phrase[i] = essentials++;
+namespace {
+
+// A query word's walk along its token's postings.
+struct Bm25Cursor {
+    const std::uint32_t* rows = nullptr;  // ascending internal row numbers
+    const std::uint32_t* counts = nullptr;
+    std::size_t size = 0;
+    std::size_t at = 0;
+    double idf = 0;
+    double bound = 0;  // above anything this word adds to a row's score
+    std::uint32_t tf = 0;  // in the row being scored; 0 when absent
+
+    static constexpr std::uint32_t k_end = UINT32_MAX;
+    std::uint32_t row() const { return at < size ? rows[at] : k_end; }
+    // Moves to the first posting at or after `target` (galloping: cheap for short hops, log for
+    // long ones) and returns its count there, or 0.
+    std::uint32_t seek(std::uint32_t target) {
+        if (at >= size || rows[at] >= target) return at < size && rows[at] == target ? counts[at] : 0;
+        std::size_t step = 1, low = at, high = at + 1;
+        while (high < size && rows[high] < target) {
+            low = high;
+            step *= 2;
+            high = std::min(size, at + step);
+        }
+        at = static_cast<std::size_t>(std::lower_bound(rows + low, rows + std::min(high + 1, size), target) - rows);
+        return at < size && rows[at] == target ? counts[at] : 0;
     }
-    int next = 2 * essentials;
-    for (std::size_t i = 0; i < words.size(); ++i) {
-        if (essential[i]) continue;
-        rest += (rest.empty() ? "" : " OR ") + words[i].quoted;
-        phrase[i] = next++;
-    }
-    const std::string match = rest.empty() ? either : "(" + either + ") OR ((" + either + ") AND (" + rest + "))";
-    std::string plan;
-    for (std::size_t i = 0; i < words.size(); ++i)
-        plan += std::to_string(phrase[i]) + ":" + std::to_string(words[i].df) + " ";
-    MF_TRY_ASSIGN(store::Statement* const select, m_search_planned.get(*m_db));
-    select->bind(1, plan).bind(2, match).bind(3, static_cast<std::int64_t>(k));
-    return run_search(*select);
+};
+
+// Best first: higher score, then lower rowid (search_exhaustive's ORDER BY s DESC, rowid).
+bool ranks_before(const RetrievedRow& a, const RetrievedRow& b) {
+    return a.score > b.score || (a.score == b.score && a.rowid < b.rowid);
 }
 
+}  // namespace
+
 Result<std::vector<RetrievedRow>> Bm25Retriever::search(std::string_view query, int k) {
+    m_last_scored = 0;
     if (k <= 0) return std::vector<RetrievedRow>{};
-    // The words bm25_match_expression() would OR, in its order.
-    std::vector<Word> words;
-    std::vector<TermStats> stats;  // per word
+    // The words bm25_match_expression() would OR, in its order, each on its token's postings.
+    const double documents = double(m_stats->documents);
+    const double average = std::max(double(m_stats->total_tokens) / double(std::max<std::int64_t>(m_stats->documents, 1)), 1.0);
+    std::vector<Bm25Cursor> words;
     std::set<std::string> seen;
     for (const std::string& word : text::words(query)) {
         if (text::is_stopword(word) || !seen.insert(word).second) continue;
         const auto tokens = m_tokenizer->tokens(word, FTS5_TOKENIZE_QUERY);
-        // A word FTS5 splits (or drops) is a phrase, not one token: score it the plain way.
+        // A word FTS5 splits (or drops) is a phrase, not one token: let FTS5 score it.
         if (!tokens || tokens->size() != 1) return search_exhaustive(query, k);
+        Bm25Cursor cursor;
         const auto it = m_terms.find(tokens->front());
-        words.push_back(Word{fts5_quoted(word), it == m_terms.end() ? 0 : it->second.df, 0.0});
-        if (it != m_terms.end()) stats.push_back(it->second);
-        else stats.emplace_back();
-    }
-    m_last_scored = 0;
-    if (words.empty()) return std::vector<RetrievedRow>{};
-    // The score a word adds to a row is idf * tf * (k1 + 1) / (tf + norm), norm = k1 * (1 - b + b *
-    // length / average): it grows with tf and shrinks with the length, so the word's highest count
-    // and shortest row bound it; without them (tf unbounded), idf * (k1 + 1) does. The average is
-    // computed as memfail_bm25 computes it; the margin covers rounding in the sums.
-    const double rows = double(m_stats->documents);
-    const double average = std::max(double(m_stats->total_tokens) / double(std::max<std::int64_t>(m_stats->documents, 1)), 1.0);
-    for (std::size_t i = 0; i < words.size(); ++i) {
-        double most = k_bm25_k1 + 1.0;
-        if (stats[i].max_tf > 0) {
-            const double tf = stats[i].max_tf;
-            const double norm = k_bm25_k1 * (1.0 - k_bm25_b + k_bm25_b * double(stats[i].min_length) / average);
-            most = std::min(most, tf * (k_bm25_k1 + 1.0) / (tf + norm));
+        if (it != m_terms.end() && !it->second.rows.empty()) {
+            const TermStats& term = it->second;
+            cursor.rows = term.rows.data();
+            cursor.counts = term.counts.data();
+            cursor.size = term.rows.size();
+            cursor.idf = bm25_idf(documents, double(term.df()));
+            // The term grows with tf and shrinks with the length: the word's highest count and
+            // shortest row bound it. The margin covers rounding.
+            const double tf = term.max_tf;
+            const double norm = k_bm25_k1 * (1.0 - k_bm25_b + k_bm25_b * double(term.min_length) / average);
+            cursor.bound = cursor.idf * (tf * (k_bm25_k1 + 1.0) / (tf + norm)) * (1.0 + 1e-9) + 1e-12;
         }
-        words[i].bound = bm25_idf(rows, double(words[i].df)) * most * (1.0 + 1e-9) + 1e-12;
+        words.push_back(cursor);
     }
-    std::vector<std::size_t> rarest(words.size());
-    for (std::size_t i = 0; i < rarest.size(); ++i) rarest[i] = i;
-    std::stable_sort(rarest.begin(), rarest.end(),
-                     [&](std::size_t a, std::size_t b) { return words[a].bound > words[b].bound; });
+    if (words.empty()) return std::vector<RetrievedRow>{};
 
-    // 1. The rows holding the rarest words, enough of them to fill k, scored in full.
-    std::vector<bool> first(words.size(), false);
-    std::int64_t holding = 0;
-    std::size_t taken = 0;
-    while (taken < rarest.size() && holding < k) {
-        first[rarest[taken]] = true;
-        holding += words[rarest[taken]].df;
-        ++taken;
+    // Words by bound, smallest first; `below[i]`: the bounds of the first i added up. The first
+    // `optional` of them are non-essential: below[optional] is under the k-th best score so far.
+    std::vector<std::size_t> order(words.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return words[a].bound < words[b].bound; });
+    std::vector<double> below(words.size() + 1, 0.0);
+    for (std::size_t i = 0; i < order.size(); ++i) below[i + 1] = below[i] + words[order[i]].bound;
+    std::size_t optional = 0;
+    while (optional < order.size() && words[order[optional]].size == 0) ++optional;  // no postings
+
+    std::vector<RetrievedRow> best;  // a heap, worst on top, once it holds k rows
+    best.reserve(static_cast<std::size_t>(k) + 1);
+    const auto worse = [](const RetrievedRow& a, const RetrievedRow& b) { return ranks_before(a, b); };
+    double threshold = -1.0;  // the k-th best score once there are k rows; scores are positive
+    const auto& excluded = m_stats->excluded;
+    while (optional < order.size()) {
+        std::uint32_t row = Bm25Cursor::k_end;
+        for (std::size_t i = optional; i < order.size(); ++i) row = std::min(row, words[order[i]].row());
+        if (row == Bm25Cursor::k_end) break;
+        double reachable = below[optional];
+        for (std::size_t i = optional; i < order.size(); ++i) {
+            Bm25Cursor& word = words[order[i]];
+            word.tf = 0;
+            if (word.row() == row) word.tf = word.counts[word.at++];
+        }
+        const std::int64_t rowid = m_rowids[row];
+        if (excluded && excluded(rowid)) continue;
+        const double norm = bm25_norm(*m_stats, rowid);
+        for (std::size_t i = optional; i < order.size(); ++i)
+            if (words[order[i]].tf > 0) reachable += bm25_term(words[order[i]].idf, words[order[i]].tf, norm);
+        // Summed in another order than the score below: a hair of slack so a tie is never lost.
+        if (threshold > 0 && reachable * (1.0 + 1e-12) + 1e-12 < threshold) continue;
+        for (std::size_t i = 0; i < optional; ++i) words[order[i]].tf = words[order[i]].seek(row);
+        double score = 0;
+        for (const Bm25Cursor& word : words)
+            if (word.tf > 0) score += bm25_term(word.idf, word.tf, norm);
+        ++m_last_scored;
+        const RetrievedRow candidate{rowid, score};
+        if (static_cast<int>(best.size()) < k) {
+            best.push_back(candidate);
+            std::push_heap(best.begin(), best.end(), worse);
+        } else if (ranks_before(candidate, best.front())) {
+            std::pop_heap(best.begin(), best.end(), worse);
+            best.back() = candidate;
+            std::push_heap(best.begin(), best.end(), worse);
+        } else {
+            continue;
+        }
+        if (static_cast<int>(best.size()) == k) {
+            threshold = best.front().score;
+            while (optional < order.size() && below[optional + 1] < threshold) ++optional;
+        }
     }
-    MF_TRY_ASSIGN(std::vector<RetrievedRow> found, search_planned(words, first, k));
-    if (taken == words.size() || static_cast<int>(found.size()) < k) {
-        if (taken == words.size()) return found;
-        std::vector<bool> all(words.size(), true);
-        return search_planned(words, all, k);
-    }
-    // 2. Words whose bounds add up to less than the k-th score found cannot carry a row there.
-    const double threshold = found.back().score;
-    std::vector<bool> essential(words.size(), true);
-    double bound = 0;
-    for (auto it = rarest.rbegin(); it != rarest.rend(); ++it) {
-        if (bound + words[*it].bound >= threshold) break;
-        bound += words[*it].bound;
-        essential[*it] = false;
-    }
-    bool covered = true;  // every essential word was scored in step 1: its rows were all seen
-    for (std::size_t i = 0; i < words.size(); ++i) covered = covered && (!essential[i] || first[i]);
-    if (covered) return found;
-    return search_planned(words, essential, k);
+    std::sort(best.begin(), best.end(), ranks_before);
+    return best;
 }
 
 Result<void> Bm25Retriever::clear() {
@@ -469,6 +545,8 @@ Result<void> Bm25Retriever::clear() {
                       "DELETE FROM bm25_doclen;"));
     m_stats->clear();
     m_terms.clear();
+    m_rowids.clear();
+    m_journal_broken = m_journal.has_value();
     return {};
 }
 
@@ -713,12 +791,14 @@ Result<void> EmbeddingRetriever::flush() {
         insert->bind(1, m_pending[i].first).bind_blob(2, vectors[i].data(), vectors[i].size() * sizeof(float));
         MF_TRY(insert->run());
         index_vector(m_pending[i].first, vectors[i]);
+        if (m_journal) m_journal->push_back(Change{m_pending[i].first, {}});
     }
     m_pending.clear();
     return {};
 }
 
 Result<void> EmbeddingRetriever::reload() {
+    m_journal_broken = m_journal.has_value();
     m_index.reset();
     m_documents = 0;
     m_pending.clear();
@@ -759,12 +839,23 @@ Result<bool> EmbeddingRetriever::remove(std::int64_t rowid) {
         m_pending.erase(pending);
         return true;
     }
+    std::vector<float> removed;
+    if (m_journal) {
+        MF_TRY_ASSIGN(store::Statement* const select, m_select_vector.get(*m_db));
+        select->bind(1, rowid);
+        MF_TRY_ASSIGN(const bool held, select->step());
+        if (!held) return false;
+        const std::string_view blob = select->column_blob(0);
+        removed.resize(blob.size() / sizeof(float));
+        std::memcpy(removed.data(), blob.data(), removed.size() * sizeof(float));
+    }
     MF_TRY_ASSIGN(store::Statement* const erase, m_delete_vector.get(*m_db));
     erase->bind(1, rowid);
     MF_TRY(erase->run());
     if (m_db->changes() == 0) return false;
     if (m_index) m_index->remove(rowid);
     --m_documents;
+    if (m_journal) m_journal->push_back(Change{rowid, std::move(removed)});
     return true;
 }
 
@@ -773,6 +864,42 @@ Result<void> EmbeddingRetriever::clear() {
     m_index.reset();
     m_documents = 0;
     m_pending.clear();
+    m_journal_broken = m_journal.has_value();
+    return {};
+}
+
+void EmbeddingRetriever::begin_changes() {
+    m_journal.emplace();
+    m_journal_broken = false;
+    m_index_at_begin = m_index.has_value();
+    m_approximate_at_begin = m_index && m_index->is_approximate();
+}
+
+void EmbeddingRetriever::keep_changes() { m_journal.reset(); }
+
+Result<void> EmbeddingRetriever::undo_changes() {
+    m_pending.clear();
+    // A journal that cannot be replayed, or an index that moved to HNSW in between (it moves at
+    // most a few thousand vectors, so reading them back is cheap): re-read SQLite.
+    const bool moved = m_index && m_index->is_approximate() && !m_approximate_at_begin;
+    if (!m_journal || m_journal_broken || moved) {
+        m_journal.reset();
+        return reload();
+    }
+    if (!m_index_at_begin) {
+        m_index.reset();  // created by this transaction's first vector
+        m_documents = 0;
+    } else {
+        for (auto change = m_journal->rbegin(); change != m_journal->rend(); ++change) {
+            if (change->removed.empty()) {
+                if (m_index->remove(change->rowid)) --m_documents;
+            } else {
+                m_index->add(change->rowid, change->removed);
+                ++m_documents;
+            }
+        }
+    }
+    m_journal.reset();
     return {};
 }
 

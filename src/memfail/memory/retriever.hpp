@@ -29,8 +29,8 @@ struct RetrievedRow {
     double score = 0;  // higher is better; comparable only within one search
 };
 
-// Writes (add, flush, clear) belong inside the caller's transaction; after that transaction rolls
-// back the caller must call reload() so in-RAM state matches SQLite again. The database must
+// Writes (add, flush, remove, clear) belong inside the caller's transaction; after that transaction
+// rolls back the caller must call undo_changes() (or reload()) so in-RAM state matches SQLite again. The database must
 // outlive the retriever.
 class Retriever {
 public:
@@ -44,6 +44,15 @@ public:
     virtual Result<void> flush() { return {}; }
     // Re-reads in-RAM state from SQLite.
     virtual Result<void> reload() { return {}; }
+    // Brackets one transaction's changes (in_transaction in builtin/system_store.hpp calls these):
+    // begin_changes() before the first write; keep_changes() once the transaction committed;
+    // undo_changes() once it rolled back, which brings in-RAM state back to what it was at
+    // begin_changes(). The default undo is reload(). A retriever whose reload is costly (an HNSW
+    // index over 100k vectors takes minutes to rebuild) journals its in-RAM changes instead, so a
+    // session a model's malformed reply rolls back costs what the session cost, not a rebuild.
+    virtual void begin_changes() {}
+    virtual void keep_changes() {}
+    virtual Result<void> undo_changes() { return reload(); }
     // Up to `k` rows, best first. Read-only.
     virtual Result<std::vector<RetrievedRow>> search(std::string_view query, int k) = 0;
     // Stops returning `rowid` (an owner's row that was retired but is kept for history), so
@@ -65,23 +74,25 @@ public:
 // index keeps only postings. Both sides are indexed in text::normalize form, so "Gideon's" and
 // "gideons" meet, as they do in key-detail matching.
 //
-// Ranking uses memfail_bm25, an FTS5 auxiliary function registered on the connection, rather than
-// the built-in bm25(): the built-in reads each matching row's length from FTS5's docsize table,
-// one B-tree lookup per row, which made it the whole cost of a query (about 10x slower at 100k
-// memories). Document lengths are kept in RAM instead, persisted in bm25_doclen and reloaded on
-// open; the postings, term frequencies and document frequencies still come from FTS5.
+// FTS5 is the store of record; searches run over a copy of its postings kept in RAM. The copy is
+// built when the retriever opens (one pass over an fts5vocab table, with FTS5's own porter
+// tokenizer used on every add so the tokens are the very ones FTS5 stores) and kept up to date by
+// add(); document lengths are persisted in bm25_doclen. Why not let FTS5 rank: an FTS5 query reads
+// every posting of every query word and calls the ranking function once per matching row, with no
+// way to skip. Graph facts repeat a few hundred stems ("Ines" stems to "in"), so at 100k memories
+// a query made only of common stems matched a quarter of the store, and those queries were the
+// whole 99th percentile.
 //
-// search() returns the same rows, scores and order as scoring every row that holds any query word
-// (search_exhaustive), but skips most of those rows with MaxScore: a row's score is a sum of one
-// bounded term per query word (each below idf x (k1 + 1)), so once k rows are known to score at
-// least t, words whose bounds add up to less than t cannot lift a row that has only them into the
-// top k. The rarest words are scored first (an FTS5 query over the rows holding them, with every
-// word's frequency still read for the score) to find t; the MATCH is then narrowed to the rows
-// holding the remaining "essential" words. A word's bound is tightened with the highest count and
-// the shortest row of any row holding it (the score term grows with the count and shrinks with the
-// length). Those and document frequencies per FTS5 token are kept in RAM (counted with FTS5's own
-// porter tokenizer, reloaded from an fts5vocab table: a pass over the index when opening), which
-// also spares each query FTS5's pass over every posting of a common word to count it.
+// search() is document-at-a-time MaxScore over the RAM postings: a row's score is a sum of one
+// bounded term per query word (a word's bound uses the highest count and the shortest row of any
+// row holding it; the term grows with the count and shrinks with the length), so once k rows
+// score at least t, the words whose bounds add up to less than t cannot lift a row holding only
+// them into the top k. Only the other, "essential" words' postings are walked; the rest are
+// sought into per candidate row, and a row whose essential terms plus those bounds stay below t
+// is not scored. Scores add the words' terms in query order, as memfail_bm25 (an FTS5 auxiliary
+// function, the same formula and IDF as FTS5's bm25() with the sign flipped) does, so search()
+// returns the same rows, scores (to the bit) and order as search_exhaustive(), which asks FTS5 to
+// score every matching row and stays as the reference and for queries FTS5 tokenizes oddly.
 class Bm25Retriever final : public Retriever {
 public:
     struct Stats;  // document lengths shared with the registered ranking function
@@ -93,6 +104,10 @@ public:
     std::string signature() const override { return "bm25"; }
     Result<void> add(std::int64_t rowid, std::string_view text) override;
     Result<void> reload() override;
+    // Rows added since begin_changes() leave the RAM postings again (they are the newest ones).
+    void begin_changes() override;
+    void keep_changes() override;
+    Result<void> undo_changes() override;
     Result<std::vector<RetrievedRow>> search(std::string_view query, int k) override;
     Result<void> clear() override;
     Result<std::int64_t> count() override;
@@ -107,35 +122,40 @@ public:
     // search. The predicate is called once per matching row and must be cheap; it must outlive
     // the retriever's searches. Empty (the default): nothing is excluded.
     void set_excluded(std::function<bool(std::int64_t)> excluded);
-    // Rows the last search() scored (FTS5 matches summed over its queries), for tests and benches.
+    // Rows the last search given a full score (search_exhaustive: every FTS5 match), for tests and
+    // benches.
     std::int64_t last_rows_scored() const { return m_last_scored; }
 
 private:
     struct Tokenizer;
-    struct Word;
     Bm25Retriever(store::Database& db, std::shared_ptr<Stats> stats);
-    // Top k of the rows holding a word of `essential`, scored over every word.
-    Result<std::vector<RetrievedRow>> search_planned(const std::vector<Word>& words, const std::vector<bool>& essential,
-                                                     int k);
     Result<std::vector<RetrievedRow>> run_search(store::Statement& select);
+    // Appends `rowid` to the RAM postings of each of its distinct tokens (`tokens` sorted).
+    void post(std::int64_t rowid, const std::vector<std::string>& tokens, std::uint32_t length);
 
     store::Database* m_db;
     std::shared_ptr<Stats> m_stats;
     std::shared_ptr<Tokenizer> m_tokenizer;
-    // Per FTS5 token: rows holding it, and the most times and the fewest words of any such row,
-    // which bound what the token can add to a score (max_tf 0: unknown, so no better bound than
-    // idf x (k1 + 1)).
+    // Per FTS5 token: its postings (internal row numbers, ascending, and the token's count in each
+    // row) and the most times and the fewest words of any row holding it, which bound what the
+    // token can add to a score.
     struct TermStats {
-        std::int64_t df = 0;
         std::uint32_t max_tf = 0;
         std::uint32_t min_length = 0;
+        std::vector<std::uint32_t> rows;
+        std::vector<std::uint32_t> counts;
+        std::int64_t df() const { return static_cast<std::int64_t>(rows.size()); }
     };
     std::unordered_map<std::string, TermStats> m_terms;
+    std::vector<std::int64_t> m_rowids;  // internal row number -> the owner's rowid
+    // Since begin_changes(): the terms of each row added, in add order; nullopt when not journaling
+    // (or after clear(), which undo_changes() answers with reload()).
+    std::optional<std::vector<std::vector<TermStats*>>> m_journal;
+    bool m_journal_broken = false;
     std::int64_t m_last_scored = 0;
     CachedStatement m_insert_text;
     CachedStatement m_insert_length;
     CachedStatement m_search;
-    CachedStatement m_search_planned;
 };
 
 // The FTS5 MATCH expression for `query`: its distinct non-stopword words, each quoted (embedded
@@ -204,10 +224,23 @@ public:
     Result<bool> remove(std::int64_t rowid) override;
     Result<void> clear() override;
     Result<std::int64_t> count() override;
+    // Journals the vectors indexed and removed since begin_changes(), so undo takes them out or
+    // puts them back instead of rebuilding the index. With HNSW a vector taken out stays as a
+    // deleted node that still routes searches (as after remove()), so later approximate answers
+    // can differ in their last places from those of a store reopened from SQLite.
+    void begin_changes() override;
+    void keep_changes() override;
+    Result<void> undo_changes() override;
 
 private:
     EmbeddingRetriever(store::Database& db, std::unique_ptr<TextEmbedder> embedder, std::size_t hnsw_threshold);
     void index_vector(std::int64_t rowid, const std::vector<float>& vector);
+    // One indexed-vector change since begin_changes(): `removed` holds the vector remove() took
+    // out, and is empty for a vector flush() put in.
+    struct Change {
+        std::int64_t rowid = 0;
+        std::vector<float> removed;
+    };
 
     store::Database* m_db;
     std::unique_ptr<TextEmbedder> m_embedder;
@@ -217,6 +250,11 @@ private:
     std::vector<std::pair<std::int64_t, std::string>> m_pending;
     CachedStatement m_insert_vector;
     CachedStatement m_delete_vector{"DELETE FROM embed_vectors WHERE doc = ?"};
+    CachedStatement m_select_vector{"SELECT vector FROM embed_vectors WHERE doc = ?"};
+    std::optional<std::vector<Change>> m_journal;  // nullopt when not journaling
+    bool m_journal_broken = false;  // clear() or reload() since begin_changes(): undo reloads
+    bool m_index_at_begin = false;
+    bool m_approximate_at_begin = false;
 };
 
 }  // namespace memfail::memory

@@ -51,18 +51,22 @@ NumberedConversation number_messages(const data::Session& session);
 Result<llm::ChatReply> ask_system_model(const SystemServices& services, llm::ChatRequest request, std::string_view system);
 
 // Runs `body` in one transaction and flushes `retrievers` before committing. On any failure the
-// rollback is followed by reloading each retriever, so their in-RAM state forgets the rolled-back
-// rows too; callers with more derived state reload it themselves.
+// rollback is followed by each retriever's undo_changes(), so their in-RAM state forgets the
+// rolled-back rows too (undone from a journal, not rebuilt); callers with more derived state
+// reload it themselves.
 template <class Body>
 Result<void> in_transaction(store::Database& db, std::initializer_list<Retriever*> retrievers, Body&& body) {
+    for (Retriever* r : retrievers) r->begin_changes();
     Result<void> outcome = [&]() -> Result<void> {
         MF_TRY_ASSIGN(store::Transaction transaction, store::Transaction::begin(db));
         MF_TRY(body());
         for (Retriever* r : retrievers) MF_TRY(r->flush());
         return transaction.commit();
     }();
-    if (!outcome)
-        for (Retriever* r : retrievers) (void)r->reload();
+    for (Retriever* r : retrievers) {
+        if (outcome) r->keep_changes();
+        else if (!r->undo_changes()) (void)r->reload();  // the undo failed: the slow, sure way
+    }
     return outcome;
 }
 
