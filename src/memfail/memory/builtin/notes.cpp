@@ -89,9 +89,9 @@ std::string joined(const Strings& items) {
 // What the embedder sees: everything the note says about itself.
 std::string index_text(const Note& note) {
     std::string out = note.content;
-    if (!note.keywords.empty()) out += "\n" + joined(note.keywords);
-    if (!note.tags.empty()) out += "\n" + joined(note.tags);
-    if (!note.context.empty()) out += "\n" + note.context;
+    if (!note.keywords.empty()) out.append("\n").append(joined(note.keywords));
+    if (!note.tags.empty()) out.append("\n").append(joined(note.tags));
+    if (!note.context.empty()) out.append("\n").append(note.context);
     return out;
 }
 

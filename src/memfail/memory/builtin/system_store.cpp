@@ -29,10 +29,11 @@ Result<store::Database> open_store(const std::string& path, const char* schema, 
 
 Result<void> require_system_model(const SystemContext& context, std::string_view system, std::string_view what) {
     if (!context.services.model.empty()) return {};
-    return make_error(ErrorKind::invalid_input,
-                      "'" + std::string(system) + "' " + std::string(what) +
-                          " with a model: pass --system-model (and an OpenAI-compatible endpoint with --base-url "
-                          "or OPENAI_BASE_URL)");
+    // Built by appending: GCC 12 takes "'" + std::string(...) for an overlapping copy (-Wrestrict).
+    std::string message = "'";
+    message.append(system).append("' ").append(what).append(
+        " with a model: pass --system-model (and an OpenAI-compatible endpoint with --base-url or OPENAI_BASE_URL)");
+    return make_error(ErrorKind::invalid_input, std::move(message));
 }
 
 Result<bool> first_time_stored(store::Database& db, const char* insert_sql, const std::string& session_id) {
@@ -55,7 +56,7 @@ NumberedConversation number_messages(const data::Session& session) {
 Result<llm::ChatReply> ask_system_model(const SystemServices& services, llm::ChatRequest request, std::string_view system) {
     if (!services.client)
         return make_error(ErrorKind::invalid_input,
-                          "'" + std::string(system) + "' needs an OpenAI-compatible endpoint for its --system-model");
+                          std::string("'").append(system).append("' needs an OpenAI-compatible endpoint for its --system-model"));
     request.temperature = services.temperature;
     request.seed = services.seed;
     return services.client->chat(request);
