@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: MIT
 // Reading and writing scenarios as JSONL ("format": "memfail/1", one scenario per line).
 #pragma once
+#include <functional>
+#include <iosfwd>
 #include <string>
 #include <vector>
 
 #include <memfail/core/error.hpp>
-#include <functional>
-#include <iosfwd>
-
 #include <memfail/data/model.hpp>
 
 namespace memfail::data {

@@ -20,11 +20,23 @@ namespace memfail::memory {
 // ---------------------------------------------------------------------------------------------
 // BM25
 
+namespace {
+
+// The words a query is searched by: distinct, not stopwords, in query order. The FTS5 expression
+// and the RAM search both take them from here, as the order of a score's terms must agree.
+std::vector<std::string> bm25_query_words(std::string_view query) {
+    std::vector<std::string> out;
+    std::set<std::string> seen;
+    for (std::string& word : text::words(query))
+        if (!text::is_stopword(word) && seen.insert(word).second) out.push_back(std::move(word));
+    return out;
+}
+
+}  // namespace
+
 std::string bm25_match_expression(std::string_view query) {
     std::string out;
-    std::set<std::string> seen;
-    for (const std::string& word : text::words(query)) {
-        if (text::is_stopword(word) || !seen.insert(word).second) continue;
+    for (const std::string& word : bm25_query_words(query)) {
         if (!out.empty()) out += " OR ";
         // A quoted FTS5 string is taken literally (no AND/NOT/NEAR/column syntax); a quote inside
         // it is written twice. normalize() already drops quotes, so this is belt and braces.
@@ -71,6 +83,10 @@ struct Bm25Retriever::Stats {
         --documents;
         total_tokens -= static_cast<std::int64_t>(tokens);
     }
+    // The mean row length BM25 normalises by (1 at least).
+    double average_length() const {
+        return std::max(double(total_tokens) / double(std::max<std::int64_t>(documents, 1)), 1.0);
+    }
     // Length of `rowid`, or -1 when it is not indexed.
     double length(std::int64_t rowid) const {
         if (rowid >= 0 && rowid < k_dense_limit) {
@@ -101,7 +117,14 @@ double bm25_idf(double rows, double hits) {
 // The length normaliser of a row, and what one word adds to its score. memfail_bm25 and
 // Bm25Retriever::search share these (and add the terms in query order) so that they agree to the
 // bit; the build does not contract floating point (no -ffp-contract=fast, no FMA target).
-double bm25_norm(const Bm25Retriever::Stats& stats, std::int64_t rowid);
+inline double bm25_norm(double length, double average) {
+    return k_bm25_k1 * (1.0 - k_bm25_b + k_bm25_b * length / average);
+}
+// A row's normaliser; a row without a recorded length counts as average.
+double bm25_row_norm(const Bm25Retriever::Stats& stats, std::int64_t rowid, double average) {
+    const double known = stats.length(rowid);
+    return bm25_norm(known < 0 ? average : known, average);
+}
 inline double bm25_term(double idf, std::uint32_t tf, double norm) {
     return idf * double(tf) * (k_bm25_k1 + 1.0) / (double(tf) + norm);
 }
@@ -145,7 +168,7 @@ void bm25_rank(const Fts5ExtensionApi* api, Fts5Context* fts, sqlite3_context* c
     // only when fewer rows than asked for remain, and run_search drops it.
     const sqlite3_int64 rowid = api->xRowid(fts);
     if (stats.excluded && stats.excluded(rowid)) return sqlite3_result_null(context);
-    const double norm = bm25_norm(stats, rowid);
+    const double norm = bm25_row_norm(stats, rowid, stats.average_length());
     double score = 0;
     for (std::size_t i = 0; i < weights->idf.size(); ++i) {
         Fts5PhraseIter iter;
@@ -158,14 +181,6 @@ void bm25_rank(const Fts5ExtensionApi* api, Fts5Context* fts, sqlite3_context* c
         if (tf > 0) score += bm25_term(weights->idf[i], tf, norm);
     }
     sqlite3_result_double(context, score);
-}
-
-double bm25_norm(const Bm25Retriever::Stats& stats, std::int64_t rowid) {
-    const double documents = double(std::max<std::int64_t>(stats.documents, 1));
-    const double average = std::max(double(stats.total_tokens) / documents, 1.0);
-    const double known = stats.length(rowid);
-    const double length = known < 0 ? average : known;
-    return k_bm25_k1 * (1.0 - k_bm25_b + k_bm25_b * length / average);
 }
 
 fts5_api* fts5_of(sqlite3* db) {
@@ -455,13 +470,11 @@ bool ranks_before(const RetrievedRow& a, const RetrievedRow& b) {
 Result<std::vector<RetrievedRow>> Bm25Retriever::search(std::string_view query, int k) {
     m_last_scored = 0;
     if (k <= 0) return std::vector<RetrievedRow>{};
-    // The words bm25_match_expression() would OR, in its order, each on its token's postings.
+    // The words bm25_match_expression() ORs, in its order, each on its token's postings.
     const double documents = double(m_stats->documents);
-    const double average = std::max(double(m_stats->total_tokens) / double(std::max<std::int64_t>(m_stats->documents, 1)), 1.0);
+    const double average = m_stats->average_length();
     std::vector<Bm25Cursor> words;
-    std::set<std::string> seen;
-    for (const std::string& word : text::words(query)) {
-        if (text::is_stopword(word) || !seen.insert(word).second) continue;
+    for (const std::string& word : bm25_query_words(query)) {
         const auto tokens = m_tokenizer->tokens(word, FTS5_TOKENIZE_QUERY);
         // A word FTS5 splits (or drops) is a phrase, not one token: let FTS5 score it.
         if (!tokens || tokens->size() != 1) return search_exhaustive(query, k);
@@ -476,7 +489,7 @@ Result<std::vector<RetrievedRow>> Bm25Retriever::search(std::string_view query, 
             // The term grows with tf and shrinks with the length: the word's highest count and
             // shortest row bound it. The margin covers rounding.
             const double tf = term.max_tf;
-            const double norm = k_bm25_k1 * (1.0 - k_bm25_b + k_bm25_b * double(term.min_length) / average);
+            const double norm = bm25_norm(double(term.min_length), average);
             cursor.bound = cursor.idf * (tf * (k_bm25_k1 + 1.0) / (tf + norm)) * (1.0 + 1e-9) + 1e-12;
         }
         words.push_back(cursor);
@@ -510,7 +523,7 @@ Result<std::vector<RetrievedRow>> Bm25Retriever::search(std::string_view query, 
         }
         const std::int64_t rowid = m_rowids[row];
         if (excluded && excluded(rowid)) continue;
-        const double norm = bm25_norm(*m_stats, rowid);
+        const double norm = bm25_row_norm(*m_stats, rowid, average);
         for (std::size_t i = optional; i < order.size(); ++i)
             if (words[order[i]].tf > 0) reachable += bm25_term(words[order[i]].idf, words[order[i]].tf, norm);
         // Summed in another order than the score below: a hair of slack so a tie is never lost.

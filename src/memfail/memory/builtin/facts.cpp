@@ -124,16 +124,7 @@ Result<void> FactsSystem::initialise(const std::string& path) {
     MF_TRY(load_counters());
     if (indexed == live) return {};
     return in_transaction(*m_db, {m_retriever.get()}, [&]() -> Result<void> {
-        if (indexed == rows) {
-            MF_TRY_ASSIGN(store::Statement retired, m_db->prepare("SELECT seq FROM facts WHERE live = 0"));
-            Result<void> removed;
-            MF_TRY(retired.for_each_row([&] {
-                if (!removed) return;
-                const Result<bool> gone = m_retriever->remove(retired.column_int(0));
-                if (!gone) removed = gone.error();
-            }));
-            return removed;
-        }
+        if (indexed == rows) return remove_listed(*m_db, *m_retriever, "SELECT seq FROM facts WHERE live = 0");
         MF_TRY(m_retriever->clear());
         MF_TRY_ASSIGN(store::Statement all, m_db->prepare("SELECT seq, text FROM facts WHERE live = 1 ORDER BY seq"));
         return all.for_each_row([&] { (void)m_retriever->add(all.column_int(0), all.column_text_view(1)); });

@@ -180,9 +180,8 @@ Result<void> GraphSystem::initialise(const std::string& path) {
     // for, leaves them out of its searches, so its top rows are the eligible ones.
     if (!m_options.include_invalid)
         bm25->set_excluded([this](std::int64_t seq) {
-            if (seq <= 0 || static_cast<std::size_t>(seq) >= m_edge_shapes.size()) return true;
-            const EdgeShape& shape = m_edge_shapes[static_cast<std::size_t>(seq)];
-            return shape.source < 0 || !shape.valid;
+            const EdgeShape* shape = edge_shape(seq);
+            return shape == nullptr || !shape->valid;
         });
     m_bm25 = std::move(bm25);
     MF_TRY(reload_entities());
@@ -199,16 +198,8 @@ Result<void> GraphSystem::initialise(const std::string& path) {
         MF_TRY_ASSIGN(const std::int64_t indexed, index->count());
         if (indexed == wanted) continue;
         MF_TRY(in_transaction([&]() -> Result<void> {
-            if (dense_only_valid && indexed == rows) {
-                MF_TRY_ASSIGN(store::Statement closed, m_db->prepare("SELECT seq FROM edges WHERE invalid_at IS NOT NULL"));
-                Result<void> removed;
-                MF_TRY(closed.for_each_row([&] {
-                    if (!removed) return;
-                    const Result<bool> gone = index->remove(closed.column_int(0));
-                    if (!gone) removed = gone.error();
-                }));
-                return removed;
-            }
+            if (dense_only_valid && indexed == rows)
+                return remove_listed(*m_db, *index, "SELECT seq FROM edges WHERE invalid_at IS NOT NULL");
             MF_TRY(index->clear());
             MF_TRY_ASSIGN(store::Statement all,
                           m_db->prepare(dense_only_valid ? "SELECT seq, fact FROM edges WHERE invalid_at IS NULL ORDER BY seq"
@@ -286,10 +277,16 @@ Result<void> GraphSystem::edge_closed(std::int64_t seq) {
     return {};
 }
 
-void GraphSystem::shape_invalidated(std::int64_t seq) {
-    if (seq <= 0 || static_cast<std::size_t>(seq) >= m_edge_shapes.size()) return;
+GraphSystem::EdgeShape* GraphSystem::edge_shape(std::int64_t seq) {
+    if (seq <= 0 || static_cast<std::size_t>(seq) >= m_edge_shapes.size()) return nullptr;
     EdgeShape& shape = m_edge_shapes[static_cast<std::size_t>(seq)];
-    if (shape.source < 0 || !shape.valid) return;
+    return shape.source < 0 ? nullptr : &shape;
+}
+
+void GraphSystem::shape_invalidated(std::int64_t seq) {
+    EdgeShape* const found = edge_shape(seq);
+    if (found == nullptr || !found->valid) return;
+    EdgeShape& shape = *found;
     shape.valid = false;
     if (m_options.include_invalid) return;  // still walked
     for (const std::int32_t entity : {shape.source, shape.target}) {
@@ -596,11 +593,6 @@ Result<std::vector<Hit>> GraphSystem::retrieve_memories(std::string_view query, 
                                                         int k) {
     std::vector<Hit> out;
     if (k <= 0) return out;
-    auto shape_of = [&](std::int64_t seq) -> const EdgeShape* {
-        if (seq <= 0 || static_cast<std::size_t>(seq) >= m_edge_shapes.size()) return nullptr;
-        const EdgeShape& shape = m_edge_shapes[static_cast<std::size_t>(seq)];
-        return shape.source < 0 ? nullptr : &shape;
-    };
     auto eligible = [&](bool valid) { return valid || m_options.include_invalid; };
 
     // 1. Lexical and dense ranks of eligible edges (1-based). Neither index returns an edge
@@ -618,7 +610,7 @@ Result<std::vector<Hit>> GraphSystem::retrieve_memories(std::string_view query, 
             MF_TRY_ASSIGN(auto rows, index.search(query, asked));
             out.clear();
             for (const auto& row : rows) {
-                const EdgeShape* edge = shape_of(row.rowid);
+                const EdgeShape* edge = edge_shape(row.rowid);
                 if (edge == nullptr || !eligible(edge->valid)) continue;
                 out.emplace_back(row, *edge);
                 if (static_cast<int>(out.size()) == depth) return out;
@@ -709,7 +701,7 @@ Result<std::vector<Hit>> GraphSystem::retrieve_memories(std::string_view query, 
     // 4. Fused rank first, then nearness to the seeds, then recency.
     std::vector<std::tuple<double, int, std::int64_t>> ranked;
     for (const auto& [seq, score] : fused) {
-        const EdgeShape* edge = shape_of(seq);
+        const EdgeShape* edge = edge_shape(seq);
         if (edge == nullptr || !eligible(edge->valid)) continue;
         if (const int hop = hop_of(*edge); hop > 0) ranked.emplace_back(score, hop, seq);
     }

@@ -99,6 +99,8 @@ private:
     std::vector<EdgeShape> m_edge_shapes;                 // by seq
     std::vector<std::vector<std::int64_t>> m_adjacent;    // by entity position
     Result<void> reload_shapes();
+    // The shape of edge `seq`, or nullptr when there is no such walkable edge.
+    EdgeShape* edge_shape(std::int64_t seq);
     void shape_added(std::int64_t seq, const std::string& source, const std::string& target);
     void shape_invalidated(std::int64_t seq);
     // An edge was invalidated: updates the shape and, without include_invalid, the dense index.

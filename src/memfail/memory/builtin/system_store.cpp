@@ -36,6 +36,17 @@ Result<void> require_system_model(const SystemContext& context, std::string_view
     return make_error(ErrorKind::invalid_input, std::move(message));
 }
 
+Result<void> remove_listed(store::Database& db, Retriever& index, const char* select_sql) {
+    MF_TRY_ASSIGN(store::Statement listed, db.prepare(select_sql));
+    Result<void> removed;
+    MF_TRY(listed.for_each_row([&] {
+        if (!removed) return;
+        const Result<bool> gone = index.remove(listed.column_int(0));
+        if (!gone) removed = gone.error();
+    }));
+    return removed;
+}
+
 Result<bool> first_time_stored(store::Database& db, const char* insert_sql, const std::string& session_id) {
     MF_TRY_ASSIGN(store::Statement seen, db.prepare(insert_sql));
     seen.bind(1, session_id);

@@ -50,6 +50,10 @@ NumberedConversation number_messages(const data::Session& session);
 // was made without a client (only a spec check).
 Result<llm::ChatReply> ask_system_model(const SystemServices& services, llm::ChatRequest request, std::string_view system);
 
+// Removes from `index` each rowid `select_sql` lists (its first column): how an index from before
+// retired rows left it is brought up to date without embedding anything again.
+Result<void> remove_listed(store::Database& db, Retriever& index, const char* select_sql);
+
 // Runs `body` in one transaction and flushes `retrievers` before committing. On any failure the
 // rollback is followed by each retriever's undo_changes(), so their in-RAM state forgets the
 // rolled-back rows too (undone from a journal, not rebuilt); callers with more derived state
