@@ -17,7 +17,11 @@ namespace {
 
 json key_details_to_json(const std::vector<KeyDetail>& details) {
     json out = json::array();
-    for (const auto& d : details) out.push_back({{"name", d.name}, {"variants", d.variants}});
+    for (const auto& d : details) {
+        json j = {{"name", d.name}, {"variants", d.variants}};
+        if (d.role) j["role"] = detail_role_name(*d.role);
+        out.push_back(std::move(j));
+    }
     return out;
 }
 
@@ -80,7 +84,17 @@ Result<EvidenceFact> fact_from_json(const json& j, const std::string& path) {
         KeyDetail kd;
         MF_TRY_ASSIGN(kd.name, get_string(d, "name", dpath));
         MF_TRY_ASSIGN(kd.variants, get_strings(d, "variants", dpath));
+        MF_TRY_ASSIGN(const std::string role, get_string(d, "role", dpath, /*required=*/false));
+        if (!role.empty()) {
+            kd.role = parse_detail_role(role);
+            if (!kd.role) return field_error(dpath + ".role", "must be \"identity\" or \"qualifier\", not '" + role + "'");
+        }
         f.key_details.push_back(std::move(kd));
+    }
+    MF_TRY_ASSIGN(f.statements, get_strings(j, "statements", path, /*required=*/false));
+    if (auto it = j.find("details_complete"); it != j.end() && !it->is_null()) {
+        if (!it->is_boolean()) return field_error(path + ".details_complete", "must be true or false");
+        f.details_complete = it->get<bool>();
     }
     return f;
 }
@@ -89,11 +103,15 @@ Result<EvidenceFact> fact_from_json(const json& j, const std::string& path) {
 
 json to_json(const Probe& p) {
     json evidence = json::array();
-    for (const auto& f : p.evidence)
-        evidence.push_back({{"id", f.id},
-                            {"text", f.text},
-                            {"message_ids", f.message_ids},
-                            {"key_details", key_details_to_json(f.key_details)}});
+    for (const auto& f : p.evidence) {
+        json fact = {{"id", f.id},
+                     {"text", f.text},
+                     {"message_ids", f.message_ids},
+                     {"key_details", key_details_to_json(f.key_details)}};
+        if (!f.statements.empty()) fact["statements"] = f.statements;
+        if (!f.details_complete) fact["details_complete"] = false;
+        evidence.push_back(std::move(fact));
+    }
     json probe = {{"id", p.id},           {"after_session", p.after_session},
                   {"question", p.question}, {"kind", probe_kind_name(p.kind)},
                   {"answer", p.answer},     {"evidence", evidence}};

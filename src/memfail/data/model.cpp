@@ -22,6 +22,23 @@ std::optional<ProbeKind> parse_probe_kind(const std::string& name) {
     return std::nullopt;
 }
 
+const char* detail_role_name(DetailRole role) {
+    return role == DetailRole::identity ? "identity" : "qualifier";
+}
+
+std::optional<DetailRole> parse_detail_role(const std::string& name) {
+    if (name == "identity") return DetailRole::identity;
+    if (name == "qualifier") return DetailRole::qualifier;
+    return std::nullopt;
+}
+
+DetailRole default_detail_role(const std::string& name) {
+    if (name == "entity" || name == "behaviour" || name == "preference" || name == "detail" ||
+        name.rfind("anchor_", 0) == 0)
+        return DetailRole::identity;
+    return DetailRole::qualifier;
+}
+
 MessageIndex::MessageIndex(const Scenario& scenario) {
     for (std::size_t i = 0; i < scenario.sessions.size(); ++i) {
         const Session& s = scenario.sessions[i];

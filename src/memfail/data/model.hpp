@@ -26,12 +26,25 @@ struct Session {
     std::vector<Message> messages;
 };
 
+// What a key detail is to its fact (docs/TAXONOMY.md). Identity details say who or what the fact
+// is about and the thing stated (entity, behaviour, preference, a chain's anchors): a memory that
+// holds none of the fact's content holds nothing of it. Qualifier details say how the thing holds
+// (condition, exclusivity, polarity, time, quantity): losing one is a summary error.
+enum class DetailRole { identity, qualifier };
+const char* detail_role_name(DetailRole role);
+std::optional<DetailRole> parse_detail_role(const std::string& name);
+// The role a detail has when its file does not say: "entity", "behaviour", "preference", "detail"
+// and "anchor_*" are identity; everything else ("condition", "link", "exclusivity", ...) qualifier.
+DetailRole default_detail_role(const std::string& name);
+
 // One literal detail a memory must keep for a fact to count as faithfully stored, e.g. the
 // condition of a conditional rule. `variants` are accepted phrasings; the first is canonical.
 // Matching is on normalised text at word boundaries (text::normalize).
 struct KeyDetail {
     std::string name;  // "entity", "behaviour", "condition", "preference", "anchor_1", ...
     std::vector<std::string> variants;
+    std::optional<DetailRole> role;  // absent: default_detail_role(name)
+    DetailRole effective_role() const { return role ? *role : default_detail_role(name); }
 };
 
 // One fact a probe needs, with where it was stated and what must survive summarisation.
@@ -40,6 +53,14 @@ struct EvidenceFact {
     std::string text;                      // the fact stated canonically, holding every key detail
     std::vector<std::string> message_ids;  // messages that state it (several for a split rule)
     std::vector<KeyDetail> key_details;
+    // The sentences of the cited messages that state the fact, verbatim. A set of memories that
+    // holds every one of them (after normalisation) kept the fact faithfully, whatever its details.
+    // Optional: without them only the key details are checked.
+    std::vector<std::string> statements;
+    // False when the fact's key details could not all be derived (an imported row whose condition
+    // is not a separable phrase): the listed details are still checked, but keeping them all does
+    // not show the fact was kept, and the report says the summary stage is incomplete.
+    bool details_complete = true;
 };
 
 enum class ProbeKind { yes_no, list, open, mcq, abstain };

@@ -3,6 +3,7 @@
 #include <memfail/core/text.hpp>
 #include <memfail/data/validate.hpp>
 
+#include <algorithm>
 #include <set>
 
 namespace memfail::data {
@@ -97,6 +98,17 @@ void validate_structure(const Scenario& s, std::size_t line, std::vector<Violati
                 cited += ' ';
                 cited += text::normalize(msg->content);
             }
+            for (std::size_t t = 0; t < f.statements.size(); ++t) {
+                const std::string statement = text::normalize(f.statements[t]);
+                const std::string tpath = fpath + ".statements[" + std::to_string(t) + "]";
+                if (statement.empty()) add(tpath, "a statement is empty");
+                else if (!cited.empty() && !text::normalized_contains(cited, statement))
+                    add(tpath, "the statement is not in the cited messages verbatim");
+            }
+            if (!f.key_details.empty() &&
+                std::none_of(f.key_details.begin(), f.key_details.end(),
+                             [](const KeyDetail& d) { return d.effective_role() == DetailRole::identity; }))
+                add(fpath + ".key_details", "a fact needs at least one identity detail (what it is about)");
             const std::string fact_text = text::normalize(f.text);
             for (std::size_t d = 0; d < f.key_details.size(); ++d) {
                 const auto& detail = f.key_details[d];

@@ -8,6 +8,7 @@ const char* stage_name(Stage stage) {
     switch (stage) {
         case Stage::not_stored: return "not_stored";
         case Stage::summary_error: return "summary_error";
+        case Stage::unverified: return "unverified";
         case Stage::not_retrieved: return "not_retrieved";
         case Stage::retrieved: return "retrieved";
         case Stage::reasoning_error: return "reasoning_error";
@@ -17,7 +18,7 @@ const char* stage_name(Stage stage) {
 }
 
 std::optional<Stage> parse_stage(const std::string& name) {
-    for (Stage s : {Stage::not_stored, Stage::summary_error, Stage::not_retrieved, Stage::retrieved,
+    for (Stage s : {Stage::not_stored, Stage::summary_error, Stage::unverified, Stage::not_retrieved, Stage::retrieved,
                     Stage::reasoning_error, Stage::correct})
         if (name == stage_name(s)) return s;
     return std::nullopt;

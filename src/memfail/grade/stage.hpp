@@ -7,8 +7,10 @@
 namespace memfail::grade {
 
 // In pipeline order. `retrieved` means every memory-side check passed and the answer stage was not
-// graded (no LLM): it is memory-side success, never answer accuracy.
-enum class Stage { not_stored, summary_error, not_retrieved, retrieved, reasoning_error, correct };
+// graded (no LLM): it is memory-side success, never answer accuracy. `unverified` is no stage of the
+// pipeline but a verdict the rules could not reach: a fact held in other words than it was stated,
+// whose storage or summary only a judge can decide (docs/TAXONOMY.md). It is never success.
+enum class Stage { not_stored, summary_error, unverified, not_retrieved, retrieved, reasoning_error, correct };
 
 const char* stage_name(Stage stage);
 std::optional<Stage> parse_stage(const std::string& name);
