@@ -79,6 +79,16 @@ TEST(GradeByRules, EachKind) {
     EXPECT_FALSE(partial.correct);
     EXPECT_NE(partial.reason.find("dumplings"), std::string::npos);
 
+    // An imported preference stated in other words than its label has no detail to look for: the
+    // rules cannot call the answer correct, whatever else it names.
+    data::EvidenceFact paraphrased;
+    paraphrased.id = "basketball";
+    paraphrased.details_complete = false;
+    list.evidence.push_back(paraphrased);
+    const auto unsure = grade_answer_by_rules(list, "Dumplings, ramen and shooting hoops.");
+    EXPECT_FALSE(unsure.correct);
+    EXPECT_NE(unsure.reason.find("only a judge"), std::string::npos);
+
     auto open = probe_of(data::ProbeKind::open);
     data::EvidenceFact f;
     f.key_details = {{"entity", {"Catalina Ibarra", "Catalina"}}, {"detail", {"hot cocoa"}}};

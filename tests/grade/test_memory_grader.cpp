@@ -16,7 +16,11 @@ data::Probe conditional_probe() {
     f.id = "p1-f1";
     f.text = "Mira hums sea shanties only when the kettle is boiling.";
     f.message_ids = {"m1"};
-    f.key_details = {{"entity", {"Mira"}}, {"behaviour", {"hums sea shanties"}}, {"condition", {"kettle is boiling"}}};
+    f.key_details = {{"entity", {"Mira", "Mira's"}},
+                     {"behaviour", {"hums sea shanties"}},
+                     {"condition", {"kettle is boiling"}},
+                     {"exclusivity", {"only"}}};
+    f.statements = {"Mira hums sea shanties only when the kettle is boiling."};
     p.evidence = {f};
     return p;
 }
@@ -45,8 +49,8 @@ TEST(MemoryGrader, DroppedConditionIsSummaryError) {
     MemorySnapshot snapshot({stored}, true);
     const auto v = grade_memory_side(conditional_probe(), snapshot, hits({stored}));
     EXPECT_EQ(*v.stage, Stage::summary_error);
-    ASSERT_EQ(v.facts.at(0).missing_details.size(), 1u);
-    EXPECT_EQ(v.facts[0].missing_details[0], "condition");
+    // The condition and the exclusivity word went with it.
+    EXPECT_EQ(v.facts.at(0).missing_details, (std::vector<std::string>{"condition", "exclusivity"}));
 }
 
 TEST(MemoryGrader, FaithfulButAbsentFromTopKIsNotRetrieved) {
@@ -67,27 +71,132 @@ TEST(MemoryGrader, FaithfulAndRetrievedPasses) {
 }
 
 TEST(MemoryGrader, FactSplitOverSentencesComposes) {
-    // A Hard-style rule stored as three sentence memories from one message: together they are
-    // faithful, and all the parts holding key details must be retrieved.
+    // A Hard-style rule stated over two sentences and stored as sentence memories: together they
+    // hold every statement verbatim, so the fact is faithful; all of them must be retrieved.
     auto p = conditional_probe();
+    p.evidence[0].statements = {"Mira hums sea shanties.", "Her kettle is boiling most evenings."};
+    p.evidence[0].key_details.pop_back();  // no exclusivity word in this wording
     const auto s1 = mem("a#0", "Mira hums sea shanties.", {"m1"});
     const auto s2 = mem("a#1", "Her kettle is boiling most evenings.", {"m1"});
     const auto s3 = mem("a#2", "She also likes maps.", {"m1"});
     MemorySnapshot snapshot({s1, s2, s3}, true);
-    EXPECT_EQ(*grade_memory_side(p, snapshot, hits({s1, s2})).stage, Stage::retrieved);
+    const auto whole = grade_memory_side(p, snapshot, hits({s1, s2}));
+    EXPECT_EQ(*whole.stage, Stage::retrieved);
+    EXPECT_TRUE(whole.facts[0].verbatim_copy);
+    EXPECT_EQ(whole.facts[0].stored_ids, (std::vector<std::string>{"a#0", "a#1"}));
     const auto partial = grade_memory_side(p, snapshot, hits({s1, s3}));
     EXPECT_EQ(*partial.stage, Stage::not_retrieved);
     EXPECT_EQ(partial.facts[0].missing_details, std::vector<std::string>{"condition"});
 }
 
-TEST(MemoryGrader, WithoutProvenanceMatchesByKeyDetails) {
+TEST(MemoryGrader, ConditionKeptInAnUnlinkedMemoryIsStillASummaryError) {
+    // Without the statements verbatim, a condition only counts where the fact's content is.
+    const auto behaviour = mem("a", "Mira hums sea shanties.", {"m1"});
+    const auto elsewhere = mem("b", "The kettle is boiling.", {"m1"});
+    MemorySnapshot snapshot({behaviour, elsewhere}, true);
+    const auto v = grade_memory_side(conditional_probe(), snapshot, hits({behaviour, elsewhere}));
+    EXPECT_EQ(*v.stage, Stage::summary_error);
+    EXPECT_EQ(v.facts[0].missing_details, (std::vector<std::string>{"condition", "exclusivity"}));
+}
+
+TEST(MemoryGrader, WithoutProvenanceMatchesByContent) {
     const auto stored = mem("a", "Mira hums sea shanties only when the kettle is boiling.", {});
     MemorySnapshot snapshot({stored, mem("b", "Paris is large.", {})}, false);
     const auto v = grade_memory_side(conditional_probe(), snapshot, hits({stored}));
-    EXPECT_EQ(v.facts[0].method, Match::key_details);
+    EXPECT_EQ(v.facts[0].method, Match::content);
     EXPECT_EQ(*v.stage, Stage::retrieved);
-    MemorySnapshot empty({mem("b", "Paris is large.", {})}, false);
+    // Memories exist but none holds the fact's words: it may be held in other words, so the rules
+    // are unsure rather than saying "not stored".
+    MemorySnapshot unrelated({mem("b", "Paris is large.", {})}, false);
+    const auto unsure = grade_memory_side(conditional_probe(), unrelated, {});
+    EXPECT_EQ(*unsure.stage, Stage::unverified);
+    EXPECT_EQ(unsure.facts[0].unsure, Unsure::storage);
+    MemorySnapshot empty({}, false);
     EXPECT_EQ(*grade_memory_side(conditional_probe(), empty, {}).stage, Stage::not_stored);
+}
+
+TEST(MemoryGrader, ParaphraseKeepingEveryPhraseIsUnverifiedNeverSuccess) {
+    // Negated: every listed phrase is there, the meaning is not. Only a judge can tell.
+    const auto negated = mem("a", "Mira hums sea shanties, though not only when the kettle is boiling.", {"m1"});
+    for (bool provenance : {true, false}) {
+        MemorySnapshot snapshot({negated}, provenance);
+        const auto v = grade_memory_side(conditional_probe(), snapshot, hits({negated}));
+        EXPECT_EQ(*v.stage, Stage::unverified);
+        EXPECT_EQ(v.facts[0].unsure, Unsure::summary);
+        EXPECT_FALSE(v.memory_side_success());
+        // The retrieval check is still made, so a judge's "faithful" completes the verdict.
+        EXPECT_TRUE(v.facts[0].retrieval_checked);
+        EXPECT_TRUE(v.facts[0].retrieved);
+    }
+}
+
+TEST(MemoryGrader, LostQualifiersAndDetachedEntitiesAreSummaryErrorsEitherWay) {
+    const auto no_only = mem("a", "Mira hums sea shanties when the kettle is boiling.", {"m1"});
+    const auto hedged = mem("a", "Mira usually hums sea shanties when the kettle is boiling.", {"m1"});
+    const auto detached = mem("a", "Someone hums sea shanties only when the kettle is boiling.", {"m1"});
+    for (bool provenance : {true, false}) {
+        for (const auto& m : {no_only, hedged}) {
+            MemorySnapshot snapshot({m}, provenance);
+            const auto v = grade_memory_side(conditional_probe(), snapshot, hits({m}));
+            EXPECT_EQ(*v.stage, Stage::summary_error) << m.text;
+            EXPECT_EQ(v.facts[0].missing_details, std::vector<std::string>{"exclusivity"});
+            EXPECT_NE(v.facts[0].explanation.find("qualifier"), std::string::npos);
+        }
+        MemorySnapshot snapshot({detached}, provenance);
+        const auto v = grade_memory_side(conditional_probe(), snapshot, hits({detached}));
+        EXPECT_EQ(*v.stage, Stage::summary_error);
+        EXPECT_EQ(v.facts[0].missing_details, std::vector<std::string>{"entity"});
+        EXPECT_NE(v.facts[0].explanation.find("detached"), std::string::npos);
+    }
+}
+
+TEST(MemoryGrader, AStatementCountsOnlyAsWholeSentences) {
+    // The rule's words in order, but wrapped in a negation: not a copy, and every phrase is kept,
+    // so only a judge can tell.
+    auto p = conditional_probe();
+    p.evidence[0].statements = {"Only when the kettle is boiling does Mira hum sea shanties."};
+    p.evidence[0].key_details[1].variants = {"hum sea shanties"};
+    const auto negated = mem("a", "Not only when the kettle is boiling does Mira hum sea shanties.", {"m1"});
+    const auto wrapped = mem("b", "Diary. Only when the kettle is boiling does Mira hum sea shanties! Noted.", {"m1"});
+    for (bool provenance : {true, false}) {
+        MemorySnapshot snapshot({negated}, provenance);
+        const auto v = grade_memory_side(p, snapshot, hits({negated}));
+        EXPECT_EQ(*v.stage, Stage::unverified);
+        EXPECT_FALSE(v.facts[0].verbatim_copy);
+        // Between other sentences, with other punctuation, it is still the sentence itself.
+        MemorySnapshot kept({wrapped}, provenance);
+        const auto w = grade_memory_side(p, kept, hits({wrapped}));
+        EXPECT_EQ(*w.stage, Stage::retrieved);
+        EXPECT_TRUE(w.facts[0].verbatim_copy);
+    }
+    EXPECT_EQ(sentence_bounded("Mira hums. She sings!"), "\x1fmira hums\x1fshe sings\x1f");
+}
+
+TEST(MemoryGrader, PossessiveNamesTheEntity) {
+    const auto m = mem("a", "Mira's habit: she hums sea shanties only when the kettle is boiling.", {"m1"});
+    MemorySnapshot snapshot({m}, true);
+    EXPECT_EQ(*grade_memory_side(conditional_probe(), snapshot, hits({m})).stage, Stage::unverified);
+}
+
+TEST(MemoryGrader, WholeCitedMessageCountsAsACopyWhenNoStatementsAreListed) {
+    auto p = conditional_probe();
+    p.evidence[0].statements.clear();
+    data::Scenario scenario;
+    scenario.sessions.push_back({"s1", "", {{"m1", "user", "Hello. Mira hums sea shanties only when the kettle is boiling!"}}});
+    const data::MessageIndex messages(scenario);
+    const auto whole = mem("a", "Hello. Mira hums sea shanties only when the kettle is boiling!", {"m1"});
+    MemorySnapshot snapshot({whole}, true);
+    EXPECT_EQ(*grade_memory_side(p, snapshot, hits({whole}), &messages).stage, Stage::retrieved);
+    // Without the messages the rules cannot tell a copy from a paraphrase.
+    EXPECT_EQ(*grade_memory_side(p, snapshot, hits({whole})).stage, Stage::unverified);
+}
+
+TEST(MemoryGrader, DecidedFailuresOutrankUnsureOnesWhichOutrankRetrieval) {
+    EXPECT_EQ(combine_fact_stages({Stage::unverified, Stage::summary_error}), Stage::summary_error);
+    EXPECT_EQ(combine_fact_stages({Stage::not_retrieved, Stage::unverified}), Stage::unverified);
+    EXPECT_EQ(combine_fact_stages({Stage::retrieved, Stage::not_retrieved}), Stage::not_retrieved);
+    EXPECT_EQ(combine_fact_stages({Stage::summary_error, Stage::not_stored}), Stage::not_stored);
+    EXPECT_EQ(combine_fact_stages({Stage::retrieved}), Stage::retrieved);
 }
 
 TEST(MemoryGrader, ProbeStageIsTheEarliestFailingFact) {
@@ -99,14 +208,15 @@ TEST(MemoryGrader, ProbeStageIsTheEarliestFailingFact) {
         f.id = "f" + std::to_string(i);
         f.message_ids = {"m" + std::to_string(i)};
         f.key_details = {{"preference", {"item" + std::to_string(i)}}};
+        f.statements = {"I love item" + std::to_string(i) + "."};
         p.evidence.push_back(f);
     }
     const auto m1 = mem("a", "I love item1.", {"m1"});
-    const auto m2 = mem("b", "I love stuff.", {"m2"});  // lost its preference: summary error
+    const auto m2 = mem("b", "I love stuff.", {"m2"});  // holds no word of its fact: unsure
     MemorySnapshot snapshot({m1, m2}, true);          // m3 never stored
     const auto v = grade_memory_side(p, snapshot, hits({m1}));
     EXPECT_EQ(v.facts[0].stage, Stage::retrieved);
-    EXPECT_EQ(v.facts[1].stage, Stage::summary_error);
+    EXPECT_EQ(v.facts[1].stage, Stage::unverified);
     EXPECT_EQ(v.facts[2].stage, Stage::not_stored);
     EXPECT_EQ(*v.stage, Stage::not_stored);
 }

@@ -160,42 +160,41 @@ TEST_F(LlmRun, ProducesTheFullTaxonomyAndReplaysFromTheCache) {
     }
 }
 
-TEST_F(LlmRun, JudgeVerdictsDecideTheStage) {
-    // Summary fails for the facts about one entity; the answer judge rejects everything else.
+TEST_F(LlmRun, ExactRulesOutrankTheJudgeWhoseVerdictIsKeptForComparison) {
+    // The judge calls the facts about one entity unfaithful; the answer judge rejects everything.
+    // verbatim keeps every statement verbatim, so the rules decide the summary exactly: with
+    // --grader both the judge is asked too, and its contrary verdict is recorded, never decisive.
+    // (Unsure summaries, which the judge does decide, are tested with planted distortions.)
     json script = passing_script();
     script["rules"].insert(script["rules"].begin(),
                            rule(R"({"name": "unfaithful", "match": {"schema": "memfail_judge_summary", "contains": "Ignatius"},
                                     "json": {"faithful": false, "missing": ["condition"], "reason": "condition lost"}})"));
     script["rules"][4]["json"] = rule(R"({"correct": false, "reason": "wrong"})");  // the answer rule
     Harness h(script);
-    // verbatim keeps every key detail literally, so only --grader both asks the judge about summaries.
     h.config.grader = "both";
     h.config.ks = {10};  // deep enough that every fact is retrieved and the answer stage is reached
     const auto datasets = small_datasets({"conditional_facts_easy"}, 10);
     auto outcome = h.run(datasets);
     ASSERT_TRUE(outcome.has_value()) << outcome.error().describe();
     const auto rows = rows_of(h.config.results_path, outcome->run_id);
-    const auto& probes = datasets[0].scenario.probes;
-    int summary_errors = 0;
-    for (const auto& p : probes) {
-        const bool about_ignatius = p.evidence[0].text.find("Ignatius") != std::string::npos;
-        const std::string stage = rows.at(p.id + "@10").first;
-        if (about_ignatius) {
-            EXPECT_EQ(stage, "summary_error") << p.id;
-            ++summary_errors;
-        } else {
-            EXPECT_EQ(stage, "reasoning_error") << p.id;
-        }
+    int about_ignatius = 0;
+    for (const auto& p : datasets[0].scenario.probes) {
+        about_ignatius += p.evidence[0].text.find("Ignatius") != std::string::npos;
+        EXPECT_EQ(rows.at(p.id + "@10").first, "reasoning_error") << p.id;
     }
-    EXPECT_GT(summary_errors, 0);
-    // Decisive checks name the judge and keep its reason.
+    EXPECT_GT(about_ignatius, 0);
     auto db = store::ResultsDb::open(h.config.results_path).value();
     auto s = db.database().prepare(
-        "SELECT COUNT(*) FROM stage_checks WHERE run_id = ? AND stage = 'summary' AND grader = 'llm' "
-        "AND decisive = 1 AND passed = 0 AND reason = 'condition lost'").value();
+        "SELECT SUM(grader = 'llm' AND passed = 0 AND reason = 'condition lost' AND decisive = 0), "
+        "       SUM(grader = 'llm' AND decisive = 1), SUM(grader = 'rules' AND passed = 1 AND decisive = 1) "
+        "FROM stage_checks WHERE run_id = ? AND stage = 'summary'").value();
     s.bind(1, outcome->run_id);
     ASSERT_TRUE(s.step().value());
-    EXPECT_EQ(s.column_int(0), summary_errors);
+    EXPECT_EQ(s.column_int(0), about_ignatius);  // the judge's contrary verdicts, kept
+    EXPECT_EQ(s.column_int(1), 0);               // none of them decided anything
+    EXPECT_EQ(s.column_int(2), 10);              // the rules' exact verdicts did
+    // And the disagreement is there for the report to show.
+    EXPECT_GE(db.disagreements(outcome->run_id, 100).value().size(), static_cast<std::size_t>(about_ignatius));
 }
 
 TEST_F(LlmRun, CertainRulesSpareTheJudge) {

@@ -5,7 +5,10 @@
 #include <memfail/core/rng.hpp>
 #include <memfail/core/text.hpp>
 
+#include <map>
+#include <regex>
 #include <set>
+#include <sstream>
 
 namespace memfail::testing {
 
@@ -87,6 +90,107 @@ private:
     std::set<std::string> m_conditions;
 };
 
+// Replaces whole words matching `pattern` (case-insensitive) with `with`.
+std::string replace_words(const std::string& content, const std::string& pattern, const std::string& with) {
+    const std::regex re("\\b(" + pattern + ")\\b", std::regex::icase);
+    return std::regex_replace(content, re, with);
+}
+
+std::string escape_regex(const std::string& s) {
+    static const std::regex special(R"([.^$|()\[\]{}*+?\\])");
+    return std::regex_replace(s, special, R"(\$&)");
+}
+
+class Distorting final : public Wrapper {
+public:
+    Distorting(const memory::SystemContext& context, Distortion distortion, bool provenance)
+        : Wrapper(context), m_distortion(distortion), m_provenance(provenance) {}
+    std::string spec() const override {
+        return std::string("planted:") + distortion_name(m_distortion) + (m_provenance ? "" : ",provenance=false");
+    }
+    memory::Capabilities capabilities() const override {
+        auto c = Wrapper::capabilities();
+        c.provenance = m_provenance;
+        return c;
+    }
+    void observe_ground_truth(const data::Scenario& scenario) override {
+        m_conditions.clear();
+        m_entity_of.clear();
+        std::vector<std::string> order;
+        for (const auto& p : scenario.probes)
+            for (const auto& f : p.evidence)
+                for (const auto& d : f.key_details) {
+                    if (d.name == "condition")
+                        for (const auto& v : d.variants) m_conditions.insert(v);
+                    if (d.name == "entity" && !d.variants.empty())
+                        for (const auto& id : f.message_ids)
+                            if (m_entity_of.emplace(id, d.variants.front()).second) order.push_back(id);
+                }
+        // Swap partners: each message takes the entity of the next message that has one.
+        m_partner.clear();
+        for (std::size_t i = 0; i < order.size(); ++i)
+            m_partner[order[i]] = m_entity_of[order[(i + 1) % order.size()]];
+    }
+    Result<void> store_conversation(const data::Session& session) override {
+        data::Session changed = session;
+        for (auto& m : changed.messages)
+            if (m.role == "user") m.content = distort(m.id, m.content);
+        return m_inner->store_conversation(changed);
+    }
+    Result<std::vector<memory::Hit>> retrieve_memories(std::string_view query, const std::vector<data::Message>& history,
+                                                       int k) override {
+        MF_TRY_ASSIGN(auto hits, m_inner->retrieve_memories(query, history, k));
+        if (!m_provenance)
+            for (auto& h : hits) h.memory.sources.clear();
+        return hits;
+    }
+    Result<std::vector<memory::Memory>> all_memories() override {
+        MF_TRY_ASSIGN(auto all, m_inner->all_memories());
+        if (!m_provenance)
+            for (auto& m : all) m.sources.clear();
+        return all;
+    }
+
+private:
+    std::string distort(const std::string& id, std::string content) const {
+        switch (m_distortion) {
+            case Distortion::drop_exclusivity:
+                return replace_words(content, "only|solely|exclusively|except|unless", "");
+            case Distortion::drop_condition:
+                for (const auto& phrase : m_conditions) content = replace_words(content, escape_regex(phrase), "");
+                return content;
+            case Distortion::hedge:
+                return replace_words(replace_words(content, "only", "usually"), "never", "rarely");
+            case Distortion::negate:
+                return replace_words(replace_words(content, "only", "not only"), "never", "not never");
+            case Distortion::detach_entity: {
+                auto it = m_entity_of.find(id);
+                if (it == m_entity_of.end()) return content;
+                return replace_words(content, escape_regex(it->second) + "(?:'s|\u2019s)?", "someone");
+            }
+            case Distortion::swap_entities: {
+                auto it = m_entity_of.find(id);
+                auto partner = m_partner.find(id);
+                if (it == m_entity_of.end() || partner == m_partner.end()) return content;
+                return replace_words(content, escape_regex(it->second), partner->second);
+            }
+            case Distortion::truncate: {
+                std::istringstream in(content);
+                std::string word, out;
+                for (int n = 0; n < 12 && in >> word; ++n) out += (n ? " " : "") + word;
+                return out;
+            }
+        }
+        return content;
+    }
+
+    Distortion m_distortion;
+    bool m_provenance;
+    std::set<std::string> m_conditions;
+    std::map<std::string, std::string> m_entity_of;  // message id -> the entity its fact is about
+    std::map<std::string, std::string> m_partner;    // message id -> the entity swapped in
+};
+
 class RandomRetriever final : public Wrapper {
 public:
     RandomRetriever(const memory::SystemContext& context, unsigned long long seed) : Wrapper(context), m_rng(seed) {}
@@ -111,6 +215,24 @@ std::unique_ptr<memory::MemorySystem> make_stores_nothing() { return std::make_u
 
 std::unique_ptr<memory::MemorySystem> make_drops_conditions(const memory::SystemContext& context) {
     return std::make_unique<DropsConditions>(context);
+}
+
+const char* distortion_name(Distortion distortion) {
+    switch (distortion) {
+        case Distortion::drop_exclusivity: return "drop_exclusivity";
+        case Distortion::drop_condition: return "drop_condition";
+        case Distortion::hedge: return "hedge";
+        case Distortion::negate: return "negate";
+        case Distortion::detach_entity: return "detach_entity";
+        case Distortion::swap_entities: return "swap_entities";
+        case Distortion::truncate: return "truncate";
+    }
+    return "?";
+}
+
+std::unique_ptr<memory::MemorySystem> make_distorting(const memory::SystemContext& context, Distortion distortion,
+                                                      bool provenance) {
+    return std::make_unique<Distorting>(context, distortion, provenance);
 }
 
 std::unique_ptr<memory::MemorySystem> make_random_retriever(const memory::SystemContext& context,

@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -41,6 +42,10 @@ DetailRole default_detail_role(const std::string& name);
 // condition of a conditional rule. `variants` are accepted phrasings; the first is canonical.
 // Matching is on normalised text at word boundaries (text::normalize).
 struct KeyDetail {
+    KeyDetail() = default;
+    KeyDetail(std::string name_, std::vector<std::string> variants_, std::optional<DetailRole> role_ = std::nullopt)
+        : name(std::move(name_)), variants(std::move(variants_)), role(role_) {}
+
     std::string name;  // "entity", "behaviour", "condition", "preference", "anchor_1", ...
     std::vector<std::string> variants;
     std::optional<DetailRole> role;  // absent: default_detail_role(name)

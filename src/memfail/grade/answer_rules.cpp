@@ -139,22 +139,30 @@ AnswerVerdict grade_answer_by_rules(const data::Probe& probe, std::string_view r
         case data::ProbeKind::open: {
             const std::string normalized = text::normalize(reply);
             std::vector<std::string> found, missing;
+            std::size_t uncheckable = 0;
             for (const auto& fact : probe.evidence) {
                 // The deciding detail: the last key detail that does not name the entity (persona
                 // facts list the person first; coexisting facts have only the preference).
                 const data::KeyDetail* decisive = nullptr;
                 for (const auto& d : fact.key_details)
                     if (d.name != "entity") decisive = &d;
-                if (!decisive) continue;
+                // An imported fact whose detail could not be derived: the rules cannot check it.
+                if (!decisive) {
+                    ++uncheckable;
+                    continue;
+                }
                 bool hit = false;
                 for (const auto& variant : decisive->variants)
                     if (text::normalized_contains(normalized, text::normalize(variant))) hit = true;
                 (hit ? found : missing).push_back(decisive->variants.front());
             }
             v.parsed = text::join(found, "; ");
-            v.correct = missing.empty() && !found.empty();
-            v.reason = missing.empty() ? "the reply names every expected detail"
-                                       : "the reply does not name: " + text::join(missing, "; ");
+            v.correct = missing.empty() && !found.empty() && uncheckable == 0;
+            v.reason = !missing.empty() ? "the reply does not name: " + text::join(missing, "; ")
+                       : uncheckable > 0
+                           ? std::to_string(uncheckable) + " expected fact(s) have no detail the rules can look for; "
+                                                           "only a judge can grade this answer"
+                           : "the reply names every expected detail";
             return v;
         }
     }

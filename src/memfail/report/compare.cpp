@@ -94,13 +94,14 @@ Counts counts_of(const store::SummaryRow& r, bool end_to_end) {
     c.outcomes["success"] = end_to_end ? r.correct : r.success;
     c.outcomes["not_stored"] = r.not_stored;
     c.outcomes["summary_error"] = r.summary_error;
+    c.outcomes["unverified"] = r.unverified;
     c.outcomes["not_retrieved"] = r.not_retrieved;
     if (end_to_end) c.outcomes["reasoning_error"] = r.reasoning_error;
     return c;
 }
 
 std::vector<std::string> outcome_names(bool end_to_end) {
-    std::vector<std::string> out = {"success", "not_stored", "summary_error", "not_retrieved"};
+    std::vector<std::string> out = {"success", "not_stored", "summary_error", "unverified", "not_retrieved"};
     if (end_to_end) out.push_back("reasoning_error");
     return out;
 }

@@ -87,8 +87,6 @@ json result_json(const store::SummaryRow& r, bool end_to_end, const json& tokens
     const std::int64_t probes = r.graded - r.errors;
     const std::int64_t success = end_to_end ? r.correct : r.success;
     const Interval ci = wilson_interval(success, probes);
-    const std::int64_t retrieved =
-        probes - r.not_stored - r.summary_error - r.not_retrieved - r.correct - r.reasoning_error;
     return {{"dataset", r.dataset},
             {"k", r.k},
             {"probes", probes},
@@ -100,11 +98,13 @@ json result_json(const store::SummaryRow& r, bool end_to_end, const json& tokens
             {"stages",
              {{"not_stored", r.not_stored},
               {"summary_error", r.summary_error},
+              {"unverified", r.unverified},
               {"not_retrieved", r.not_retrieved},
-              {"retrieved", retrieved},
+              {"retrieved", r.retrieved()},
               {"reasoning_error", r.reasoning_error},
               {"correct", r.correct},
               {"needs_answer_stage", r.needs_answer_stage},
+              {"ambiguous", r.ambiguous},
               {"error", r.errors}}},
             {"tokens_per_probe", r.retrieved_tokens ? json(*r.retrieved_tokens) : json(nullptr)},
             {"tokens_per_memory", tokens_per_memory}};

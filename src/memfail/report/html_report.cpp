@@ -199,15 +199,16 @@ std::string section_stages(const Model& m) {
     // Only the stages that occur, always in pipeline order and colour.
     std::map<std::string, bool> present;
     for (const auto& r : m.summary) {
-        const std::int64_t retrieved = (r.graded - r.errors) - r.not_stored - r.summary_error - r.not_retrieved -
-                                       r.correct - r.reasoning_error;
+        const std::int64_t retrieved = r.retrieved();
         present["not_stored"] |= r.not_stored > 0;
         present["summary_error"] |= r.summary_error > 0;
+        present["unverified"] |= r.unverified > 0;
         present["not_retrieved"] |= r.not_retrieved > 0;
         present["reasoning_error"] |= r.reasoning_error > 0;
         present["retrieved"] |= retrieved > 0;
         present["correct"] |= r.correct > 0;
         present["needs_answer_stage"] |= r.needs_answer_stage > 0;
+        present["ambiguous"] |= r.ambiguous > 0;
         present["error"] |= r.errors > 0;
     }
     // The five stages of the taxonomy are always in the legend, so colours read the same everywhere.
@@ -218,7 +219,8 @@ std::string section_stages(const Model& m) {
             stages.push_back(s);
     std::string out = "<section id=\"stages\"><h2>2. Where probes fail: the stage breakdown</h2>";
     out += "<p>Each bar splits one system's probes on one dataset by the first stage that failed: not stored, "
-           "stored but summarised without a key detail, stored but not in the top k, or (when the answer is "
+           "stored but summarised without a key detail, held in other words the rules cannot vouch for (summary "
+           "unverified: needs a judge; never success), stored but not in the top k, or (when the answer is "
            "graded) retrieved but reasoned wrongly. Shares are of all probes in the bar, including errors and "
            "abstain probes.</p>";
     if (m.ks.size() > 1) {
@@ -239,13 +241,14 @@ std::string section_stages(const Model& m) {
             for (const auto& run : m.runs) {
                 const store::SummaryRow* r = m.find(run.record.id, d, k);
                 if (!r) continue;
-                const std::int64_t retrieved = (r->graded - r->errors) - r->not_stored - r->summary_error -
-                                               r->not_retrieved - r->correct - r->reasoning_error;
+                const std::int64_t retrieved = r->retrieved();
                 const std::map<std::string, std::int64_t> counts = {
                     {"not_stored", r->not_stored},   {"summary_error", r->summary_error},
+                    {"unverified", r->unverified},
                     {"not_retrieved", r->not_retrieved}, {"reasoning_error", r->reasoning_error},
                     {"retrieved", retrieved},        {"correct", r->correct},
-                    {"needs_answer_stage", r->needs_answer_stage}, {"error", r->errors}};
+                    {"needs_answer_stage", r->needs_answer_stage}, {"ambiguous", r->ambiguous},
+                    {"error", r->errors}};
                 std::int64_t total = 0;
                 for (const auto& s : stages) total += counts.at(s);
                 svg::StackedBar bar;

@@ -39,25 +39,32 @@ Result<std::vector<std::int64_t>> select_runs(store::ResultsDb& db, const std::v
 
 Result<Table> success_table(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids) {
     MF_TRY_ASSIGN(auto rows, db.summary(run_ids));
-    bool end_to_end = false;
-    for (const auto& r : rows) end_to_end |= r.answered > 0;
+    bool end_to_end = false, any_ambiguous = false;
+    for (const auto& r : rows) {
+        end_to_end |= r.answered > 0;
+        any_ambiguous |= r.ambiguous > 0;
+    }
     Table t;
     if (end_to_end) {
         t.title = "End-to-end success (the full taxonomy: memory stages, then the answer)";
         t.columns = {{"run", Align::right},          {"system", Align::left},        {"dataset", Align::left},
                      {"k", Align::right},            {"probes", Align::right},       {"correct", Align::right},
                      {"rate %", Align::right},       {"95% CI", Align::left},        {"not_stored", Align::right},
-                     {"summary_error", Align::right}, {"not_retrieved", Align::right}, {"reasoning_error", Align::right},
+                     {"summary_error", Align::right}, {"unverified", Align::right}, {"not_retrieved", Align::right},
+                     {"reasoning_error", Align::right},
                      {"errors", Align::right},       {"memory ok %", Align::right}, {"tok/probe", Align::right}};
     } else {
         t.title = "Memory-side success (stored, faithful and retrieved; the answer stage is not graded)";
         t.columns = {{"run", Align::right},         {"system", Align::left},      {"dataset", Align::left},
                      {"k", Align::right},           {"probes", Align::right},     {"success", Align::right},
                      {"rate %", Align::right},      {"95% CI", Align::left},     {"not_stored", Align::right},
-                     {"summary_error", Align::right}, {"not_retrieved", Align::right}, {"errors", Align::right},
+                     {"summary_error", Align::right}, {"unverified", Align::right}, {"not_retrieved", Align::right},
+                     {"errors", Align::right},
                      {"abstain*", Align::right},    {"tok/probe", Align::right}};
     }
-    bool any_abstain = false, any_error = false;
+    // Only where a dataset has them (the paper's Persona release reuses names).
+    if (any_ambiguous) t.columns.insert(t.columns.end() - 1, {"ambiguous*", Align::right});
+    bool any_abstain = false, any_error = false, any_unverified = false;
     for (const auto& r : rows) {
         const std::int64_t graded = r.graded - r.errors;
         const std::int64_t success = end_to_end ? r.correct : r.success;
@@ -67,7 +74,7 @@ Result<Table> success_table(store::ResultsDb& db, const std::vector<std::int64_t
                                         std::to_string(graded), std::to_string(success), percent(rate),
                                         "[" + percent(ci.low) + ", " + percent(ci.high) + "]",
                                         std::to_string(r.not_stored), std::to_string(r.summary_error),
-                                        std::to_string(r.not_retrieved)};
+                                        std::to_string(r.unverified), std::to_string(r.not_retrieved)};
         if (end_to_end) {
             // Memory ok: probes with evidence whose memory side passed, over probes with evidence.
             const std::int64_t with_evidence = graded - r.abstain_graded;
@@ -79,26 +86,46 @@ Result<Table> success_table(store::ResultsDb& db, const std::vector<std::int64_t
             row.push_back(std::to_string(r.errors));
             row.push_back(std::to_string(r.needs_answer_stage));
         }
+        if (any_ambiguous) row.push_back(std::to_string(r.ambiguous));
         char tokens[32] = "-";
         if (r.retrieved_tokens) std::snprintf(tokens, sizeof tokens, "%.0f", *r.retrieved_tokens);
         row.push_back(tokens);
         t.rows.push_back(std::move(row));
         any_abstain |= r.needs_answer_stage > 0;
         any_error |= r.errors > 0;
+        any_unverified |= r.unverified > 0;
     }
     if (!end_to_end && any_abstain)
         t.notes.push_back(
             "* abstain: probes that must be abstained on (misleading questions) have no evidence to find; "
             "they need the answer stage and are not in the success rate.");
+    // Imported facts whose details could not all be derived: short of a verbatim copy their summary
+    // is for the judge, which the reader must know when reading summary_error and unverified.
+    std::string incomplete;
+    std::set<std::string> named;
+    for (const auto& r : rows)
+        if (r.incomplete > 0 && named.insert(r.dataset).second)
+            incomplete += (incomplete.empty() ? "" : ", ") + r.dataset + " " + std::to_string(r.incomplete);
+    if (!incomplete.empty())
+        t.notes.push_back("incomplete details: probes carrying a fact whose key details the importer could not all "
+                          "derive (" + incomplete + "); short of a verbatim copy their summary stage is unverified "
+                          "(needs a judge), never success.");
+    if (any_ambiguous)
+        t.notes.push_back("* ambiguous: misleading questions that name a person whose essay IS stored (the named "
+                          "person is stored, so abstaining is not the only defensible answer); reported apart, "
+                          "in no rate.");
+    if (any_unverified)
+        t.notes.push_back(std::string(k_unverified_note));
     if (any_error)
         t.notes.push_back("errors: probes whose retrieval, answer or judge call failed; excluded from the rate "
                           "(the message is in probe_results.error of the results file).");
     if (end_to_end)
         t.notes.push_back("Rate = correct / probes (abstain probes included: abstaining is their correct answer); "
-                          "memory ok = probes with evidence whose every fact was stored, faithful and retrieved. "
-                          "CI = 95% Wilson score interval.");
+                          "memory ok = probes with evidence whose every fact was stored, faithful and retrieved "
+                          "(unverified probes count as not ok). CI = 95% Wilson score interval.");
     else
-        t.notes.push_back("reasoning: not graded (needs an LLM). Rate = success / probes; CI = 95% Wilson score interval.");
+        t.notes.push_back(std::string("reasoning: not graded (needs an LLM). ") + k_memory_rate_definition +
+                          " CI = 95% Wilson score interval.");
     t.notes.push_back("tok/probe: mean tokens of the k memories retrieved per probe (cl100k_base), the cost side of "
                       "the MemFail paper's token/accuracy trade-off.");
     return t;

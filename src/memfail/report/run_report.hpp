@@ -43,6 +43,16 @@ Result<Table> llm_cost_table(store::ResultsDb& db, const std::vector<std::int64_
 
 Result<Table> runs_table(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids);
 
+// What a memory-side success rate includes, said the same way in every table and in the HTML report.
+inline constexpr const char* k_memory_rate_definition =
+    "Rate = success / probes: success counts probes whose every evidence fact was stored, kept faithfully "
+    "(decided exactly by the rules) and retrieved; unverified probes are in the denominator, never the numerator; "
+    "errors and abstain probes are in neither.";
+inline constexpr const char* k_unverified_note =
+    "unverified: summary unverified, needs a judge: a fact held in other words than it was stated (or with details "
+    "the importer could not derive), whose storage or summary only a judge can decide (--judge-model); never "
+    "counted as success.";
+
 // Formats 0.4213 as "42.1".
 std::string percent(double fraction);
 

@@ -313,10 +313,12 @@ std::string stage_colour(std::string_view stage) {
     if (stage == "not_stored") return "#d55e00";
     if (stage == "summary_error") return "#e69f00";
     if (stage == "not_retrieved") return "#cc79a7";
+    if (stage == "unverified") return "#a6a6a6";
     if (stage == "reasoning_error") return "#f0e442";
     if (stage == "retrieved") return "#56b4e9";
     if (stage == "correct") return "#009e73";
     if (stage == "needs_answer_stage") return "#c9d3dd";
+    if (stage == "ambiguous") return "#e3e8ee";
     return "#8c8c8c";  // error and anything unknown
 }
 
@@ -324,17 +326,19 @@ std::string stage_label(std::string_view stage) {
     if (stage == "not_stored") return "not stored";
     if (stage == "summary_error") return "summary error";
     if (stage == "not_retrieved") return "not retrieved";
+    if (stage == "unverified") return "summary unverified (needs a judge)";
     if (stage == "reasoning_error") return "reasoning error";
     if (stage == "retrieved") return "retrieved (answer not graded)";
     if (stage == "correct") return "correct";
     if (stage == "needs_answer_stage") return "abstain (answer not graded)";
+    if (stage == "ambiguous") return "ambiguous (named person is stored)";
     if (stage == "error") return "error";
     return std::string(stage);
 }
 
 const std::vector<std::string>& stage_order() {
-    static const std::vector<std::string> order = {"not_stored", "summary_error", "not_retrieved", "reasoning_error",
-                                                   "retrieved", "correct", "needs_answer_stage", "error"};
+    static const std::vector<std::string> order = {"not_stored", "summary_error", "unverified", "not_retrieved",
+                                                   "reasoning_error", "retrieved", "correct", "needs_answer_stage", "ambiguous", "error"};
     return order;
 }
 

@@ -14,6 +14,7 @@
 #include <memfail/run/test_taker.hpp>
 #include <memfail/text/tokenizer.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <map>
@@ -38,6 +39,12 @@ namespace {
 std::int64_t micros_since(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start)
         .count();
+}
+
+// A misleading probe whose named person is described elsewhere in the store (`meta.ambiguous`).
+bool is_ambiguous(const data::Probe& probe) {
+    const auto it = probe.meta.find("ambiguous");
+    return probe.kind == data::ProbeKind::abstain && it != probe.meta.end() && it->is_boolean() && it->get<bool>();
 }
 
 json hits_to_json(const std::vector<memory::Hit>& hits) {
@@ -195,6 +202,9 @@ struct FactMemory {
     std::string reason;  // the decisive check's reason when it failed
     std::vector<store::StageCheckRow> checks;
     std::string error;   // a judge call failed
+    // The judge decided storage (the rules were unsure), so the rules have no holders to check
+    // retrieval against: provenance decides it, or the judge.
+    bool storage_judged = false;
 };
 
 // One probe at one k on its way through the stages.
@@ -214,17 +224,30 @@ store::StageCheckRow check(const std::string& fact_id, const char* stage, const 
     return {fact_id, stage, grader, passed, decisive, std::move(reason)};
 }
 
-// The rules' storage and summary verdicts, read off the rules' fact verdict (they do not depend on k).
+// The grader name of a check the rules could not decide: recorded so a reader sees why the judge
+// was asked, and kept out of the rules-versus-judge agreement figures.
+constexpr const char* k_rules_unsure = "rules_unsure";
+
+// The rules' storage and summary verdicts, read off the rules' fact verdict (they do not depend on
+// k). An unsure check is recorded as such and is never decisive.
 void add_rules_memory_checks(const grade::FactVerdict& fv, bool decisive, std::vector<store::StageCheckRow>& out) {
+    if (fv.unsure == grade::Unsure::storage) {
+        out.push_back(check(fv.fact_id, "storage", k_rules_unsure, false, false, fv.explanation));
+        return;
+    }
     const bool stored = fv.stage != grade::Stage::not_stored;
     const std::size_t copies = fv.stored_ids.size();
     out.push_back(check(fv.fact_id, "storage", "rules", stored, decisive,
-                        stored ? "stored in " + std::to_string(copies) + (copies == 1 ? " memory" : " memories")
+                        stored ? "held by " + std::to_string(copies) + (copies == 1 ? " memory" : " memories")
                                : fv.explanation));
     if (!stored) return;
+    if (fv.unsure == grade::Unsure::summary) {
+        out.push_back(check(fv.fact_id, "summary", k_rules_unsure, false, false, fv.explanation));
+        return;
+    }
     const bool faithful = fv.stage != grade::Stage::summary_error;
     out.push_back(check(fv.fact_id, "summary", "rules", faithful, decisive,
-                        faithful ? "every key detail kept" : fv.explanation));
+                        faithful ? "the fact's statements are held verbatim" : fv.explanation));
 }
 
 class ScenarioRun {
@@ -233,7 +256,7 @@ public:
                 const LoadedDataset& dataset, const ProgressSink& progress, const AfterProbeHook& hook,
                 RunOutcome& outcome, RunServices& roles)
         : m_db(db), m_run_id(run_id), m_config(config), m_dataset(dataset), m_progress(progress),
-          m_hook(hook), m_outcome(outcome), m_roles(roles) {}
+          m_hook(hook), m_outcome(outcome), m_roles(roles), m_messages(dataset.scenario) {}
 
     // Returns false when the after-probe hook asked to stop.
     Result<bool> execute(memory::MemorySystem& system) {
@@ -394,7 +417,7 @@ private:
             p.micros = micros_since(start);
             if (hits) {
                 p.hits = std::move(*hits);
-                p.rules = grade::grade_memory_side(*p.probe, snapshot, p.hits);
+                p.rules = grade::grade_memory_side(*p.probe, snapshot, p.hits, &m_messages);
             } else {
                 // An adapter failing one probe must not stop the run: record it and go on.
                 p.retrieve_error = hits.error().describe();
@@ -496,13 +519,13 @@ private:
         return promise.get_future();
     }
 
-    // Storage (batched) and summary verdicts for every fact of the pending probes, by the grader's
-    // rules: with provenance, storage is exact and decided by the rules; the judge decides summary
-    // faithfulness, and (without provenance, or with --grader both) storage too.
+    // Storage (batched) and summary verdicts for every fact of the pending probes. The rules decide
+    // what they can decide exactly (docs/TAXONOMY.md); the judge decides what they are unsure of,
+    // and with --grader both is asked about everything, for comparison only.
     void judge_fact_memory(const std::vector<PendingProbe>& pending, const grade::MemorySnapshot& snapshot,
                            std::map<std::string, FactMemory>& facts) {
         const bool provenance = snapshot.provenance();
-        const bool judge_storage = !provenance || m_roles.grader == "both";
+        const bool compare = m_roles.grader == "both";
         std::vector<const data::EvidenceFact*> unique;
         std::map<std::string, const grade::FactVerdict*> rules_of;
         for (const auto& p : pending) {
@@ -517,18 +540,21 @@ private:
         }
         if (unique.empty()) return;
 
-        // Storage.
+        // Storage: the judge sees the facts the rules were unsure of (all of them with --grader both).
+        std::vector<const data::EvidenceFact*> to_judge;
+        for (const auto* fact : unique)
+            if (compare || rules_of[fact->id]->unsure == grade::Unsure::storage) to_judge.push_back(fact);
         std::map<std::string, grade::JudgeVerdict> judged_storage;
-        if (judge_storage) {
+        if (!to_judge.empty()) {
             if (m_progress)
                 m_progress(m_dataset.scenario.dataset + ": the judge checks the storage of " +
-                           std::to_string(unique.size()) + " facts");
+                           std::to_string(to_judge.size()) + " facts");
             const std::size_t batch = std::max<std::size_t>(1, m_roles.judge->options().storage_batch);
             std::vector<std::pair<std::vector<const data::EvidenceFact*>,
                                   std::future<Result<std::vector<grade::JudgeVerdict>>>>> jobs;
-            for (std::size_t i = 0; i < unique.size(); i += batch) {
-                std::vector<const data::EvidenceFact*> part(unique.begin() + static_cast<std::ptrdiff_t>(i),
-                                                            unique.begin() + static_cast<std::ptrdiff_t>(std::min(unique.size(), i + batch)));
+            for (std::size_t i = 0; i < to_judge.size(); i += batch) {
+                std::vector<const data::EvidenceFact*> part(to_judge.begin() + static_cast<std::ptrdiff_t>(i),
+                                                            to_judge.begin() + static_cast<std::ptrdiff_t>(std::min(to_judge.size(), i + batch)));
                 auto future = m_roles.pool->submit([this, part, &snapshot] { return m_roles.judge->storage(snapshot, part); });
                 jobs.emplace_back(std::move(part), std::move(future));
             }
@@ -543,44 +569,50 @@ private:
         for (const auto* fact : unique) {
             FactMemory& fm = facts[fact->id];
             const grade::FactVerdict& rules = *rules_of[fact->id];
+            const bool rules_decide = rules.unsure != grade::Unsure::storage;
             add_rules_memory_checks(rules, /*decisive=*/false, fm.checks);
             if (!fm.error.empty()) continue;
-            if (provenance) {
+            if (rules_decide) {
                 fm.stored = rules.stage != grade::Stage::not_stored;
-                fm.checks.front().decisive = true;  // the rules' storage check, by sources
+                fm.checks.front().decisive = true;  // the rules' storage check
                 if (!fm.stored) fm.reason = rules.explanation;
             }
-            if (judge_storage) {
-                const auto& v = judged_storage[fact->id];
-                fm.checks.push_back(check(fact->id, "storage", "llm", v.passed, !provenance, v.reason));
-                if (!provenance) {
-                    fm.stored = v.passed;
-                    if (!fm.stored) fm.reason = v.reason;
+            if (auto it = judged_storage.find(fact->id); it != judged_storage.end()) {
+                fm.checks.push_back(check(fact->id, "storage", "llm", it->second.passed, !rules_decide, it->second.reason));
+                if (!rules_decide) {
+                    fm.stored = it->second.passed;
+                    fm.storage_judged = true;
+                    if (!fm.stored) fm.reason = it->second.reason;
                 }
             }
         }
 
-        // Summary, for the facts that were stored, on the memories holding them. When the rules find
-        // every key detail literally in those memories the fact is certainly kept, and (except with
-        // --grader both) the judge is not asked; a detail the rules miss may be a paraphrase, which
-        // only the judge can tell.
+        // Summary, for the facts that were stored, on the memories holding them: the rules decide a
+        // verbatim copy and a lost detail; the judge decides the rest (a paraphrase that keeps every
+        // listed phrase may still be negated, hedged or merged).
         std::vector<std::pair<const data::EvidenceFact*, std::future<Result<grade::JudgeVerdict>>>> jobs;
         for (const auto* fact : unique) {
             FactMemory& fm = facts[fact->id];
             if (!fm.error.empty() || !fm.stored) continue;
             const grade::FactVerdict& rules = *rules_of[fact->id];
-            const bool literally_kept = rules.stage != grade::Stage::not_stored && rules.stage != grade::Stage::summary_error;
-            if (literally_kept && m_roles.grader != "both") {
-                fm.faithful = true;
+            const bool rules_decide = rules.unsure == grade::Unsure::none && !fm.storage_judged;
+            if (rules_decide) {
+                fm.faithful = rules.stage != grade::Stage::summary_error;
+                if (!fm.faithful) fm.reason = rules.explanation;
                 for (auto& c : fm.checks)
-                    if (c.stage == "summary" && c.grader == "rules") c.decisive = true;
-                continue;
+                    if (c.stage == "summary" && c.grader == std::string("rules")) c.decisive = true;
+                if (!compare) continue;
             }
-            std::vector<std::string> ids = rules_of[fact->id]->stored_ids;
-            if (!provenance && !judged_storage[fact->id].memory_ids.empty()) ids = judged_storage[fact->id].memory_ids;
+            std::vector<std::string> ids = rules.stored_ids;
+            if (ids.empty()) ids = judged_storage[fact->id].memory_ids;
+            if (ids.empty() && provenance)
+                for (const auto& message_id : fact->message_ids)
+                    for (std::size_t i : snapshot.by_source(message_id)) ids.push_back(snapshot.memories()[i].id);
             std::vector<const memory::Memory*> memories;
+            std::set<std::string> seen;
             for (const auto& id : ids)
-                if (auto index = snapshot.index_of(id)) memories.push_back(&snapshot.memories()[*index]);
+                if (seen.insert(id).second)
+                    if (auto index = snapshot.index_of(id)) memories.push_back(&snapshot.memories()[*index]);
             jobs.emplace_back(fact, m_roles.pool->submit([this, fact, memories] { return m_roles.judge->summary(*fact, memories); }));
         }
         if (m_progress && !jobs.empty())
@@ -588,14 +620,17 @@ private:
                        " facts were kept");
         for (auto& [fact, future] : jobs) {
             FactMemory& fm = facts[fact->id];
+            const grade::FactVerdict& rules = *rules_of[fact->id];
+            const bool rules_decide = rules.unsure == grade::Unsure::none && !fm.storage_judged;
             auto v = future.get();
             if (!v) {
                 fm.error = v.error().describe();
                 continue;
             }
+            fm.checks.push_back(check(fact->id, "summary", "llm", v->passed, !rules_decide, v->reason));
+            if (rules_decide) continue;
             fm.faithful = v->passed;
             if (!fm.faithful) fm.reason = v->reason;
-            fm.checks.push_back(check(fact->id, "summary", "llm", v->passed, true, v->reason));
         }
     }
 
@@ -625,12 +660,12 @@ private:
         if (!use_judge) {
             for (const auto& fv : p.rules.facts) {
                 add_rules_memory_checks(fv, true, row.checks);
-                if (fv.stage != grade::Stage::not_stored && fv.stage != grade::Stage::summary_error)
+                if (fv.stage == grade::Stage::not_retrieved || fv.stage == grade::Stage::retrieved)
                     row.checks.push_back(check(fv.fact_id, "retrieval", "rules", fv.stage == grade::Stage::retrieved,
                                                true, fv.explanation));
             }
         } else if (!p.probe->evidence.empty()) {
-            grade::Stage worst = grade::Stage::retrieved;
+            std::vector<grade::Stage> stages;
             for (std::size_t f = 0; f < p.probe->evidence.size(); ++f) {
                 const auto& fact = p.probe->evidence[f];
                 const grade::FactVerdict& rules = p.rules.facts[f];
@@ -652,18 +687,27 @@ private:
                     stage = grade::Stage::summary_error;
                     reason = fm.reason;
                 } else {
-                    // Retrieval. The rules' check is always kept for comparison; with provenance the
-                    // decisive check is exact (a memory citing the fact is in the top k), else the judge.
-                    const bool rules_retrieved = rules.stage == grade::Stage::retrieved;
-                    row.checks.push_back(check(fact.id, "retrieval", "rules", rules_retrieved, false, rules.explanation));
+                    // Retrieval. With holders the rules' check is exact; when the judge decided
+                    // storage, provenance decides (a memory from the fact's messages is in the top
+                    // k), else the judge. With --grader both the judge is asked too, for comparison.
                     bool retrieved = false;
-                    if (snapshot.provenance()) {
-                        retrieved = !rules.retrieved_ids.empty();
+                    bool judge_decides = false;
+                    if (!fm.storage_judged && rules.retrieval_checked) {
+                        retrieved = rules.retrieved;
+                        reason = rules.retrieval_explanation;
+                        row.checks.push_back(check(fact.id, "retrieval", "rules", retrieved, true, reason));
+                    } else if (snapshot.provenance()) {
+                        for (const auto& hit : p.hits)
+                            for (const auto& source : hit.memory.sources)
+                                if (std::find(fact.message_ids.begin(), fact.message_ids.end(), source) != fact.message_ids.end())
+                                    retrieved = true;
                         reason = retrieved ? "a memory from the fact's messages is in the top k"
                                            : "no memory from the fact's messages is in the top k";
                         row.checks.push_back(check(fact.id, "retrieval", "provenance", retrieved, true, reason));
+                    } else {
+                        judge_decides = true;
                     }
-                    if (!snapshot.provenance() || m_roles.grader == "both") {
+                    if (judge_decides || m_roles.grader == "both") {
                         auto v = m_roles.judge->retrieval(fact, p.hits);
                         if (!v) {
                             row.stage = "error";
@@ -671,8 +715,8 @@ private:
                             row.memory_success = false;
                             return row;
                         }
-                        row.checks.push_back(check(fact.id, "retrieval", "llm", v->passed, !snapshot.provenance(), v->reason));
-                        if (!snapshot.provenance()) {
+                        row.checks.push_back(check(fact.id, "retrieval", "llm", v->passed, judge_decides, v->reason));
+                        if (judge_decides) {
                             retrieved = v->passed;
                             reason = v->reason;
                         }
@@ -682,12 +726,20 @@ private:
                 }
                 fact_row.stage = grade::stage_name(stage);
                 fact_row.explanation = reason;
-                if (static_cast<int>(stage) < static_cast<int>(worst)) worst = stage;
+                stages.push_back(stage);
             }
-            memory_stage = worst;
+            memory_stage = grade::combine_fact_stages(stages);
         }
         row.memory_success = memory_stage == grade::Stage::retrieved;
         row.stage = memory_stage ? grade::stage_name(*memory_stage) : "needs_answer_stage";
+        // A misleading question that names a person whose essay is stored (the paper's release reuses
+        // names) has no single right answer: abstaining and answering from that essay both defend
+        // themselves. It is reported apart, never graded as must-abstain (docs/TAXONOMY.md).
+        if (!memory_stage && is_ambiguous(*p.probe)) {
+            row.stage = "ambiguous";
+            row.reasoning = "not graded";
+            return row;
+        }
 
         // Answer stage: reached when every fact was retrieved, or at once for abstain probes.
         const bool reached = !memory_stage || *memory_stage == grade::Stage::retrieved;
@@ -733,6 +785,7 @@ private:
     RunOutcome& m_outcome;
     RunServices& m_roles;
     std::set<std::pair<std::string, int>> m_graded;
+    const data::MessageIndex m_messages;  // the scenario's messages, for facts without listed statements
     bool m_external = false;         // the system is an adapter: its failures do not stop the run
     std::uint64_t m_generation = 0;  // the system's generation when this scenario began
     bool m_lost = false;             // lose_scenario() ran: the rest of the scenario is recorded

@@ -613,14 +613,17 @@ Result<std::vector<SummaryRow>> ResultsDb::summary(const std::vector<std::int64_
     std::vector<SummaryRow> out;
     MF_TRY_ASSIGN(Statement s, m_db.prepare(
         "SELECT r.system_spec, p.dataset, p.k, "
-        "  SUM(p.stage NOT IN ('needs_answer_stage')), "
+        "  SUM(p.stage NOT IN ('needs_answer_stage', 'ambiguous')), "
         "  SUM(p.memory_success), "
         "  SUM(p.stage = 'not_stored'), SUM(p.stage = 'summary_error'), "
         "  SUM(p.stage = 'not_retrieved'), SUM(p.stage = 'error'), "
         "  SUM(p.stage = 'needs_answer_stage'), "
         "  SUM(p.stage = 'correct'), SUM(p.stage = 'reasoning_error'), SUM(p.answer_correct IS NOT NULL), "
         "  SUM(p.kind = 'abstain' AND p.stage IN ('correct', 'reasoning_error')), "
-        "  AVG(p.retrieved_tokens) "
+        "  AVG(p.retrieved_tokens), SUM(p.stage = 'unverified'), SUM(p.stage = 'ambiguous'), "
+        "  SUM(EXISTS (SELECT 1 FROM probe_texts t, json_each(t.probe_json, '$.evidence') e "
+        "    WHERE t.run_id = p.run_id AND t.scenario_id = p.scenario_id AND t.probe_id = p.probe_id "
+        "      AND json_valid(t.probe_json) AND json_extract(e.value, '$.details_complete') = 0)) "
         "FROM probe_results p JOIN runs r ON r.id = p.run_id "
         "JOIN run_scenarios sc ON sc.run_id = p.run_id AND sc.scenario_id = p.scenario_id "
         "WHERE p.run_id = ? GROUP BY p.dataset, p.k ORDER BY MIN(sc.rowid), p.k"));
@@ -645,6 +648,9 @@ Result<std::vector<SummaryRow>> ResultsDb::summary(const std::vector<std::int64_
             r.answered = s.column_int(12);
             r.abstain_graded = s.column_int(13);
             if (!s.column_is_null(14)) r.retrieved_tokens = s.column_double(14);
+            r.unverified = s.column_int(15);
+            r.ambiguous = s.column_int(16);
+            r.incomplete = s.column_int(17);
             out.push_back(std::move(r));
         }));
     }

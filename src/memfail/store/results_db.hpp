@@ -176,14 +176,21 @@ struct SummaryRow {
     std::int64_t success = 0;
     std::int64_t not_stored = 0;
     std::int64_t summary_error = 0;
+    std::int64_t unverified = 0;  // storage or summary only a judge can decide; never success
     std::int64_t not_retrieved = 0;
     std::int64_t errors = 0;
     std::int64_t needs_answer_stage = 0;  // abstain probes, reported apart
+    std::int64_t ambiguous = 0;           // misleading probes naming a stored person: reported apart, not graded
+    std::int64_t incomplete = 0;          // probes with a fact whose key details could not all be derived
     std::int64_t correct = 0;             // end to end (answer stage graded)
     std::int64_t reasoning_error = 0;
     std::int64_t answered = 0;            // probes whose answer stage was graded
     std::int64_t abstain_graded = 0;      // abstain probes graded (correct or reasoning_error)
     std::optional<double> retrieved_tokens;  // mean tokens retrieved per probe (absent: not counted)
+    // Probes that ended at `retrieved`: every memory-side check passed, the answer not graded.
+    std::int64_t retrieved() const {
+        return graded - errors - not_stored - summary_error - unverified - not_retrieved - correct - reasoning_error;
+    }
 };
 
 struct LatencySummary {

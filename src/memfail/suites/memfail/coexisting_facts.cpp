@@ -168,7 +168,8 @@ data::Scenario generate_coexisting_facts(const GenerateOptions& options) {
             fact.id = p.id + "-f" + std::to_string(k + 1);
             fact.text = st.text;
             fact.message_ids = {st.message_id};
-            fact.key_details = {{"preference", pref.variants}};
+            fact.key_details = {{"preference", pref.variants, data::DetailRole::identity}};
+            fact.statements = {st.text};
             p.evidence.push_back(std::move(fact));
         }
         p.answer = text::join(answers, ", ");

@@ -407,19 +407,35 @@ std::string fill_rule_tokens(std::string s, const RowSpec& row) {
 struct Essay {
     std::string text;
     std::vector<std::string> rule_sentences;  // Easy: one; Hard: behaviour, condition, link
+    std::string intro;                         // the sentence that names the entity
+    std::vector<data::KeyDetail> qualifiers;   // exclusivity and polarity words the rule states
 };
+
+// The exclusivity and polarity words a rule template states: dropping one changes the rule ("only
+// when" becomes "when"), so each is a qualifier detail of the fact.
+std::vector<data::KeyDetail> template_qualifiers(std::string_view tmpl) {
+    std::vector<data::KeyDetail> out;
+    const std::string words = " " + text::normalize(std::string(tmpl)) + " ";
+    if (words.find(" only ") != std::string::npos)
+        out.emplace_back("exclusivity", std::vector<std::string>{"only"}, data::DetailRole::qualifier);
+    if (words.find(" except ") != std::string::npos)
+        out.emplace_back("exclusivity", std::vector<std::string>{"except"}, data::DetailRole::qualifier);
+    if (words.find(" never ") != std::string::npos)
+        out.emplace_back("polarity", std::vector<std::string>{"never"}, data::DetailRole::qualifier);
+    return out;
+}
 
 Essay easy_essay(Rng& rng, const RowSpec& row) {
     const std::size_t filler_count = static_cast<std::size_t>(rng.between(3, 6));  // 5-8 sentences
     std::vector<std::string> sentences(filler_count + 2);
     sentences[0] = intro_sentence(rng, row);
-    const std::string rule =
-        fill_rule_tokens(render(rng.pick(easy_rule_templates()), row.name, row.pronouns), row);
+    const std::string_view tmpl = rng.pick(easy_rule_templates());
+    const std::string rule = fill_rule_tokens(render(tmpl, row.name, row.pronouns), row);
     const std::size_t at =
         static_cast<std::size_t>(rng.between(1, static_cast<std::int64_t>(filler_count) + 1));
     sentences[at] = rule;
     place_fillers(rng, row, pick_fillers(rng, row, filler_count), sentences);
-    return {text::join(sentences, " "), {rule}};
+    return {text::join(sentences, " "), {rule}, sentences[0], template_qualifiers(tmpl)};
 }
 
 Essay hard_essay(Rng& rng, const RowSpec& row) {
@@ -452,13 +468,20 @@ Essay hard_essay(Rng& rng, const RowSpec& row) {
     sentences[condition_at] = condition_sentence;
     sentences[link_at] = link_sentence;
     place_fillers(rng, row, pick_fillers(rng, row, total - 4), sentences);
-    Essay essay{text::join(sentences, " "), {behaviour_sentence, condition_sentence, link_sentence}};
+    Essay essay{text::join(sentences, " "), {behaviour_sentence, condition_sentence, link_sentence}, sentences[0], {}};
     MF_ASSERT(find_forbidden_connective(essay.text).empty(), "a Hard essay holds a conditional connective");
     return essay;
 }
 
 data::KeyDetail detail(std::string name, std::string variant) {
-    return {std::move(name), {std::move(variant)}};
+    const data::DetailRole role = data::default_detail_role(name);
+    return {std::move(name), {std::move(variant)}, role};
+}
+
+// The entity as a key detail: its name, and its possessive ("Gideon's" normalises to "gideons",
+// which the bare name does not match on word boundaries).
+data::KeyDetail entity_detail(const std::string& name) {
+    return {"entity", {name, name + "'s"}, data::DetailRole::identity};
 }
 
 data::Scenario generate(const GenerateOptions& options, bool hard) {
@@ -493,14 +516,21 @@ data::Scenario generate(const GenerateOptions& options, bool hard) {
         probe.answer = row.answer;
         data::EvidenceFact fact;
         fact.id = pid + "-f1";
-        fact.text = text::join(essay.rule_sentences, " ");
         fact.message_ids = {message};
         if (hard) {
-            fact.key_details = {detail("behaviour", row.behaviour_key),
+            // The rule's sentences name the entity only by pronoun: the intro that names it is part
+            // of what must be kept for the rule to stay linked to its person.
+            fact.text = essay.intro + " " + text::join(essay.rule_sentences, " ");
+            fact.statements = {essay.intro};
+            fact.statements.insert(fact.statements.end(), essay.rule_sentences.begin(), essay.rule_sentences.end());
+            fact.key_details = {entity_detail(row.name), detail("behaviour", row.behaviour_key),
                                 detail("condition", row.condition_key), detail("link", row.anchor)};
         } else {
-            fact.key_details = {detail("entity", row.name), detail("behaviour", row.behaviour_key),
+            fact.text = text::join(essay.rule_sentences, " ");
+            fact.statements = essay.rule_sentences;
+            fact.key_details = {entity_detail(row.name), detail("behaviour", row.behaviour_key),
                                 detail("condition", row.condition_key)};
+            fact.key_details.insert(fact.key_details.end(), essay.qualifiers.begin(), essay.qualifiers.end());
         }
         probe.evidence.push_back(std::move(fact));
         probe.meta = {{"entity", row.name},

@@ -792,8 +792,9 @@ data::Scenario generate_long_hop(const GenerateOptions& options) {
             fact.id = p.id + "-f" + std::to_string(f + 1);
             fact.text = chain.facts[f];
             fact.message_ids = {fact_messages[c][f]};
-            fact.key_details = {{"anchor_" + std::to_string(f + 1), {chain.anchors[f].text}},
-                                {"anchor_" + std::to_string(f + 2), {chain.anchors[f + 1].text}}};
+            fact.key_details = {{"anchor_" + std::to_string(f + 1), {chain.anchors[f].text}, data::DetailRole::identity},
+                                {"anchor_" + std::to_string(f + 2), {chain.anchors[f + 1].text}, data::DetailRole::identity}};
+            fact.statements = {chain.facts[f]};
             p.evidence.push_back(std::move(fact));
         }
         for (const auto& a : chain.anchors)

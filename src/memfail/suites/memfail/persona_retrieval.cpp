@@ -194,7 +194,10 @@ data::Scenario generate_persona_retrieval(const GenerateOptions& options) {
                 ev.id = p.id + "-f1";
                 ev.text = fact.sentence;
                 ev.message_ids = {message};
-                ev.key_details = {{"entity", {person.full(), person.first}}, {"detail", fact.instance->details}};
+                ev.key_details = {{"entity", {person.full(), person.first, person.full() + "'s", person.first + "'s"},
+                                   data::DetailRole::identity},
+                                  {"detail", fact.instance->details, data::DetailRole::identity}};
+                ev.statements = {fact.sentence};
                 p.evidence.push_back(std::move(ev));
             }
             s.probes.push_back(std::move(p));
