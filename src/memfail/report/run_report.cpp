@@ -63,7 +63,7 @@ Result<Table> success_table(store::ResultsDb& db, const std::vector<std::int64_t
                      {"abstain*", Align::right},    {"tok/probe", Align::right}};
     }
     // Only where a dataset has them (the paper's Persona release reuses names).
-    if (any_ambiguous) t.columns.insert(t.columns.end() - 1, {"ambiguous*", Align::right});
+    if (any_ambiguous) t.columns.insert(t.columns.end() - 1, {"ambiguous**", Align::right});
     bool any_abstain = false, any_error = false, any_unverified = false;
     for (const auto& r : rows) {
         const std::int64_t graded = r.graded - r.errors;
@@ -111,7 +111,7 @@ Result<Table> success_table(store::ResultsDb& db, const std::vector<std::int64_t
                           "derive (" + incomplete + "); short of a verbatim copy their summary stage is unverified "
                           "(needs a judge), never success.");
     if (any_ambiguous)
-        t.notes.push_back("* ambiguous: misleading questions that name a person whose essay IS stored (the named "
+        t.notes.push_back("** ambiguous: misleading questions that name a person whose essay IS stored (the named "
                           "person is stored, so abstaining is not the only defensible answer); reported apart, "
                           "in no rate.");
     if (any_unverified)
