@@ -25,7 +25,7 @@ Scenario tiny() {
     p.question = "Would Mira hum now?";
     p.kind = ProbeKind::yes_no;
     p.answer = "No";
-    p.evidence.push_back({"p1-f1", "Mira hums only when the kettle boils.", {"m1"}, {{"condition", {"kettle boils"}}}});
+    p.evidence.push_back({"p1-f1", "Mira hums only when the kettle boils.", {"m1"}, {{"entity", {"Mira"}}, {"condition", {"kettle boils"}}}});
     s.probes.push_back(p);
     Probe m;
     m.id = "p2";
@@ -138,6 +138,32 @@ TEST(Validate, ReportsEachBrokenRuleWithItsField) {
     EXPECT_TRUE(has_field(v, "probes[1].evidence[0].key_details[0]"));
     for (const auto& x : v) EXPECT_EQ(x.line, 7u);
     EXPECT_EQ(format_violation("f.jsonl", v[0]).rfind("f.jsonl:7: ", 0), 0u);
+}
+
+TEST(Validate, OneFlawIsReportedOnce) {
+    Scenario s = tiny();
+    // Absent from the message and from the fact's text: one finding, saying both.
+    s.probes[1].evidence[0].key_details[0].variants = {"milk"};
+    const auto v = violations_of(s);
+    ASSERT_EQ(v.size(), 1u);
+    EXPECT_NE(v[0].message.find("appears in none of the cited messages nor in the fact's own text"),
+              std::string::npos)
+        << v[0].message;
+}
+
+TEST(Validate, AFactFlaggedIncompleteMayListNoKeyDetail) {
+    // An imported preference stated in other words: its statement is what a memory must keep.
+    Scenario s = tiny();
+    auto& fact = s.probes[1].evidence[0];
+    fact.key_details.clear();
+    EXPECT_TRUE(has_field(violations_of(s), "probes[1].evidence[0].key_details"));
+    fact.details_complete = false;
+    fact.statements = {"I like tea."};
+    EXPECT_TRUE(violations_of(s).empty());
+    // A complete fact with only qualifiers says nothing of what it is about.
+    s = tiny();
+    s.probes[0].evidence[0].key_details.erase(s.probes[0].evidence[0].key_details.begin());
+    EXPECT_TRUE(has_field(violations_of(s), "probes[0].evidence[0].key_details"));
 }
 
 TEST(Validate, CheckpointMustFollowEvidence) {

@@ -59,6 +59,20 @@ set -e
 for ds in conditional_facts_easy conditional_facts_hard coexisting_facts persona_retrieval long_hop; do
   test -s "$work/imported/$ds.jsonl" || fail "import wrote no $ds"
 done
+# The release folder as released: its file names, a raw copy and generation records beside them.
+"$memfail" datasets import --from memfail-csv "$fixtures/memfail-csv-release" --out "$work/release" > "$work/release.txt" 2>&1 || { cat "$work/release.txt"; fail "release import failed"; }
+for ds in conditional_facts_easy conditional_facts_hard coexisting_facts persona_retrieval long_hop; do
+  test -s "$work/release/$ds.jsonl" || fail "release import wrote no $ds"
+done
+grep -q "note: .*conditional_facts_dataset_raw.csv: the release's raw copy" "$work/release.txt" || { cat "$work/release.txt"; fail "the raw copy was not noted"; }
+grep -q "fact(s) with incomplete key details" "$work/release.txt" || { cat "$work/release.txt"; fail "incomplete facts not counted"; }
+# Validation reports the fixture's real departures (it is not 100 rows) and exits 1, never 2.
+set +e
+"$memfail" datasets validate "$work"/release/*.jsonl > "$work/release-validate.txt" 2>&1
+code=$?
+set -e
+[ $code -eq 1 ] || { cat "$work/release-validate.txt"; fail "validate of the imported release exited $code"; }
+grep -q "conditional connective\|second conditional\|shares the name" "$work/release-validate.txt" && { cat "$work/release-validate.txt"; fail "validate reports a false positive"; }
 
 # A run, its report, and a run on imported data.
 "$memfail" run --system verbatim --datasets long_hop,coexisting_facts --data-dir "$work/a" --k 1,5 --out "$work/r.db" -q > "$work/run.txt"

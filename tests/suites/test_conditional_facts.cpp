@@ -74,6 +74,15 @@ std::size_t sentence_with(const Scenario& s, std::size_t row, const char* name) 
     return std::string::npos;
 }
 
+// The canonical variant of the key detail `name` of a row's fact (details are looked up by name:
+// their order is not part of the format).
+std::string detail_variant(const Scenario& s, std::size_t row, const char* name) {
+    for (const auto& d : s.probes[row].evidence[0].key_details)
+        if (d.name == name && !d.variants.empty()) return d.variants[0];
+    ADD_FAILURE() << "row " << row << " has no key detail " << name;
+    return "?";
+}
+
 std::vector<cf::Pronouns> pronoun_sets(std::uint32_t fit) {
     std::vector<cf::Pronouns> out = {cf::pronouns_for('m'), cf::pronouns_for('f')};
     if (fit & cf::fit_human) out.push_back(cf::pronouns_for('n'));
@@ -320,8 +329,7 @@ TEST(ConditionalFacts, HardEssaysSpreadTheRuleWithoutConnectives) {
         auto apart = [](std::size_t x, std::size_t y) { return (x > y ? x - y : y - x) >= 2; };
         EXPECT_TRUE(apart(b, c) && apart(c, l) && apart(b, l)) << essay_of(hard(), i);
         // The question never restates the condition.
-        EXPECT_FALSE(text::contains_phrase(hard().probes[i].question,
-                                           hard().probes[i].evidence[0].key_details[1].variants[0]));
+        EXPECT_FALSE(text::contains_phrase(hard().probes[i].question, detail_variant(hard(), i, "condition")));
     }
 }
 
@@ -345,7 +353,10 @@ TEST(ConditionalRules, CatchAnIfInAHardEssay) {
     std::string& content = s.sessions[4].messages[0].content;
     const std::size_t end = content.find(". ");
     ASSERT_NE(end, std::string::npos);
-    content.insert(end, ", as if by magic");
+    // "as if" and "even if" state no condition (the release's essays use both); a bare "if" does.
+    content.insert(end, ", as if by magic, even if nobody watched");
+    EXPECT_EQ(find_violation(rule_violations(s, true), essay_path(4)), nullptr);
+    content.insert(end, ", if the weather allowed");
     const auto vs = rule_violations(s, true);
     const Violation* v = find_violation(vs, essay_path(4));
     ASSERT_NE(v, nullptr) << describe(vs);
@@ -373,10 +384,9 @@ TEST(ConditionalRules, CatchAdjacentRuleSentences) {
 TEST(ConditionalRules, CatchAMergedRuleSentenceInHard) {
     Scenario s = hard();
     const std::size_t row = 11;
-    auto& fact = s.probes[row].evidence[0];
     // Replace the essay's link sentence by one stating behaviour and condition together.
-    const auto& behaviour = fact.key_details[0].variants[0];
-    const auto& condition = fact.key_details[1].variants[0];
+    const std::string behaviour = detail_variant(s, row, "behaviour");
+    const std::string condition = detail_variant(s, row, "condition");
     s.sessions[row].messages[0].content += " It involves " + behaviour + " and " + condition + ".";
     const auto vs = rule_violations(s, true);
     const Violation* v = find_violation(vs, essay_path(row));
@@ -425,7 +435,7 @@ TEST(ConditionalRules, CatchSentenceCountsAndGiveawayQuestions) {
     Scenario s = easy();
     s.sessions[9].messages[0].content += " One more fact. And another. And a third. And a fourth.";
     s.probes[12].question +=
-        " Note that it depends on " + s.probes[12].evidence[0].key_details[2].variants[0] + ".";
+        " Note that it depends on " + detail_variant(s, 12, "condition") + ".";
     s.probes.pop_back();
     const auto vs = rule_violations(s, false);
     EXPECT_NE(find_violation(vs, essay_path(9)), nullptr) << describe(vs);

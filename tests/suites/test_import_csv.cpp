@@ -1,9 +1,14 @@
 // SPDX-License-Identifier: MIT
-// Tests of the CSV reader and of importing the MemFail CSV release (fixtures in fixtures/memfail-csv).
+// Tests of the CSV reader and of importing the MemFail CSV release (fixtures in fixtures/memfail-csv,
+// and in fixtures/memfail-csv-release the release's file names and traits), with a fuzzer.
+#include <memfail/core/rng.hpp>
+#include <memfail/core/text.hpp>
 #include <memfail/data/jsonl.hpp>
 #include <memfail/data/validate.hpp>
+#include <memfail/suites/memfail/conditional_lexicon.hpp>
 #include <memfail/suites/memfail/csv.hpp>
 #include <memfail/suites/memfail/import_csv.hpp>
+#include <memfail/suites/memfail/rules.hpp>
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -11,6 +16,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <set>
 #include <string>
@@ -300,7 +306,11 @@ TEST(ImportCsv, ConditionalEasyIsOneSessionAndOneYesNoProbePerRow) {
         EXPECT_EQ(p.evidence[0].message_ids, std::vector<std::string>{s.sessions[i].messages[0].id});
         std::set<std::string> names;
         for (const auto& d : p.evidence[0].key_details) names.insert(d.name);
+        names.erase("exclusivity");  // qualifiers where the rule sentence states them ("only when")
+        names.erase("polarity");
         EXPECT_EQ(names, (std::set<std::string>{"entity", "behaviour", "condition"}));
+        EXPECT_TRUE(p.evidence[0].details_complete) << p.id;
+        EXPECT_FALSE(p.evidence[0].statements.empty()) << p.id;
         // The label and the reference answer agree.
         const bool yes = p.answer.rfind("Yes", 0) == 0;
         EXPECT_EQ(p.meta.at("condition_met").get<bool>(), yes) << p.id;
@@ -316,7 +326,9 @@ TEST(ImportCsv, ConditionalEasyIsOneSessionAndOneYesNoProbePerRow) {
 TEST(ImportCsv, ConditionalHardFactJoinsTheSentencesHoldingTheRule) {
     mf::ImportReport report;
     const Scenario s = import_fixture("conditional_facts_hard", report);
-    EXPECT_TRUE(report.warnings.empty());
+    // Rows 2 and 3 link their rule without a "those ..." phrase: no link detail, so incomplete.
+    ASSERT_EQ(report.warnings.size(), 2u);
+    EXPECT_NE(report.warnings[0].find("row 2: no link phrase"), std::string::npos) << report.warnings[0];
     ASSERT_EQ(s.probes.size(), 3u);
     const auto& fact = s.probes[0].evidence.at(0);
     EXPECT_EQ(s.probes[0].id, "cfh-001");
@@ -325,6 +337,18 @@ TEST(ImportCsv, ConditionalHardFactJoinsTheSentencesHoldingTheRule) {
     EXPECT_NE(fact.text.find("past midnight on weekdays"), std::string::npos);
     EXPECT_EQ(fact.text.find("crosswords"), std::string::npos);  // an unrelated sentence stays out
     EXPECT_EQ(detail_named(fact, "condition")->variants, (std::vector<std::string>{"midnight on weekdays"}));
+    EXPECT_EQ(detail_named(fact, "link")->variants, (std::vector<std::string>{"those small, empty hours"}));
+    ASSERT_NE(detail_named(fact, "entity"), nullptr);
+    EXPECT_TRUE(fact.details_complete);
+    // The intro naming him, then behaviour, condition and link sentences, in essay order.
+    ASSERT_EQ(fact.statements.size(), 4u);
+    EXPECT_EQ(fact.statements[0].rfind("Bartholomew has been the night porter", 0), 0u);
+    EXPECT_EQ(fact.statements[3].rfind("It's usually in those small, empty hours", 0), 0u);
+    // Row 2's link sentence ("Those are the nights the lullabies ...") is found, its phrase is not.
+    const auto& saoirse = s.probes[1].evidence.at(0);
+    EXPECT_FALSE(saoirse.details_complete);
+    EXPECT_EQ(detail_named(saoirse, "link"), nullptr);
+    EXPECT_EQ(saoirse.statements.back(), "Those are the nights the lullabies drift over the fence.");
 }
 
 TEST(ImportCsv, CoexistingStoresEachPreferenceInItsOwnSession) {
@@ -381,12 +405,12 @@ TEST(ImportCsv, PersonaQuestionsBecomeOpenOrAbstainProbes) {
         const auto& f = p.evidence[0];
         ASSERT_NE(detail_named(f, "entity"), nullptr);
         ASSERT_NE(detail_named(f, "detail"), nullptr);
-        EXPECT_EQ(detail_named(f, "entity")->variants.size(), 2u);  // full name and first name
+        EXPECT_EQ(detail_named(f, "entity")->variants.size(), 4u);  // full and first name, and possessives
     }
     EXPECT_EQ(abstain, 4u);
     const auto& tomasz = probe_by_id(s, "per-001-q1")->evidence[0];
     EXPECT_EQ(detail_named(tomasz, "entity")->variants,
-              (std::vector<std::string>{"Tomasz W\u00f3jcik", "Tomasz"}));
+              (std::vector<std::string>{"Tomasz W\u00f3jcik", "Tomasz W\u00f3jcik's", "Tomasz", "Tomasz's"}));
     // The detail comes from the sentence the question is about, in the answer's own words.
     const auto& kayak = probe_by_id(s, "per-003-q1")->evidence[0];
     EXPECT_EQ(detail_named(kayak, "detail")->variants,
@@ -436,35 +460,29 @@ TEST(ImportCsv, LongHopProbesAreMultipleChoiceWithAnchorDetails) {
     }
     // A choice holding a comma survives the quoted cell.
     EXPECT_EQ(s.probes[1].choices[2], "tidying the garage, top to bottom");
-    // "crave porridge" is not literally in "Craving porridge ...": its rarest word stands in.
-    EXPECT_EQ(s.probes[0].evidence[1].key_details[0].variants, (std::vector<std::string>{"porridge"}));
+    // "crave porridge" is not literally in "Craving porridge ...": the same words in another form are.
+    EXPECT_EQ(s.probes[0].evidence[1].key_details[0].variants, (std::vector<std::string>{"Craving porridge"}));
 }
 
-TEST(ImportCsv, LongHopSessionsNeverHoldTwoLinksOfOneChain) {
+TEST(ImportCsv, LongHopStoresEachFactInItsOwnSession) {
     mf::ImportReport report;
     const Scenario s = import_fixture("long_hop", report);
-    std::map<std::string, std::size_t> facts_per_message;
+    std::set<std::string> messages;
     std::size_t facts = 0;
     const memfail::data::MessageIndex index(s);
     for (const auto& p : s.probes) {
-        std::set<std::string> messages;
         for (const auto& f : p.evidence) {
             ASSERT_EQ(f.message_ids.size(), 1u);
-            EXPECT_TRUE(messages.insert(f.message_ids[0]).second) << p.id << " has two links in one session";
-            ++facts_per_message[f.message_ids[0]];
+            EXPECT_TRUE(messages.insert(f.message_ids[0]).second) << p.id << " shares a message";
             ++facts;
-            // The session's message holds the fact.
+            // The session's message is the fact, as the paper's harness stores it.
             const auto* message = index.message(f.message_ids[0]);
             ASSERT_NE(message, nullptr);
-            EXPECT_NE(message->content.find(f.text), std::string::npos);
+            EXPECT_EQ(message->content, f.text);
         }
     }
     EXPECT_EQ(facts, 2u + 3u + 4u + 2u);
-    EXPECT_EQ(facts_per_message.size(), s.sessions.size());  // no empty session
-    for (const auto& [message, count] : facts_per_message) EXPECT_LE(count, 4u) << message;
-    // The 4-fact chain needs four sessions, and packing should not waste more than one.
-    EXPECT_GE(s.sessions.size(), 4u);
-    EXPECT_LE(s.sessions.size(), (facts + 3) / 4 + 1);
+    EXPECT_EQ(s.sessions.size(), facts);
 }
 
 TEST(ImportCsv, ImportIsDeterministic) {
@@ -485,7 +503,10 @@ TEST(ImportCsvDir, ImportsEveryDatasetInThePapersOrder) {
     for (std::size_t i = 0; i < scenarios.size(); ++i) EXPECT_EQ(scenarios[i].dataset, k_datasets[i]);
     EXPECT_EQ(report.rows, 4u + 3u + 3u + 3u + 4u);
     EXPECT_EQ(report.probes, 4u + 3u + 3u + 9u + 4u);
-    EXPECT_EQ(report.warnings.size(), 1u);  // the stored-distractor count
+    // The stored-distractor count, and the two Hard rows linked without a "those ..." phrase.
+    EXPECT_EQ(report.warnings.size(), 3u);
+    EXPECT_TRUE(report.errors.empty());
+    EXPECT_TRUE(report.notes.empty());
 }
 
 TEST(ImportCsvDir, ImportsTheFilesPresentAndPointsOutStrangers) {
@@ -557,15 +578,25 @@ TEST(ImportCsvErrors, BadJsonCellNamesItsPhysicalLine) {
         "Q?,ctx,yes,Yes.\n"
         "Bo,person,sings,mood,when sad,\"[\"\"Bo sings when sad.\",Q?,ctx,no,No.\n";
     mf::ImportReport report;
-    report.warnings.push_back("earlier warning");
     auto result = mf::import_memfail_csv_text(csv, "bad.csv", "conditional_facts_easy", report);
-    ASSERT_FALSE(result);
-    EXPECT_EQ(result.error().kind, memfail::ErrorKind::invalid_input);
-    EXPECT_EQ(result.error().describe().rfind("bad.csv:4: column 'entity_facts': not valid JSON", 0), 0u)
-        << result.error().describe();
-    // Nothing half-done: the caller's report is as it was.
-    EXPECT_EQ(report.warnings, std::vector<std::string>{"earlier warning"});
-    EXPECT_EQ(report.rows, 0u);
+    ASSERT_TRUE(result) << result.error().describe();
+    ASSERT_EQ(report.errors.size(), 1u);
+    EXPECT_EQ(report.errors[0].rfind("bad.csv:4: column 'entity_facts': not valid JSON", 0), 0u) << report.errors[0];
+
+    // When no row converts the file fails, naming the first refusal, and the caller's report is
+    // as it was: nothing half-done.
+    mf::ImportReport untouched;
+    untouched.warnings.push_back("earlier warning");
+    auto none = mf::import_memfail_csv_text(
+        k_easy_header + "Bo,person,sings,mood,when sad,\"[\"\"Bo sings when sad.\",Q?,ctx,no,No.\n", "bad.csv",
+        "conditional_facts_easy", untouched);
+    ASSERT_FALSE(none);
+    EXPECT_EQ(none.error().kind, memfail::ErrorKind::invalid_input);
+    EXPECT_EQ(none.error().describe().rfind("bad.csv:2: column 'entity_facts': not valid JSON", 0), 0u)
+        << none.error().describe();
+    EXPECT_EQ(untouched.warnings, std::vector<std::string>{"earlier warning"});
+    EXPECT_TRUE(untouched.errors.empty());
+    EXPECT_EQ(untouched.rows, 0u);
 }
 
 TEST(ImportCsvErrors, WrongJsonTypesAreNamed) {
@@ -622,3 +653,514 @@ TEST(ImportCsvErrors, UnknownDatasetAndMissingFile) {
 }
 
 }  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// The release as released (fixtures/memfail-csv-release: the release's file names and traits, in
+// sentences written for these tests)
+
+namespace release {
+
+const std::string k_dir = std::string(MEMFAIL_TEST_FIXTURES) + "/memfail-csv-release";
+
+struct Imported {
+    std::vector<Scenario> scenarios;
+    mf::ImportReport report;
+    const Scenario& dataset(const std::string& name) const {
+        for (const auto& s : scenarios)
+            if (s.dataset == name) return s;
+        ADD_FAILURE() << "no scenario " << name;
+        static const Scenario none;
+        return none;
+    }
+};
+
+const Imported& imported() {
+    static const Imported result = [] {
+        auto r = mf::import_memfail_csv_dir(k_dir);
+        if (!r) ADD_FAILURE() << r.error().describe();
+        return r ? Imported{r->first, r->second} : Imported{};
+    }();
+    return result;
+}
+
+const memfail::data::EvidenceFact& fact_of(const std::string& dataset, const std::string& probe, std::size_t i = 0) {
+    const auto* p = probe_by_id(imported().dataset(dataset), probe);
+    EXPECT_NE(p, nullptr) << probe;
+    static const memfail::data::EvidenceFact none;
+    return p && i < p->evidence.size() ? p->evidence[i] : none;
+}
+
+std::vector<std::string> variants_of(const memfail::data::EvidenceFact& f, const std::string& name) {
+    const auto* d = detail_named(f, name);
+    return d ? d->variants : std::vector<std::string>{};
+}
+
+std::vector<std::string> rule_violations(const Scenario& s) {
+    std::vector<memfail::data::Violation> found;
+    memfail::data::validate_structure(s, 1, found);
+    mf::check_dataset_rules(s, 1, found);
+    std::vector<std::string> out;
+    for (const auto& v : found) out.push_back(memfail::data::format_violation(s.dataset, v));
+    return out;
+}
+
+bool any_contains(const std::vector<std::string>& lines, const std::string& needle) {
+    return std::any_of(lines.begin(), lines.end(),
+                       [&](const std::string& l) { return l.find(needle) != std::string::npos; });
+}
+
+}  // namespace release
+
+TEST(ImportRelease, TheFolderImportsAsReleasedAndIgnoresRawCopiesAndConfigs) {
+    const auto& [scenarios, report] = release::imported();
+    ASSERT_EQ(scenarios.size(), 5u);
+    const std::vector<std::string> files = {"conditional_facts_dataset_easy.csv", "conditional_facts_dataset_hard.csv",
+                                            "coexisting_facts_dataset.csv", "persona_dataset.csv",
+                                            "long_hop_chains.csv"};
+    for (std::size_t i = 0; i < scenarios.size(); ++i) {
+        SCOPED_TRACE(k_datasets[i]);
+        EXPECT_EQ(scenarios[i].dataset, k_datasets[i]);
+        EXPECT_EQ(scenarios[i].meta.at("file"), files[i]);
+        EXPECT_EQ(violations_of(scenarios[i]), std::vector<std::string>{});
+        EXPECT_EQ(mf::dataset_of_file(files[i]), k_datasets[i]);
+        EXPECT_EQ(mf::dataset_of_file(k_datasets[i] + ".csv"), k_datasets[i]);
+    }
+    EXPECT_EQ(mf::dataset_of_file("conditional_facts_dataset_raw.csv"), "");
+    EXPECT_TRUE(report.errors.empty()) << report.errors.front();
+    EXPECT_EQ(report.skipped_rows, 0u);
+    // The raw copy and both generation records are passed over, each with a note, not a warning.
+    ASSERT_EQ(report.notes.size(), 3u);
+    EXPECT_NE(report.notes[0].find("conditional_facts_dataset_raw.csv: the release's raw copy"), std::string::npos)
+        << report.notes[0];
+    EXPECT_NE(report.notes[1].find("generation_config_easy.json"), std::string::npos);
+    EXPECT_NE(report.notes[2].find("long_hop_chains_meta.json"), std::string::npos);
+    EXPECT_FALSE(release::any_contains(report.warnings, "_raw.csv"));
+}
+
+TEST(ImportRelease, BothNamesForOneDatasetAreRefused) {
+    ScratchDir dir;
+    fs::copy_file(release::k_dir + "/long_hop_chains.csv", dir.file("long_hop_chains.csv"));
+    fs::copy_file(fixture("long_hop"), dir.file("long_hop.csv"));
+    auto result = mf::import_memfail_csv_dir(dir.path());
+    ASSERT_FALSE(result);
+    EXPECT_NE(result.error().message.find("both 'long_hop_chains.csv' and 'long_hop.csv'"), std::string::npos)
+        << result.error().describe();
+}
+
+// The Hard row that crashed the importer: its essay names the person only as "Alaric’s" (curly
+// apostrophe), so the bare name never matched; the importer then dropped the entity detail and read
+// the Hard rule's details past the end of the shortened list.
+TEST(ImportRelease, HardEssayNamingThePersonOnlyInThePossessive) {
+    const auto& f = release::fact_of("conditional_facts_hard", "cfh-001");
+    EXPECT_TRUE(f.details_complete);
+    const auto entity = release::variants_of(f, "entity");
+    EXPECT_NE(std::find(entity.begin(), entity.end(), "Alaric's"), entity.end());
+    EXPECT_EQ(detail_named(f, "entity")->effective_role(), memfail::data::DetailRole::identity);
+    EXPECT_EQ(release::variants_of(f, "behaviour"),
+              (std::vector<std::string>{"playing old music boxes one after another"}));
+    EXPECT_EQ(release::variants_of(f, "condition"), (std::vector<std::string>{"Late autumn storms"}));
+    EXPECT_EQ(release::variants_of(f, "link"), (std::vector<std::string>{"those stormy weeks"}));
+    EXPECT_EQ(detail_named(f, "link")->effective_role(), memfail::data::DetailRole::qualifier);
+    // The statements: the sentence naming him (the rule's sentences say "he"), then the behaviour,
+    // condition and link sentences, verbatim and in essay order.
+    ASSERT_EQ(f.statements.size(), 4u);
+    EXPECT_EQ(f.statements[0].rfind("Alaric\u2019s workshop", 0), 0u);
+    EXPECT_EQ(f.statements[1].rfind("He has a habit of playing", 0), 0u);
+    EXPECT_EQ(f.statements[2].rfind("Late autumn storms", 0), 0u);
+    EXPECT_EQ(f.statements[3].rfind("It's usually in those stormy weeks", 0), 0u);
+    EXPECT_EQ(f.text, memfail::text::join(f.statements, " "));
+
+    // The same row alone, with the entity's every variant gone from the essay: no crash, the
+    // entity left out and the fact flagged.
+    const std::string csv =
+        k_easy_header +
+        "Zora,person,mends fishing nets,mood,,\"[\"\"The harbour wall is lined with drying nets. She mends fishing "
+        "nets with a wooden needle. Gulls argue over the scraps. It's usually in those grey hours that the "
+        "mending happens.\"\"]\",Is she mending?,ctx,yes,Yes.\n";
+    mf::ImportReport report;
+    auto hard = mf::import_memfail_csv_text(csv, "zora.csv", "conditional_facts_hard", report);
+    ASSERT_TRUE(hard) << hard.error().describe();
+    const auto& zora = hard->probes.at(0).evidence.at(0);
+    EXPECT_FALSE(zora.details_complete);
+    EXPECT_EQ(detail_named(zora, "entity"), nullptr);
+    EXPECT_EQ(detail_named(zora, "condition"), nullptr);
+    EXPECT_NE(detail_named(zora, "behaviour"), nullptr);
+    EXPECT_EQ(violations_of(*hard), std::vector<std::string>{});
+    EXPECT_TRUE(release::any_contains(report.warnings, "zora.csv:2: row 1: entity 'Zora' not found in the essay"));
+}
+
+TEST(ImportRelease, PossessivesAndBothApostrophesMatch) {
+    using memfail::text::normalize;
+    EXPECT_EQ(normalize("Thorne\u2019s"), normalize("Thorne's"));
+    EXPECT_EQ(normalize("\u2018Thorne\u2019s\u2019"), "thornes");
+    EXPECT_EQ(memfail::text::split_sentences("She said \u201cnever.\u201d Then she left.").size(), 2u);
+    // A detail stated in the possessive takes the essay's spelling as its variant.
+    const auto italy = release::variants_of(release::fact_of("coexisting_facts", "cof-002", 0), "preference");
+    EXPECT_NE(std::find(italy.begin(), italy.end(), "Italy\u2019s"), italy.end());
+    EXPECT_EQ(italy.front(), "Italy");
+    // A straight apostrophe in the column matches a curly one in the essay.
+    EXPECT_EQ(release::variants_of(release::fact_of("conditional_facts_easy", "cfe-003"), "behaviour"),
+              (std::vector<std::string>{"digs holes in the neighbour's flower beds"}));
+    // Entity details carry the possessive like the generators', for full and first names.
+    EXPECT_EQ(release::variants_of(release::fact_of("persona_retrieval", "per-001-q2"), "entity"),
+              (std::vector<std::string>{"Noor Haddad", "Noor Haddad's", "Noor", "Noor's"}));
+    const auto esme = release::variants_of(release::fact_of("long_hop", "lhp-002", 0), "anchor_1");
+    EXPECT_EQ(esme, (std::vector<std::string>{"Esme\u2019s"}));
+}
+
+TEST(ImportRelease, RuleSentencesSayingHeKeepTheSentenceNamingThePerson) {
+    const auto& f = release::fact_of("conditional_facts_easy", "cfe-001");
+    ASSERT_EQ(f.statements.size(), 2u);
+    EXPECT_EQ(f.statements[0], "Thorne is a lighthouse keeper on a windswept island off the northern coast.");
+    EXPECT_EQ(f.statements[1], "He hums sea shanties only when he feels homesick for the mainland.");
+    EXPECT_EQ(release::variants_of(f, "condition"), (std::vector<std::string>{"when he feels homesick"}));
+    EXPECT_TRUE(f.details_complete);
+    // The validator accepts a rule sentence that names the person by pronoun after an earlier
+    // sentence named them.
+    EXPECT_FALSE(release::any_contains(release::rule_violations(release::imported().dataset("conditional_facts_easy")),
+                                       "states the whole rule"));
+}
+
+TEST(ImportRelease, ExclusivityAndPolarityQualifiersComeFromTheRuleSentence) {
+    auto qualifiers = [](const std::string& probe) {
+        std::vector<std::string> out;
+        for (const auto& d : release::fact_of("conditional_facts_easy", probe).key_details)
+            if (d.effective_role() == memfail::data::DetailRole::qualifier && d.name != "condition")
+                out.push_back(d.name + ":" + d.variants.at(0));
+        return out;
+    };
+    EXPECT_EQ(qualifiers("cfe-001"), (std::vector<std::string>{"exclusivity:only"}));
+    EXPECT_EQ(qualifiers("cfe-002"), (std::vector<std::string>{"exclusivity:except", "polarity:never"}));
+    // "never" in another sentence of the essay ("barks at pigeons but never at people") is no
+    // qualifier of the rule.
+    EXPECT_EQ(qualifiers("cfe-003"), (std::vector<std::string>{"exclusivity:solely"}));
+    EXPECT_EQ(qualifiers("cfe-004"), (std::vector<std::string>{"exclusivity:exclusively"}));
+    EXPECT_EQ(qualifiers("cfe-005"), (std::vector<std::string>{"exclusivity:unless", "polarity:refuses"}));
+}
+
+TEST(ImportRelease, AsIfAndEvenIfAreNoConditions) {
+    namespace cond = mf::conditional;
+    EXPECT_EQ(cond::find_forbidden_connective("He paints boats, as if making voyages."), "");
+    EXPECT_EQ(cond::find_forbidden_connective("She lends books even if the borrower is a friend."), "");
+    EXPECT_EQ(cond::find_forbidden_connective("As if by magic, it stopped."), "");
+    EXPECT_EQ(cond::find_forbidden_connective("He naps as if tired, and if it rains he sleeps."), "if");
+    EXPECT_EQ(cond::find_forbidden_connective("The gift was modest."), "");  // "if" inside a word
+    const auto easy = release::rule_violations(release::imported().dataset("conditional_facts_easy"));
+    EXPECT_FALSE(release::any_contains(easy, "second conditional")) << memfail::text::join(easy, "\n");
+    const auto hard = release::rule_violations(release::imported().dataset("conditional_facts_hard"));
+    EXPECT_FALSE(release::any_contains(hard, "conditional connective")) << memfail::text::join(hard, "\n");
+}
+
+TEST(ImportRelease, SingleWordConditionsAndOtherWordForms) {
+    EXPECT_EQ(release::variants_of(release::fact_of("conditional_facts_easy", "cfe-002"), "condition"),
+              (std::vector<std::string>{"Sundays"}));
+    EXPECT_EQ(release::variants_of(release::fact_of("conditional_facts_easy", "cfe-003"), "condition"),
+              (std::vector<std::string>{"rain"}));
+    EXPECT_EQ(release::variants_of(release::fact_of("conditional_facts_hard", "cfh-004"), "condition"),
+              (std::vector<std::string>{"dusk"}));
+    // "takes the bus" / "when it snows" against "He refuses to take the bus unless it is snowing".
+    const auto& corwin = release::fact_of("conditional_facts_easy", "cfe-005");
+    EXPECT_EQ(release::variants_of(corwin, "behaviour"), (std::vector<std::string>{"take the bus"}));
+    EXPECT_EQ(release::variants_of(corwin, "condition"), (std::vector<std::string>{"snowing"}));
+    // A condition the essay words differently: the rule sentence's own clause stands in.
+    EXPECT_EQ(release::variants_of(release::fact_of("conditional_facts_easy", "cfe-006"), "condition"),
+              (std::vector<std::string>{"the sky turns dark and loud over the valley"}));
+}
+
+TEST(ImportRelease, HardRowsWithoutASeparableConditionAreFlaggedNotDropped) {
+    for (const std::string probe : {"cfh-002", "cfh-003"}) {
+        SCOPED_TRACE(probe);
+        const auto& f = release::fact_of("conditional_facts_hard", probe);
+        EXPECT_FALSE(f.details_complete);
+        EXPECT_EQ(detail_named(f, "condition"), nullptr);
+        EXPECT_NE(detail_named(f, "behaviour"), nullptr);
+        EXPECT_NE(detail_named(f, "link"), nullptr);
+        // With the condition's sentence unknown, only the whole essay is a copy of the rule.
+        EXPECT_TRUE(f.statements.empty());
+        const auto* p = probe_by_id(release::imported().dataset("conditional_facts_hard"), probe);
+        EXPECT_EQ(f.text, release::imported().dataset("conditional_facts_hard")
+                              .sessions.at(std::stoul(probe.substr(4)) - 1)
+                              .messages.at(0)
+                              .content);
+        EXPECT_EQ(p->meta.at("condition"), probe == "cfh-003" ? "" : "when the mood takes her");
+    }
+    EXPECT_TRUE(release::fact_of("conditional_facts_hard", "cfh-004").details_complete);
+    const auto& report = release::imported().report;
+    EXPECT_TRUE(release::any_contains(report.warnings, "row 3: condition is empty"));
+    EXPECT_TRUE(release::any_contains(report.warnings, "row 2: condition 'when the mood takes her' not found"));
+    EXPECT_GE(report.incomplete_facts, 3u);
+}
+
+TEST(ImportRelease, ParaphrasedPreferencesKeepTheFileImportable) {
+    const auto& s = release::imported().dataset("coexisting_facts");
+    // "reading", stated as "I read every night": the statement's form joins the variants.
+    const auto& reading = release::fact_of("coexisting_facts", "cof-001", 0);
+    EXPECT_TRUE(reading.details_complete);
+    const auto read = release::variants_of(reading, "preference");
+    EXPECT_EQ(read.front(), "reading");
+    EXPECT_NE(std::find(read.begin(), read.end(), "read"), read.end());
+    // "basketball", stated as "Shooting hoops": no detail to check literally; the fact keeps its
+    // statement and goes to the judge.
+    const auto& hoops = release::fact_of("coexisting_facts", "cof-001", 1);
+    EXPECT_FALSE(hoops.details_complete);
+    EXPECT_TRUE(hoops.key_details.empty());
+    EXPECT_EQ(hoops.statements,
+              (std::vector<std::string>{"Shooting hoops at the park on Saturday mornings clears my head."}));
+    EXPECT_EQ(s.meta.at("incomplete_facts"), 1u);
+    // Nothing refuses the file: structure and Coexisting rules report neither fact.
+    const auto found = release::rule_violations(s);
+    EXPECT_FALSE(release::any_contains(found, "probes[0].evidence")) << memfail::text::join(found, "\n");
+    EXPECT_EQ(violations_of(s), std::vector<std::string>{});
+}
+
+TEST(ImportRelease, LongHopStoresOneFactPerMessage) {
+    const auto& s = release::imported().dataset("long_hop");
+    const memfail::data::MessageIndex index(s);
+    std::size_t facts = 0;
+    std::set<std::string> messages;
+    for (const auto& p : s.probes) {
+        EXPECT_EQ(p.evidence.size(), p.meta.at("hops").get<std::size_t>() + 1);
+        for (const auto& f : p.evidence) {
+            ++facts;
+            ASSERT_EQ(f.message_ids.size(), 1u);
+            EXPECT_TRUE(messages.insert(f.message_ids[0]).second);
+            EXPECT_EQ(index.message(f.message_ids[0])->content, f.text);
+            EXPECT_EQ(f.statements, std::vector<std::string>{f.text});
+        }
+    }
+    EXPECT_EQ(probe_by_id(s, "lhp-003")->evidence.size(), 4u);  // a 3-hop chain lists 4 facts
+    EXPECT_EQ(facts, 2u + 3u + 4u + 2u);
+    EXPECT_EQ(s.sessions.size(), facts);
+    for (const auto& session : s.sessions) EXPECT_EQ(session.messages.size(), 1u);
+    // Links of one chain are not stored side by side in order.
+    const auto& chain = probe_by_id(s, "lhp-003")->evidence;
+    EXPECT_NE(index.session_position(index.session_of(chain[1].message_ids[0])->id),
+              index.session_position(index.session_of(chain[0].message_ids[0])->id) + 1);
+    const auto found = release::rule_violations(s);
+    EXPECT_FALSE(release::any_contains(found, "must name anchor")) << memfail::text::join(found, "\n");
+}
+
+TEST(ImportRelease, MisleadingProbesNamingAStoredPersonAreAmbiguous) {
+    const auto& s = release::imported().dataset("persona_retrieval");
+    std::map<std::string, bool> ambiguous;
+    for (const auto& p : s.probes) {
+        if (p.kind != ProbeKind::abstain) {
+            EXPECT_FALSE(p.meta.contains("ambiguous")) << p.id;
+            continue;
+        }
+        ambiguous[p.id] = p.meta.value("ambiguous", false);
+        EXPECT_EQ(p.meta.at("distractor_is_stored").get<bool>(), ambiguous[p.id]) << p.id;
+    }
+    EXPECT_EQ(ambiguous, (std::map<std::string, bool>{{"per-001-q1", true},
+                                                       {"per-001-q3", false},
+                                                       {"per-002-q2", false},
+                                                       {"per-003-q2", true},
+                                                       {"per-003-q3", false}}));
+    // Two essays share the name "Noor Haddad": their direct probes say which rows carry it.
+    EXPECT_EQ(probe_by_id(s, "per-002-q1")->meta.at("entity_rows"), nlohmann::json({1, 2}));
+    EXPECT_FALSE(probe_by_id(s, "per-003-q1")->meta.contains("entity_rows"));
+    const auto& report = release::imported().report;
+    EXPECT_TRUE(release::any_contains(report.warnings, "1 name is given to more than one essay"));
+    EXPECT_TRUE(release::any_contains(report.warnings, "2 misleading questions name a person stored elsewhere"));
+    // The validator says so once per probe, not once per consequence (stored, shares a first name,
+    // shares a last name, appears in a session).
+    const auto found = release::rule_violations(s);
+    std::size_t about_henrik = 0;
+    for (const auto& line : found) about_henrik += line.find("probes[0].meta.distractor") != std::string::npos;
+    EXPECT_EQ(about_henrik, 1u) << memfail::text::join(found, "\n");
+    EXPECT_TRUE(release::any_contains(found, "is a stored entity, so abstaining is not strictly right (marked "
+                                             "meta.ambiguous)"));
+}
+
+TEST(ImportRelease, StatementsAreVerbatimSentencesOfTheCitedMessages) {
+    for (const auto& s : release::imported().scenarios) {
+        const memfail::data::MessageIndex index(s);
+        for (const auto& p : s.probes)
+            for (const auto& f : p.evidence) {
+                for (const auto& statement : f.statements) {
+                    const auto* m = index.message(f.message_ids.at(0));
+                    ASSERT_NE(m, nullptr);
+                    EXPECT_NE(m->content.find(statement), std::string::npos) << p.id << ": " << statement;
+                }
+                for (const auto& d : f.key_details) EXPECT_TRUE(d.role.has_value()) << p.id << " " << d.name;
+            }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rows that cannot be converted
+
+TEST(ImportCsvRows, ABadRowIsReportedAndTheRestImport) {
+    const std::string csv =
+        k_easy_header +
+        "Ada,person,hums,mood,when calm,\"[\"\"Ada hums only when calm. She likes tea.\"\"]\",Is Ada humming?,ctx,"
+        "yes,Yes.\n"
+        "Bo,person,sings,mood,when sad,\"[\"\"Bo sings when sad.\",Q?,ctx,no,No.\n"
+        "Cy,person,whistles,mood,when bored,\"[\"\"Cy whistles when bored.\"\"]\",Q?,ctx,perhaps,No.\n"
+        "Di,person,dances,mood,when happy,\"[\"\"Di dances when happy.\"\"]\",Is Di dancing?,ctx,no,No.\n";
+    mf::ImportReport report;
+    auto s = mf::import_memfail_csv_text(csv, "rows.csv", "conditional_facts_easy", report);
+    ASSERT_TRUE(s) << s.error().describe();
+    ASSERT_EQ(s->probes.size(), 2u);
+    // Probe ids keep their row numbers.
+    EXPECT_EQ(s->probes[0].id, "cfe-001");
+    EXPECT_EQ(s->probes[1].id, "cfe-004");
+    ASSERT_EQ(report.errors.size(), 2u);
+    EXPECT_EQ(report.errors[0].rfind("rows.csv:3: column 'entity_facts': not valid JSON", 0), 0u) << report.errors[0];
+    EXPECT_NE(report.errors[0].find("(row 2 skipped)"), std::string::npos);
+    EXPECT_EQ(report.errors[1].rfind("rows.csv:4: column 'condition_met': expected yes or no", 0), 0u)
+        << report.errors[1];
+    EXPECT_EQ(report.skipped_rows, 2u);
+    EXPECT_EQ(report.rows, 4u);
+    EXPECT_EQ(s->meta.at("skipped_rows"), 2u);
+    EXPECT_EQ(violations_of(*s), std::vector<std::string>{});
+}
+
+TEST(ImportCsvRows, CellsThatAreNotUtf8AreRefusedByRow) {
+    const std::string csv = "preference_category,preferences,preference_facts,question,ground_truth_answer\n"
+                            "tea,\"[\"\"oolong\"\"]\",\"[\"\"I like oolong.\"\"]\",Which tea?,oolong\n"
+                            "co\xff" "ffee,\"[\"\"mocha\"\"]\",\"[\"\"I like mocha.\"\"]\",Which coffee?,mocha\n";
+    mf::ImportReport report;
+    auto s = mf::import_memfail_csv_text(csv, "u.csv", "coexisting_facts", report);
+    ASSERT_TRUE(s) << s.error().describe();
+    EXPECT_EQ(s->probes.size(), 1u);
+    ASSERT_EQ(report.errors.size(), 1u);
+    EXPECT_EQ(report.errors[0].rfind("u.csv:3: column 'preference_category': cell is not valid UTF-8", 0), 0u)
+        << report.errors[0];
+    EXPECT_NO_THROW((void)memfail::data::to_json(*s).dump());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Fuzzing: deterministic random mutations of the release fixtures' rows. Whatever the bytes, the
+// importer must not crash or throw, and must either import (listing each refused row as
+// "file:line: ...") or fail with an error that names the file and line.
+
+namespace fuzz {
+
+std::string read(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+std::string csv_field(const std::string& value) {
+    std::string out = "\"";
+    for (char c : value) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return out + "\"";
+}
+
+std::string serialize(const mf::CsvTable& table) {
+    std::string out;
+    auto line = [&](const std::vector<std::string>& fields) {
+        for (std::size_t i = 0; i < fields.size(); ++i) out += (i ? "," : "") + csv_field(fields[i]);
+        out += "\n";
+    };
+    line(table.header);
+    for (const auto& r : table.records) line(r.fields);
+    return out;
+}
+
+// One cell-level mutation: what a broken export or a hand edit does to a cell.
+void mutate_cell(memfail::Rng& rng, mf::CsvTable& table) {
+    auto& record = table.records[rng.below(table.records.size())];
+    std::string& cell = record.fields[rng.below(record.fields.size())];
+    static const std::vector<std::string> k_values = {
+        "", "[]", "[1]", "{}", "null", "\"x\"", "[\"\"]", "[\"a\", 2]", "[{\"text\": null}]", "1e999", "0", "9",
+        "E", "a", "[\"It\u2019s usually in those\"]", "[{\"text\": \"Q?\", \"is_misleading\": true}]",
+        "[{\"text\": \"Q?\", \"is_misleading\": \"yes\", \"distractor\": 3, \"ground_truth_answer\": \"A\"}]",
+        "\xE2\x80", "\xff\xfe", "as if", "Options:\nA. x", "[\"\xE2\x80\x99s\"]", "\xE2\x80\x99\xE2\x80\x99"};
+    switch (rng.below(6)) {
+        case 0: cell = rng.pick(k_values); break;
+        case 1: cell = cell.substr(0, rng.below(cell.size() + 1)); break;  // truncated
+        case 2: {  // a cell from elsewhere in the file
+            const auto& other = table.records[rng.below(table.records.size())];
+            cell = other.fields[rng.below(other.fields.size())];
+            break;
+        }
+        case 3:
+            if (!cell.empty()) cell.erase(rng.below(cell.size()), 1 + rng.below(8));
+            break;
+        case 4: cell.insert(rng.below(cell.size() + 1), rng.pick(k_values)); break;
+        default: cell += cell; break;
+    }
+}
+
+// One byte-level mutation of the whole file: what a bad download or an editor does.
+void mutate_bytes(memfail::Rng& rng, std::string& text) {
+    if (text.empty()) return;
+    const std::size_t at = rng.below(text.size());
+    static const std::vector<std::string> k_bytes = {"\"", ",", "\n", "\r\n", "\\", "[", "]", "{",
+                                                     "\xE2\x80\x99", "\xff", "\x00", "'", "\xEF\xBB\xBF"};
+    switch (rng.below(4)) {
+        case 0: text.erase(at, 1 + rng.below(16)); break;
+        case 1: text.insert(at, rng.pick(k_bytes)); break;
+        case 2: text.insert(at, text.substr(rng.below(text.size()), rng.below(64))); break;
+        default: text.resize(at); break;
+    }
+}
+
+}  // namespace fuzz
+
+TEST(ImportCsvFuzz, MutatedRowsNeverCrashAndAreReportedByLine) {
+    const std::vector<std::pair<std::string, std::string>> files = {
+        {"conditional_facts_dataset_easy.csv", "conditional_facts_easy"},
+        {"conditional_facts_dataset_hard.csv", "conditional_facts_hard"},
+        {"coexisting_facts_dataset.csv", "coexisting_facts"},
+        {"persona_dataset.csv", "persona_retrieval"},
+        {"long_hop_chains.csv", "long_hop"}};
+    memfail::Rng rng(20260513);
+    std::size_t imported = 0, refused = 0, rows_skipped = 0;
+    for (const auto& [file, dataset] : files) {
+        const std::string original = fuzz::read(release::k_dir + "/" + file);
+        auto table = mf::parse_csv(original, file);
+        ASSERT_TRUE(table) << table.error().describe();
+        for (int round = 0; round < 160; ++round) {
+            std::string text;
+            if (round % 4 == 3) {
+                text = original;
+                for (std::size_t n = 1 + rng.below(3); n > 0; --n) fuzz::mutate_bytes(rng, text);
+            } else {
+                mf::CsvTable mutated = *table;
+                for (std::size_t n = 1 + rng.below(4); n > 0; --n) fuzz::mutate_cell(rng, mutated);
+                text = fuzz::serialize(mutated);
+            }
+            SCOPED_TRACE(file + " round " + std::to_string(round));
+            mf::ImportReport report;
+            auto s = mf::import_memfail_csv_text(text, file, dataset, report);
+            if (!s) {
+                ++refused;
+                // "file:line..." (or the file alone when it is empty).
+                EXPECT_EQ(s.error().describe().rfind(file, 0), 0u) << s.error().describe();
+                EXPECT_EQ(s.error().kind, memfail::ErrorKind::invalid_input);
+                continue;
+            }
+            ++imported;
+            rows_skipped += report.skipped_rows;
+            EXPECT_EQ(report.errors.size(), report.skipped_rows);
+            for (const auto& e : report.errors) {
+                EXPECT_EQ(e.rfind(file + ":", 0), 0u) << e;
+                const std::size_t colon = e.find(':', file.size() + 1);
+                ASSERT_NE(colon, std::string::npos) << e;
+                const std::string line = e.substr(file.size() + 1, colon - file.size() - 1);
+                EXPECT_FALSE(line.empty()) << e;
+                EXPECT_TRUE(std::all_of(line.begin(), line.end(), [](char c) { return c >= '0' && c <= '9'; })) << e;
+            }
+            // What was imported is writable and checkable.
+            std::string dumped;
+            EXPECT_NO_THROW(dumped = memfail::data::to_json(*s).dump());
+            std::vector<memfail::data::Violation> violations;
+            memfail::data::validate_structure(*s, 1, violations);
+            mf::check_dataset_rules(*s, 1, violations);
+            for (const auto& v : violations) {
+                // Derived details always come from the text they are checked against.
+                EXPECT_EQ(v.message.find("appears in none of the cited messages"), std::string::npos)
+                    << memfail::data::format_violation(file, v);
+                EXPECT_EQ(v.message.find("not in the cited messages verbatim"), std::string::npos)
+                    << memfail::data::format_violation(file, v);
+            }
+        }
+    }
+    // The mutations exercised both outcomes and the row-skipping path.
+    EXPECT_GT(imported, 0u);
+    EXPECT_GT(refused, 0u);
+    EXPECT_GT(rows_skipped, 0u);
+}

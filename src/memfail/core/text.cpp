@@ -129,9 +129,17 @@ std::vector<std::string> split_sentences(std::string_view prose) {
         const char c = prose[i];
         if (c != '.' && c != '!' && c != '?') continue;
         std::size_t end = i + 1;
-        // Closing quotes and brackets stay with the sentence.
-        while (end < prose.size() && (prose[end] == '"' || prose[end] == ')' || prose[end] == '\''))
-            ++end;
+        // Closing quotes and brackets stay with the sentence, curly ones (U+2019, U+201D) too.
+        while (end < prose.size()) {
+            if (prose[end] == '"' || prose[end] == ')' || prose[end] == '\'') {
+                ++end;
+            } else if (end + 2 < prose.size() && prose[end] == '\xE2' && prose[end + 1] == '\x80' &&
+                       (prose[end + 2] == '\x99' || prose[end + 2] == '\x9D')) {
+                end += 3;
+            } else {
+                break;
+            }
+        }
         if (end >= prose.size()) break;
         if (!std::isspace(static_cast<unsigned char>(prose[end]))) continue;
         std::size_t next = end;

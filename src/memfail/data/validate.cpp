@@ -82,7 +82,11 @@ void validate_structure(const Scenario& s, std::size_t line, std::vector<Violati
             const std::string fpath = path + ".evidence[" + std::to_string(e) + "]";
             if (f.id.empty()) add(fpath + ".id", "fact id is empty");
             if (f.message_ids.empty()) add(fpath + ".message_ids", "a fact must cite at least one message");
-            if (f.key_details.empty()) add(fpath + ".key_details", "a fact needs at least one key detail");
+            // A fact whose details could not all be derived (details_complete: false, an imported
+            // row in other words) may list none: its statements or cited messages are then what a
+            // memory must keep, and the judge decides the rest.
+            if (f.key_details.empty() && f.details_complete)
+                add(fpath + ".key_details", "a fact needs at least one key detail");
             std::string cited;
             for (std::size_t m = 0; m < f.message_ids.size(); ++m) {
                 const Message* msg = index.message(f.message_ids[m]);
@@ -105,7 +109,7 @@ void validate_structure(const Scenario& s, std::size_t line, std::vector<Violati
                 else if (!cited.empty() && !text::normalized_contains(cited, statement))
                     add(tpath, "the statement is not in the cited messages verbatim");
             }
-            if (!f.key_details.empty() &&
+            if (!f.key_details.empty() && f.details_complete &&
                 std::none_of(f.key_details.begin(), f.key_details.end(),
                              [](const KeyDetail& d) { return d.effective_role() == DetailRole::identity; }))
                 add(fpath + ".key_details", "a fact needs at least one identity detail (what it is about)");
@@ -117,10 +121,15 @@ void validate_structure(const Scenario& s, std::size_t line, std::vector<Violati
                     add(dpath + ".variants", "a key detail needs at least one phrasing");
                     continue;
                 }
-                if (!cited.empty() && !any_variant_in(detail, cited))
+                // One flaw, one line: a detail absent from the messages is usually absent from the
+                // fact's text too, and saying so twice only buries the next finding.
+                const bool in_cited = cited.empty() || any_variant_in(detail, cited);
+                const bool in_text = any_variant_in(detail, fact_text);
+                if (!in_cited)
                     add(dpath, "key detail '" + detail.name + "' (\"" + detail.variants[0] +
-                                   "\") appears in none of the cited messages");
-                if (!any_variant_in(detail, fact_text))
+                                   "\") appears in none of the cited messages" +
+                                   (in_text ? "" : " nor in the fact's own text"));
+                else if (!in_text)
                     add(dpath, "key detail '" + detail.name + "' (\"" + detail.variants[0] +
                                    "\") is missing from the fact's own text");
             }

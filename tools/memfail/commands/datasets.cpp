@@ -177,10 +177,22 @@ void import_csv(const ImportOptions& o) {
     if (o.from != "memfail-csv")
         throw Fatal(make_error(ErrorKind::invalid_input, "unknown import format '" + o.from + "'; supported: memfail-csv"));
     auto [scenarios, report] = value_or_fatal(mf::import_memfail_csv_dir(o.dir));
+    for (const auto& n : report.notes) progress_line("note: " + n);
     for (const auto& w : report.warnings) progress_line("warning: " + w);
-    std::printf("imported %zu row(s), %zu probe(s) from %s into %s:\n", report.rows, report.probes, o.dir.c_str(),
-                o.out.c_str());
-    write_datasets(scenarios, o.out, {{"source", "memfail-csv"}, {"from", o.dir}, {"warnings", report.warnings.size()}});
+    // A row that cannot be converted is skipped, not fatal: the rest of the release still imports.
+    for (const auto& e : report.errors) progress_line("error: " + e);
+    std::printf("imported %zu row(s), %zu probe(s) from %s into %s", report.rows - report.skipped_rows,
+                report.probes, o.dir.c_str(), o.out.c_str());
+    if (report.skipped_rows > 0) std::printf("; skipped %zu row(s) that could not be converted", report.skipped_rows);
+    if (report.incomplete_facts > 0)
+        std::printf("; %zu fact(s) with incomplete key details (graded by the judge)", report.incomplete_facts);
+    std::printf(":\n");
+    write_datasets(scenarios, o.out,
+                   {{"source", "memfail-csv"},
+                    {"from", o.dir},
+                    {"warnings", report.warnings.size()},
+                    {"skipped_rows", report.skipped_rows},
+                    {"incomplete_facts", report.incomplete_facts}});
 }
 
 }  // namespace
@@ -225,7 +237,10 @@ void add_datasets_command(CLI::App& app, std::function<void()>& action) {
         "import", "Convert a released dataset to memfail's JSONL format, deriving evidence and key details");
     i->add_option("--from", imp->from, "Source format (memfail-csv: the MemFail paper's CSV release)")
         ->capture_default_str();
-    i->add_option("dir", imp->dir, "Folder holding the release's <dataset>.csv files")->required();
+    i->add_option("dir", imp->dir,
+                  "Folder holding the release's files as released (conditional_facts_dataset_easy.csv, ..., "
+                  "long_hop_chains.csv) or named <dataset>.csv; *_raw.csv and *.json are ignored")
+        ->required();
     i->add_option("--out,-o", imp->out, "Output folder")->capture_default_str();
     i->callback([imp, &action] { action = [imp] { import_csv(*imp); }; });
 }

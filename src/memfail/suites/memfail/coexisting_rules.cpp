@@ -71,7 +71,8 @@ void check_coexisting_facts_rules(const data::Scenario& s, std::size_t line, std
         std::vector<std::vector<std::string>> variants(p.evidence.size());
         for (std::size_t e = 0; e < p.evidence.size(); ++e) {
             variants[e] = preference_variants(p.evidence[e]);
-            if (variants[e].empty())
+            // An imported preference stated in other words has none, and says so (details_complete).
+            if (variants[e].empty() && p.evidence[e].details_complete)
                 add(path + ".evidence[" + std::to_string(e) + "].key_details",
                     "a fact needs a 'preference' key detail");
         }

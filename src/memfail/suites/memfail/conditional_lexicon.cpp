@@ -47,8 +47,21 @@ const std::vector<std::string>& forbidden_connectives() {
 
 std::string find_forbidden_connective(std::string_view text) {
     const std::string normalized = text::normalize(text);
-    for (const auto& c : forbidden_connectives())
-        if (text::normalized_contains(normalized, c)) return c;
+    for (const auto& c : forbidden_connectives()) {
+        for (std::size_t pos = normalized.find(c); pos != std::string::npos; pos = normalized.find(c, pos + 1)) {
+            const std::size_t end = pos + c.size();
+            if ((pos > 0 && normalized[pos - 1] != ' ') || (end < normalized.size() && normalized[end] != ' '))
+                continue;  // part of a longer word
+            // "as if" and "even if" state no condition.
+            if (c == "if") {
+                const std::string_view before = std::string_view(normalized).substr(0, pos);
+                if (text::ends_with(before, " as ") || before == "as " || text::ends_with(before, " even ") ||
+                    before == "even ")
+                    continue;
+            }
+            return c;
+        }
+    }
     return {};
 }
 

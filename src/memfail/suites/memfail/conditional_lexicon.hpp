@@ -40,7 +40,9 @@ bool is_observable_condition_type(std::string_view type);
 
 // The explicit conditional connectives a Hard essay must not contain anywhere (Appendix B.3).
 const std::vector<std::string>& forbidden_connectives();
-// The first forbidden connective found in `text` (whole words, normalised), or empty.
+// The first forbidden connective found in `text` (whole words, normalised), or empty. "if" in "as
+// if" and "even if" is not one: those introduce a comparison or a concession, never a condition
+// ("he paints sailboats, as if making voyages").
 std::string find_forbidden_connective(std::string_view text);
 
 struct Pronouns {

@@ -49,6 +49,13 @@ std::vector<std::size_t> sentences_holding(const std::vector<std::string>& norma
     return out;
 }
 
+// True when a normalised sentence refers to someone by a third-person pronoun.
+bool has_pronoun(const std::string& normalized_sentence) {
+    for (const char* p : {"he", "she", "they", "his", "her", "their", "him", "them", "it", "its"})
+        if (text::normalized_contains(normalized_sentence, p)) return true;
+    return false;
+}
+
 std::size_t distance(std::size_t a, std::size_t b) { return a > b ? a - b : b - a; }
 
 // "yes", "no" or empty, from the first word of a reference answer.
@@ -184,11 +191,16 @@ void check_conditional_facts_rules(const data::Scenario& s, bool hard, std::size
         if (!hard) {
             if (!behaviour || !condition) continue;
             // One sentence carries the whole rule: entity (where given), behaviour and condition.
+            // The entity may be a pronoun there when an earlier sentence names it ("Selene keeps a
+            // journal. She writes in it only when ..."), as the release's essays do.
+            bool named_before = false;
             std::optional<std::size_t> rule_sentence;
-            for (std::size_t k = 0; k < sentences.size() && !rule_sentence; ++k)
+            for (std::size_t k = 0; k < sentences.size() && !rule_sentence; ++k) {
                 if (holds(sentences[k], *behaviour) && holds(sentences[k], *condition) &&
-                    (!entity || holds(sentences[k], *entity)))
+                    (!entity || holds(sentences[k], *entity) || (named_before && has_pronoun(sentences[k]))))
                     rule_sentence = k;
+                named_before = named_before || (entity && holds(sentences[k], *entity));
+            }
             if (!rule_sentence) {
                 add(essay_path, "no single sentence of the Easy essay of " + p.id +
                                     " states the whole rule (" + (entity ? "entity, " : "") +

@@ -7,6 +7,7 @@
 #include <memfail/core/text.hpp>
 #include <memfail/data/jsonl.hpp>
 #include <memfail/suites/memfail/common.hpp>
+#include <memfail/suites/memfail/conditional_lexicon.hpp>
 #include <memfail/suites/memfail/csv.hpp>
 #include <memfail/suites/memfail/generators.hpp>
 
@@ -29,30 +30,73 @@ using nlohmann::json;
 // Words with their place in the original text, so a matched run can be quoted as the essay spells
 // it ("Vira's anxiety") instead of in normalised form ("viras anxiety").
 
+// A crude English stem, good enough to see that "reading" and "read", "rains" and "raining",
+// "bake" and "baking" are one word: drops -ing/-ed/-s, a final "e" and a doubled last consonant.
+// Only used as a fallback after exact matching, and only for words of 4+ letters.
+std::string stem_of(std::string w) {
+    auto ends = [&](std::string_view suffix) { return text::ends_with(w, suffix); };
+    if (w.size() >= 6 && ends("ing"))
+        w.resize(w.size() - 3);
+    else if (w.size() >= 5 && ends("ied"))
+        w = w.substr(0, w.size() - 3) + "y";
+    else if (w.size() >= 5 && ends("ies"))
+        w = w.substr(0, w.size() - 3) + "y";
+    else if (w.size() >= 5 && ends("ed"))
+        w.resize(w.size() - 2);
+    else if (w.size() >= 4 && ends("s") && !ends("ss") && !ends("us") && !ends("is"))
+        w.resize(w.size() - 1);
+    if (w.size() >= 4 && w.back() == 'e') w.pop_back();
+    if (w.size() >= 4 && w[w.size() - 1] == w[w.size() - 2] &&
+        std::string_view("aeiouls").find(w.back()) == std::string_view::npos)
+        w.pop_back();
+    return w;
+}
+
 struct Token {
     std::string word;  // normalised
+    // The word without a possessive "s" when the text spells one ("Thorne's", "Thorne’s" -> "thorne"),
+    // else empty: a phrase naming "Thorne" is stated by "Thorne's".
+    std::string base;
+    std::string stem;  // stem_of(base or word)
     std::size_t begin = 0;
     std::size_t end = 0;  // one past the last byte of the word
 };
 
 // Splits `s` exactly as text::normalize does: the words of the result, joined by single spaces,
-// equal normalize(s).
+// equal normalize(s). Both apostrophes (' and U+2019, and U+2018) join a word, as there.
 std::vector<Token> tokenize(std::string_view s) {
     std::vector<Token> out;
     bool in_word = false;
-    auto close = [&] { in_word = false; };
+    std::size_t apostrophe_at = std::string::npos;  // length of the word when an apostrophe was seen
+    auto close = [&] {
+        if (in_word) {
+            Token& t = out.back();
+            if (apostrophe_at != std::string::npos && apostrophe_at + 1 == t.word.size() && t.word.back() == 's' &&
+                t.word.size() > 1)
+                t.base = t.word.substr(0, t.word.size() - 1);
+            t.stem = stem_of(t.base.empty() ? t.word : t.base);
+        }
+        in_word = false;
+        apostrophe_at = std::string::npos;
+    };
     for (std::size_t i = 0; i < s.size(); ++i) {
         const unsigned char c = static_cast<unsigned char>(s[i]);
         if (c == 0xE2 && i + 2 < s.size() && static_cast<unsigned char>(s[i + 1]) == 0x80) {
             const unsigned char third = static_cast<unsigned char>(s[i + 2]);
             i += 2;
-            if (third != 0x99 && third != 0x98) close();  // curly apostrophes join, dashes split
+            if (third != 0x99 && third != 0x98)
+                close();  // dashes and other punctuation split
+            else if (in_word)
+                apostrophe_at = out.back().word.size();  // curly apostrophes join
             continue;
         }
-        if (c == '\'') continue;
+        if (c == '\'') {
+            if (in_word) apostrophe_at = out.back().word.size();
+            continue;
+        }
         if (std::isalnum(c) || c >= 0x80) {
             if (!in_word) {
-                out.push_back({{}, i, i});
+                out.push_back({{}, {}, {}, i, i});
                 in_word = true;
             }
             out.back().word.push_back(static_cast<char>(std::tolower(c)));
@@ -61,6 +105,7 @@ std::vector<Token> tokenize(std::string_view s) {
             close();
         }
     }
+    close();
     return out;
 }
 
@@ -89,27 +134,46 @@ bool is_weak_word(std::string_view w) {
         "only",   "whenever", "always", "usually", "often", "never", "sometimes", "every",  "each",
         "more",   "most",     "less",   "really",  "even",  "still", "before",    "after",  "while",
         "during", "until",    "once",   "one",     "own",   "like",  "get",       "gets",   "got",
-        "being",  "other",    "such",   "same",    "ever",  "yet",   "whether",   "because"};
+        "being",  "other",    "such",   "same",    "ever",  "yet",   "whether",   "because", "feeling",
+        "feels",  "feel",     "unless", "except",  "those", "these"};
     return k_weak.count(w) > 0;
 }
 
 bool is_content_word(std::string_view w) { return !text::is_stopword(w) && !is_weak_word(w); }
 
-// Where `words` occur as consecutive tokens of `sentence`: the original spelling, or nullopt.
-std::optional<std::string> spelled_in(const Sentence& sentence, const std::vector<std::string>& words,
-                                      std::size_t first, std::size_t count) {
+// How phrase words may match essay words: `exact` (the word, or the possessive of it) or `stem`
+// (also another form of the same word, stem_of()).
+enum class Fold { exact, stem };
+
+// A phrase split into normalised words and their stems.
+struct Phrase {
+    std::vector<std::string> words;
+    std::vector<std::string> stems;
+    explicit Phrase(std::vector<std::string> w) : words(std::move(w)) {
+        for (const auto& x : words) stems.push_back(stem_of(x));
+    }
+};
+
+bool token_matches(const Token& t, const Phrase& phrase, std::size_t i, Fold fold) {
+    const std::string& w = phrase.words[i];
+    if (t.word == w || (!t.base.empty() && t.base == w)) return true;
+    // Stems only for words long enough that a shared stem means a shared word.
+    return fold == Fold::stem && w.size() >= 4 && t.word.size() >= 3 && phrase.stems[i].size() >= 3 &&
+           t.stem == phrase.stems[i];
+}
+
+// Where the phrase's words [first, first + count) occur as consecutive tokens of `sentence`: the
+// span as the sentence spells it, or nullopt. The span normalises to words the sentence holds, so
+// it is always a valid key-detail variant for that sentence.
+std::optional<std::string> spelled_in(const Sentence& sentence, const Phrase& phrase, std::size_t first,
+                                      std::size_t count, Fold fold = Fold::exact) {
     const auto& tokens = sentence.tokens;
-    if (count == 0 || tokens.size() < count) return std::nullopt;
+    if (count == 0 || tokens.size() < count || first + count > phrase.words.size()) return std::nullopt;
     for (std::size_t k = 0; k + count <= tokens.size(); ++k) {
         bool match = true;
-        for (std::size_t j = 0; j < count && match; ++j) match = tokens[k + j].word == words[first + j];
+        for (std::size_t j = 0; j < count && match; ++j) match = token_matches(tokens[k + j], phrase, first + j, fold);
         if (!match) continue;
-        std::string spelled =
-            sentence.text.substr(tokens[k].begin, tokens[k + count - 1].end - tokens[k].begin);
-        std::string joined;
-        for (std::size_t j = 0; j < count; ++j) joined += (j ? " " : "") + words[first + j];
-        // The span can only differ from the words if tokenize() and normalize() ever disagree.
-        return text::normalize(spelled) == joined ? spelled : joined;
+        return sentence.text.substr(tokens[k].begin, tokens[k + count - 1].end - tokens[k].begin);
     }
     return std::nullopt;
 }
@@ -118,12 +182,13 @@ struct RunOptions {
     std::size_t min_words = 2;
     // Words that may not make up a whole run on their own (the entity's name: it has its own detail).
     const std::set<std::string>* excluded = nullptr;
+    Fold fold = Fold::exact;
 };
 
-// Longest qualifying run of `words` found in any of `sentences`; see longest_word_run().
-std::optional<std::string> find_longest_run(const std::vector<std::string>& words,
-                                            const std::vector<Sentence>& sentences,
+// Longest qualifying run of `phrase` found in any of `sentences`; see longest_word_run().
+std::optional<std::string> find_longest_run(const Phrase& phrase, const std::vector<Sentence>& sentences,
                                             const RunOptions& options) {
+    const auto& words = phrase.words;
     const std::size_t n = words.size();
     for (std::size_t len = n; len >= std::max<std::size_t>(options.min_words, 1); --len) {
         std::optional<std::string> best;
@@ -138,7 +203,7 @@ std::optional<std::string> find_longest_run(const std::vector<std::string>& word
             }
             if (all_excluded || content <= best_content) continue;
             for (const auto& sentence : sentences) {
-                if (auto spelled = spelled_in(sentence, words, first, len)) {
+                if (auto spelled = spelled_in(sentence, phrase, first, len, options.fold)) {
                     best = std::move(spelled);
                     best_content = content;
                     break;
@@ -185,44 +250,67 @@ std::vector<std::string> number_forms(const std::string& phrase) {
 
 // How many documents (essays, statements, facts) of one file hold each word: "rarest" below means
 // rarest in the file being imported.
-using DocumentFrequency = std::map<std::string, std::size_t>;
+struct DocumentFrequency {
+    std::map<std::string, std::size_t> counts;
+    std::size_t documents = 0;
 
-void count_document(DocumentFrequency& df, std::string_view document) {
-    const auto words = text::words(document);
-    for (const auto& w : std::set<std::string>(words.begin(), words.end())) ++df[w];
-}
+    void add(std::string_view document) {
+        const auto words = text::words(document);
+        for (const auto& w : std::set<std::string>(words.begin(), words.end())) ++counts[w];
+        ++documents;
+    }
+    std::size_t of(const std::string& word) const {
+        const auto it = counts.find(word);
+        return it == counts.end() ? 0 : it->second;
+    }
+    // A word in more than a third of a file's documents (and in at least three) tells no row apart:
+    // a rule's condition "found" as such a word ("room", "day") is not a separable phrase.
+    bool too_common(const std::string& word) const {
+        const std::size_t n = of(word);
+        return n >= 3 && n * 3 > documents;
+    }
+};
 
-// The rarest content word of `words` (or its singular/plural) that occurs in `sentences`, as the
-// sentence spells it.
-std::optional<std::string> find_rarest_word(const std::vector<std::string>& words,
-                                            const std::vector<Sentence>& sentences,
-                                            const DocumentFrequency& df,
-                                            const std::set<std::string>* excluded) {
+// The rarest content word of `phrase` (or its singular/plural, or another form of it) that occurs
+// in `sentences`, as the sentence spells it.
+std::optional<std::string> find_rarest_word(const Phrase& phrase, const std::vector<Sentence>& sentences,
+                                            const DocumentFrequency& df, const std::set<std::string>* excluded) {
     struct Candidate {
         std::size_t frequency;
         std::size_t length;
+        std::string word;
         std::string spelled;
     };
     std::optional<Candidate> best;
-    for (const auto& w : words) {
+    for (const auto& w : phrase.words) {
         if (!is_content_word(w) || w.size() < 3 || (excluded && excluded->count(w))) continue;
         std::vector<std::string> forms = {w};
         for (auto& f : number_forms(w)) forms.push_back(std::move(f));
+        std::optional<std::string> spelled;
+        std::string matched;
         for (const auto& form : forms) {
-            std::optional<std::string> spelled;
+            const Phrase single({form});
             for (const auto& sentence : sentences)
-                if ((spelled = spelled_in(sentence, {form}, 0, 1))) break;
-            if (!spelled) continue;
-            const auto it = df.find(form);
-            const Candidate c{it == df.end() ? 0 : it->second, w.size(), *spelled};
-            // Ties go to the longer word, then to the earlier one.
-            const bool better = !best || c.frequency < best->frequency ||
-                                (c.frequency == best->frequency && c.length > best->length);
-            if (better) best = c;
-            break;
+                if ((spelled = spelled_in(sentence, single, 0, 1))) break;
+            if (spelled) {
+                matched = form;
+                break;
+            }
         }
+        if (!spelled) {
+            const Phrase single({w});
+            for (const auto& sentence : sentences)
+                if ((spelled = spelled_in(sentence, single, 0, 1, Fold::stem))) break;
+            if (spelled) matched = text::normalize(*spelled);
+        }
+        if (!spelled) continue;
+        const Candidate c{df.of(matched), w.size(), matched, *spelled};
+        // Ties go to the longer word, then to the earlier one.
+        const bool better = !best || c.frequency < best->frequency ||
+                            (c.frequency == best->frequency && c.length > best->length);
+        if (better) best = c;
     }
-    if (!best) return std::nullopt;
+    if (!best || df.too_common(best->word)) return std::nullopt;
     return best->spelled;
 }
 
@@ -231,19 +319,26 @@ enum class Match { verbatim, run, rare_word, missing };
 struct Derived {
     std::string variant;
     Match how = Match::missing;
+    bool found() const { return how != Match::missing; }
 };
 
 // Derives one key detail for `phrase` from `sentences`: the phrase itself when it occurs inside a
-// sentence, else the longest run of its words (>= 2, see longest_word_run), else its rarest content
-// word, else the phrase unchanged with Match::missing for the caller to warn about.
+// sentence (also as a possessive or another form of its words: "Italy's", "read" for "reading"),
+// else the longest run of its words (>= 2, see longest_word_run), else its rarest content word,
+// else nothing (Match::missing, for the caller to flag).
 Derived derive_detail(std::string_view phrase, const std::vector<Sentence>& sentences,
                       const DocumentFrequency& df, const std::set<std::string>* excluded) {
     const std::string whole = std::string(text::trim(phrase));
-    const auto words = text::words(whole);
-    if (words.empty()) return {whole, Match::missing};
-    for (const auto& sentence : sentences)
-        if (spelled_in(sentence, words, 0, words.size())) return {whole, Match::verbatim};
-    if (auto run = find_longest_run(words, sentences, {2, excluded})) return {*run, Match::run};
+    const Phrase words(text::words(whole));
+    if (words.words.empty()) return {whole, Match::missing};
+    for (const Fold fold : {Fold::exact, Fold::stem})
+        for (const auto& sentence : sentences)
+            if (auto spelled = spelled_in(sentence, words, 0, words.words.size(), fold))
+                // Keep the column's spelling when the essay says exactly that.
+                return {text::normalize(*spelled) == text::join(words.words, " ") ? whole : *spelled,
+                        Match::verbatim};
+    for (const Fold fold : {Fold::exact, Fold::stem})
+        if (auto run = find_longest_run(words, sentences, {2, excluded, fold})) return {*run, Match::run};
     if (auto word = find_rarest_word(words, sentences, df, excluded)) return {*word, Match::rare_word};
     return {whole, Match::missing};
 }
@@ -254,10 +349,10 @@ bool sentence_covers(const Sentence& sentence, const data::KeyDetail& detail) {
     return false;
 }
 
-// Joins the chosen sentences in essay order, first adding, for every key detail none of them holds,
-// the earliest sentence that does: a fact's text must hold all its key details.
-std::string fact_text(const std::vector<Sentence>& sentences, std::vector<bool> chosen,
-                      const std::vector<data::KeyDetail>& details) {
+// Completes `chosen` (sentences already known to state the fact) with, for every key detail none of
+// them holds, the earliest sentence that does: a fact's text and statements hold all its details.
+std::vector<bool> cover_details(const std::vector<Sentence>& sentences, std::vector<bool> chosen,
+                                const std::vector<data::KeyDetail>& details) {
     for (const auto& detail : details) {
         bool covered = false;
         for (std::size_t i = 0; i < sentences.size() && !covered; ++i)
@@ -270,16 +365,28 @@ std::string fact_text(const std::vector<Sentence>& sentences, std::vector<bool> 
             }
         }
     }
-    std::vector<std::string> parts;
-    for (std::size_t i = 0; i < sentences.size(); ++i)
-        if (chosen[i]) parts.push_back(sentences[i].text);
-    return text::join(parts, " ");
+    return chosen;
 }
 
-// "Yuki Tanaka" -> {"Yuki Tanaka", "Yuki"}: essays introduce a person by full name and then use
-// the first name. A leading title is skipped ("Dr. Amara Osei" -> "Amara").
+// Fills a fact's `statements` (the chosen sentences, verbatim, in essay order) and `text` (them
+// joined), first adding sentences for details the chosen ones miss. With no sentence chosen the
+// whole `fallback` text stands for the fact.
+void set_statements(data::EvidenceFact& fact, const std::vector<Sentence>& sentences, std::vector<bool> chosen,
+                    const std::string& fallback) {
+    chosen = cover_details(sentences, std::move(chosen), fact.key_details);
+    fact.statements.clear();
+    for (std::size_t i = 0; i < sentences.size(); ++i)
+        if (chosen[i]) fact.statements.push_back(sentences[i].text);
+    fact.text = text::join(fact.statements, " ");
+    if (fact.text.empty()) fact.text = fallback;
+}
+
+// "Yuki Tanaka" -> {"Yuki Tanaka", "Yuki Tanaka's", "Yuki", "Yuki's"}: essays introduce a person by
+// full name and then use the first name, and a possessive is its own variant ("Yuki's" normalises
+// to "yukis", which "Yuki" does not match on word boundaries), as the generators spell it. A
+// leading title is skipped ("Dr. Amara Osei" -> "Amara").
 std::vector<std::string> entity_variants(const std::string& entity) {
-    std::vector<std::string> variants = {entity};
+    std::vector<std::string> variants = {entity, entity + "'s"};
     std::vector<std::string> parts;
     for (const auto& p : text::split(entity, ' '))
         if (!p.empty()) parts.push_back(p);
@@ -290,9 +397,21 @@ std::vector<std::string> entity_variants(const std::string& entity) {
     if (parts.size() > 1) {
         std::string given = parts[first];
         while (!given.empty() && (given.back() == ',' || given.back() == '.')) given.pop_back();
-        if (!given.empty() && given != entity) variants.push_back(given);
+        if (!given.empty() && given != entity && !text::normalize(given).empty()) {
+            variants.push_back(given);
+            variants.push_back(given + "'s");
+        }
     }
     return variants;
+}
+
+data::KeyDetail entity_detail(const std::string& entity) {
+    return {"entity", entity_variants(entity), data::DetailRole::identity};
+}
+
+data::KeyDetail make_detail(std::string name, std::string variant) {
+    const data::DetailRole role = data::default_detail_role(name);
+    return {std::move(name), {std::move(variant)}, role};
 }
 
 std::set<std::string> word_set(std::string_view s) {
@@ -302,8 +421,69 @@ std::set<std::string> word_set(std::string_view s) {
 
 std::string quote_short(std::string_view s) {
     std::string out(s.substr(0, 80));
-    if (s.size() > 80) out += "...";
+    if (s.size() > 80) {
+        // Never cut a UTF-8 sequence in half: the message would not be valid UTF-8.
+        while (!out.empty() && (static_cast<unsigned char>(out.back()) & 0xC0) == 0x80) out.pop_back();
+        if (!out.empty() && static_cast<unsigned char>(out.back()) >= 0xC0) out.pop_back();
+        out += "...";
+    }
     return "'" + out + "'";
+}
+
+// True when `s` is well-formed UTF-8 (no stray continuation bytes, no truncated or overlong
+// sequences, no surrogates): JSON output needs it, and a release cell that is not is corrupt.
+bool valid_utf8(std::string_view s) {
+    std::size_t i = 0;
+    while (i < s.size()) {
+        const unsigned char c = static_cast<unsigned char>(s[i]);
+        std::size_t n = 0;
+        std::uint32_t cp = 0;
+        if (c < 0x80) {
+            ++i;
+            continue;
+        } else if ((c & 0xE0) == 0xC0) {
+            n = 1;
+            cp = c & 0x1F;
+        } else if ((c & 0xF0) == 0xE0) {
+            n = 2;
+            cp = c & 0x0F;
+        } else if ((c & 0xF8) == 0xF0) {
+            n = 3;
+            cp = c & 0x07;
+        } else {
+            return false;
+        }
+        for (std::size_t k = 1; k <= n; ++k) {
+            if (i + k >= s.size()) return false;
+            const unsigned char cc = static_cast<unsigned char>(s[i + k]);
+            if ((cc & 0xC0) != 0x80) return false;
+            cp = (cp << 6) | (cc & 0x3F);
+        }
+        if ((n == 1 && cp < 0x80) || (n == 2 && cp < 0x800) || (n == 3 && (cp < 0x10000 || cp > 0x10FFFF)) ||
+            (cp >= 0xD800 && cp <= 0xDFFF))
+            return false;
+        i += n + 1;
+    }
+    return true;
+}
+
+// Exclusivity and polarity words a rule sentence states: dropping one changes the rule ("only
+// when" becomes "when", "never" becomes nothing), so each is a qualifier detail of the fact, as the
+// generators list them. Each word is its own variant, spelled as the sentence has it.
+std::vector<data::KeyDetail> qualifiers_in(const std::vector<const Sentence*>& rule_sentences) {
+    static const std::vector<std::pair<std::string, std::vector<std::string>>> k_kinds = {
+        {"exclusivity", {"only", "solely", "exclusively", "except", "unless"}},
+        {"polarity", {"never", "refuses", "refuse", "refused"}}};
+    std::vector<data::KeyDetail> out;
+    for (const auto& [name, words] : k_kinds) {
+        for (const auto& w : words) {
+            bool said = false;
+            for (const Sentence* s : rule_sentences)
+                for (const auto& t : s->tokens) said = said || t.word == w;
+            if (said) out.emplace_back(name, std::vector<std::string>{w}, data::DetailRole::qualifier);
+        }
+    }
+    return out;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -314,6 +494,8 @@ public:
     Row(const CsvTable& table, const CsvRecord& record, std::size_t number)
         : m_table(table), m_record(record), m_number(number) {}
 
+    std::size_t number() const { return m_number; }
+
     // Prefix of a warning about this row.
     std::string at() const {
         return m_table.source + ":" + std::to_string(m_record.line) + ": row " + std::to_string(m_number);
@@ -323,10 +505,19 @@ public:
         return make_error(ErrorKind::invalid_input, std::move(message), m_table.where(m_record.line, column));
     }
 
+    // Every cell must be UTF-8: the scenario is written as JSON.
+    Result<void> check_encoding() const {
+        for (std::size_t i = 0; i < m_record.fields.size() && i < m_table.header.size(); ++i)
+            if (!valid_utf8(m_record.fields[i]))
+                return error(m_table.header[i], "cell is not valid UTF-8; re-save the file as UTF-8");
+        return {};
+    }
+
     // The trimmed cell, empty when the column is absent (optional columns only).
     std::string cell(std::string_view column) const {
         const auto index = m_table.column_index(column);
-        return index ? std::string(text::trim(m_record.fields[*index])) : std::string{};
+        return index && *index < m_record.fields.size() ? std::string(text::trim(m_record.fields[*index]))
+                                                        : std::string{};
     }
 
     Result<std::string> required(std::string_view column) const {
@@ -339,7 +530,7 @@ public:
         MF_TRY_ASSIGN(const std::string raw, required(column));
         try {
             return json::parse(raw);
-        } catch (const json::parse_error& e) {
+        } catch (const json::exception& e) {
             // Drop nlohmann's "[json.exception.parse_error.101] " tag; keep where and why.
             std::string why = e.what();
             if (const auto close = why.find("] "); why.rfind("[json.", 0) == 0 && close != std::string::npos)
@@ -374,6 +565,37 @@ private:
     std::size_t m_number;
 };
 
+// Parses every row of `table` with `parse` (a Row -> Result<T>), skipping the rows it refuses: each
+// refusal goes to `report.errors` as "file:line: column 'x': reason (row N skipped)". Returns the
+// rows that converted with their 1-based row numbers; an error only when none did.
+template <class T, class Parse>
+Result<std::vector<std::pair<std::size_t, T>>> parse_rows(const CsvTable& table, ImportReport& report,
+                                                          Parse parse) {
+    std::vector<std::pair<std::size_t, T>> out;
+    std::optional<Error> first_error;
+    for (std::size_t r = 0; r < table.records.size(); ++r) {
+        const Row row(table, table.records[r], r + 1);
+        Result<T> parsed = [&]() -> Result<T> {
+            MF_TRY(row.check_encoding());
+            return parse(row);
+        }();
+        if (parsed) {
+            out.emplace_back(r + 1, std::move(*parsed));
+            continue;
+        }
+        if (!first_error) first_error = parsed.error();
+        report.errors.push_back(parsed.error().describe() + " (row " + std::to_string(r + 1) + " skipped)");
+        ++report.skipped_rows;
+    }
+    if (out.empty() && first_error) {
+        Error e = *first_error;
+        e.message += table.records.size() == 1 ? " (the file's only row)"
+                                               : " (no row of the file converts; this was the first refusal)";
+        return e;
+    }
+    return out;
+}
+
 data::Scenario new_scenario(const std::string& dataset, const CsvTable& table) {
     data::Scenario s = make_scenario(dataset, 0);
     s.id = dataset + "-imported";
@@ -387,8 +609,95 @@ std::string fact_id(const std::string& probe, std::size_t number) {
     return probe + "-f" + std::to_string(number);
 }
 
+// Marks `fact` incomplete (the grader then needs the judge to call it faithful) and counts it.
+void mark_incomplete(data::EvidenceFact& fact, ImportReport& report) {
+    if (!fact.details_complete) return;
+    fact.details_complete = false;
+    ++report.incomplete_facts;
+}
+
+// Says why a detail is missing and what that means for grading.
+std::string lost_detail_warning(const Row& row, const std::string& name, const std::string& phrase,
+                                const std::string& where) {
+    return row.at() + ": " + name + (phrase.empty() ? "" : " " + quote_short(phrase)) + " not found in " +
+           where + "; left out of the key details and the fact marked details_complete=false, so its summary "
+                   "goes to the judge";
+}
+
 // ---------------------------------------------------------------------------------------------
 // Conditional-Facts (Easy and Hard).
+
+bool states_a_condition(const Sentence& sentence) {
+    if (!conditional::find_forbidden_connective(sentence.text).empty()) return true;
+    return std::any_of(sentence.tokens.begin(), sentence.tokens.end(), [](const Token& t) { return t.word == "when"; });
+}
+
+// The condition clause of an Easy rule sentence, for rows whose `condition` column the essay does
+// not echo: the words after its first conditional connective ("... only when she's feeling
+// nostalgic." -> "she's feeling nostalgic"). "as if" and "even if" introduce no condition.
+std::optional<std::string> condition_clause(const Sentence& sentence) {
+    static const std::set<std::string> k_openers = {"when", "whenever", "if", "unless", "after", "during", "while"};
+    const auto& tokens = sentence.tokens;
+    for (std::size_t i = 0; i + 1 < tokens.size(); ++i) {
+        if (!k_openers.count(tokens[i].word)) continue;
+        if (tokens[i].word == "if" && i > 0 && (tokens[i - 1].word == "as" || tokens[i - 1].word == "even")) continue;
+        const bool content = std::any_of(tokens.begin() + static_cast<std::ptrdiff_t>(i) + 1, tokens.end(),
+                                         [](const Token& t) { return is_content_word(t.word); });
+        if (!content) return std::nullopt;
+        return sentence.text.substr(tokens[i + 1].begin, tokens.back().end - tokens[i + 1].begin);
+    }
+    return std::nullopt;
+}
+
+// The link of a Hard essay: the sentence that ties behaviour and condition together by pointing
+// back ("It's usually in those wistful, quiet moods that ..."), and its "those ..." phrase. The
+// release words it freely, so: a sentence with a "those ..." phrase and a word of habit
+// ("usually", "tends", "mostly", ...), or with either and a word of the behaviour without stating
+// it ("Those are the nights the lullabies drift over the fence."); the last one when several
+// qualify. `phrase` is empty when the sentence has no "those ..." phrase to be the link detail.
+struct Link {
+    std::size_t sentence = 0;
+    std::string phrase;
+};
+
+std::optional<Link> find_link(const std::vector<Sentence>& sentences, const std::string& behaviour_phrase,
+                              const std::optional<data::KeyDetail>& behaviour) {
+    static const std::set<std::string> k_markers = {"usually", "tends", "tend", "mostly", "often", "typically",
+                                                    "generally", "around", "likely", "invariably"};
+    static const std::set<std::string> k_stops = {"that", "when", "which", "is",  "are", "was", "were", "her",
+                                                  "his",  "their", "its",  "the", "she", "he",  "they", "it",
+                                                  "i",    "we",   "you",  "this", "a",  "an",  "and", "to"};
+    std::set<std::string> behaviour_stems;
+    for (const auto& w : text::words(behaviour_phrase))
+        if (is_content_word(w) && w.size() >= 4) behaviour_stems.insert(stem_of(w));
+    std::optional<Link> best;
+    for (std::size_t i = 1; i < sentences.size(); ++i) {
+        const auto& tokens = sentences[i].tokens;
+        bool marked = false, demonstrative = false, echoes = false;
+        std::string phrase;
+        for (std::size_t j = 0; j < tokens.size(); ++j) {
+            marked = marked || k_markers.count(tokens[j].word) > 0;
+            echoes = echoes || (tokens[j].word.size() >= 4 && behaviour_stems.count(tokens[j].stem) > 0);
+            if (tokens[j].word != "those" && tokens[j].word != "these") continue;
+            demonstrative = true;
+            if (!phrase.empty()) continue;
+            std::size_t k = j + 1;
+            while (k < tokens.size() && k - j <= 5 && !k_stops.count(tokens[k].word)) ++k;
+            bool content = false;
+            for (std::size_t m = j + 1; m < k; ++m) content = content || is_content_word(tokens[m].word);
+            if (content) phrase = sentences[i].text.substr(tokens[j].begin, tokens[k - 1].end - tokens[j].begin);
+        }
+        const bool states_behaviour = behaviour && sentence_covers(sentences[i], *behaviour);
+        if ((!phrase.empty() && marked) || ((demonstrative || marked) && echoes && !states_behaviour))
+            best = Link{i, phrase};
+    }
+    return best;
+}
+
+struct ConditionalRow {
+    std::string entity, behaviour, condition, essay, question, answer;
+    bool condition_met = false;
+};
 
 Result<data::Scenario> import_conditional(const CsvTable& table, const std::string& dataset, bool hard,
                                           ImportReport& report) {
@@ -396,18 +705,12 @@ Result<data::Scenario> import_conditional(const CsvTable& table, const std::stri
                          {"entity", "behavior", "condition", "entity_facts", "question", "condition_met",
                           "ground_truth_answer"},
                          {"entity_category", "condition_type", "question_context"}));
-    struct Parsed {
-        std::string entity, behaviour, condition, essay, question, answer;
-        bool condition_met = false;
-    };
-    std::vector<Parsed> rows;
-    DocumentFrequency df;
-    for (std::size_t r = 0; r < table.records.size(); ++r) {
-        const Row row(table, table.records[r], r + 1);
-        Parsed p;
+    MF_TRY_ASSIGN(auto rows, parse_rows<ConditionalRow>(table, report, [](const Row& row) -> Result<ConditionalRow> {
+        ConditionalRow p;
         MF_TRY_ASSIGN(p.entity, row.required("entity"));
         MF_TRY_ASSIGN(p.behaviour, row.required("behavior"));
-        MF_TRY_ASSIGN(p.condition, row.required("condition"));
+        // May be empty: some Hard rows give no condition phrase; the fact is then incomplete.
+        p.condition = row.cell("condition");
         MF_TRY_ASSIGN(const auto essays, row.string_list("entity_facts", 1));
         p.essay = text::join(essays, " ");
         MF_TRY_ASSIGN(p.question, row.required("question"));
@@ -420,66 +723,129 @@ Result<data::Scenario> import_conditional(const CsvTable& table, const std::stri
             p.condition_met = false;
         else
             return row.error("condition_met", "expected yes or no, got '" + met + "'");
-        count_document(df, p.essay);
-        rows.push_back(std::move(p));
-    }
+        return p;
+    }));
+    DocumentFrequency df;
+    for (const auto& [number, p] : rows) df.add(p.essay);
 
     data::Scenario s = new_scenario(dataset, table);
     const std::string prefix = hard ? "cfh" : "cfe";
-    for (std::size_t r = 0; r < rows.size(); ++r) {
-        const Parsed& p = rows[r];
-        const Row row(table, table.records[r], r + 1);
+    for (const auto& [number, p] : rows) {
+        const Row row(table, table.records[number - 1], number);
         const std::string message = add_user_session(s, p.essay);
         const auto sentences = sentences_of(p.essay);
         const std::set<std::string> name_words = word_set(p.entity);
+        auto holds = [&](std::size_t i, const std::optional<data::KeyDetail>& d) {
+            return i < sentences.size() && d && sentence_covers(sentences[i], *d);
+        };
+        constexpr std::size_t none = static_cast<std::size_t>(-1);
 
-        std::vector<data::KeyDetail> details;
-        details.push_back({"entity", entity_variants(p.entity)});
-        {
-            bool named = false;
-            for (const auto& sentence : sentences) named = named || sentence_covers(sentence, details[0]);
-            if (!named) {
-                // A key detail the essay never states cannot be checked literally: leave it out so
-                // the scenario stays valid, and say so.
-                report.warnings.push_back(row.at() + ": entity '" + p.entity +
-                                          "' is not named in the essay; left out of the key details, so "
-                                          "the deterministic grader cannot check it");
-                details.clear();
-            }
-        }
-        for (const auto& [name, phrase] : {std::pair<std::string, std::string>{"behaviour", p.behaviour},
-                                           std::pair<std::string, std::string>{"condition", p.condition}}) {
-            const Derived d = derive_detail(phrase, sentences, df, &name_words);
-            if (d.how == Match::missing) {
-                report.warnings.push_back(row.at() + ": " + name + " " + quote_short(phrase) +
-                                          " not found in the essay; left out of the key details, so the "
-                                          "deterministic grader cannot check it");
-                continue;
-            }
-            details.push_back({name, {d.variant}});
+        data::EvidenceFact fact;
+        fact.id = fact_id(probe_id(prefix, number), 1);
+        fact.message_ids = {message};
+        bool sentences_known = true;  // every sentence stating the rule was identified
+        std::vector<std::string> warnings;
+
+        // Essays name the person in the first sentence and say "she" after; some only ever say
+        // "Gideon's": the first sentence holding a variant is where the rule gets its person.
+        std::optional<data::KeyDetail> entity = entity_detail(p.entity);
+        std::size_t intro = none;
+        for (std::size_t i = 0; i < sentences.size() && intro == none; ++i)
+            if (holds(i, entity)) intro = i;
+        if (intro == none) {
+            warnings.push_back(lost_detail_warning(row, "entity", p.entity, "the essay"));
+            entity.reset();
         }
 
-        // Easy states the rule in one sentence: take the sentence holding most details. Hard spreads
-        // it over behaviour, condition and link sentences: take every sentence holding one.
+        std::optional<data::KeyDetail> behaviour, condition, link;
+        if (const Derived d = derive_detail(p.behaviour, sentences, df, &name_words); d.found())
+            behaviour = make_detail("behaviour", d.variant);
+        if (!p.condition.empty())
+            if (const Derived d = derive_detail(p.condition, sentences, df, &name_words); d.found())
+                condition = make_detail("condition", d.variant);
+
         std::vector<bool> chosen(sentences.size(), false);
-        if (hard) {
-            for (std::size_t i = 0; i < sentences.size(); ++i)
-                chosen[i] =
-                    sentence_covers(sentences[i], details[1]) || sentence_covers(sentences[i], details[2]);
-        } else if (!sentences.empty()) {
-            std::size_t best = 0, best_count = 0;
+        std::vector<const Sentence*> rule;
+        if (!hard) {
+            // Easy states the rule in one sentence: the one holding most of it, a conditional
+            // connective breaking ties ("as if" is none).
+            std::size_t best = none, best_score = 0;
             for (std::size_t i = 0; i < sentences.size(); ++i) {
-                std::size_t count = 0;
-                for (const auto& d : details) count += sentence_covers(sentences[i], d) ? 1 : 0;
-                if (count > best_count) {
+                const std::size_t core = (holds(i, behaviour) ? 3 : 0) + (holds(i, condition) ? 3 : 0);
+                if (core == 0) continue;
+                const std::size_t score = core + (holds(i, entity) ? 1 : 0) + (states_a_condition(sentences[i]) ? 2 : 0);
+                if (score > best_score) {
                     best = i;
-                    best_count = count;
+                    best_score = score;
                 }
             }
-            chosen[best] = true;
+            if (best != none) {
+                chosen[best] = true;
+                rule.push_back(&sentences[best]);
+                if (!condition) {
+                    if (auto clause = condition_clause(sentences[best])) {
+                        condition = make_detail("condition", *clause);
+                        report.warnings.push_back(row.at() + ": condition " + quote_short(p.condition) +
+                                                  " is not in the essay; took the rule sentence's clause " +
+                                                  quote_short(*clause) + " instead");
+                    }
+                }
+            } else {
+                sentences_known = false;
+            }
+        } else {
+            // Hard spreads it over a behaviour, a condition and a link sentence.
+            std::size_t link_at = none, behaviour_at = none, condition_at = none;
+            if (const auto found = find_link(sentences, p.behaviour, behaviour)) {
+                link_at = found->sentence;
+                if (!found->phrase.empty()) link = make_detail("link", found->phrase);
+            }
+            for (std::size_t i = 0; i < sentences.size() && behaviour_at == none; ++i)
+                if (i != link_at && holds(i, behaviour)) behaviour_at = i;
+            if (behaviour_at == none && holds(link_at, behaviour)) behaviour_at = link_at;
+            for (std::size_t i = 0; i < sentences.size() && condition_at == none; ++i)
+                if (i != link_at && i != behaviour_at && holds(i, condition)) condition_at = i;
+            for (std::size_t i = 0; i < sentences.size() && condition_at == none; ++i)
+                if (holds(i, condition)) condition_at = i;
+            for (const std::size_t i : {behaviour_at, condition_at, link_at}) {
+                if (i == none) {
+                    sentences_known = false;
+                    continue;
+                }
+                if (!chosen[i]) rule.push_back(&sentences[i]);
+                chosen[i] = true;
+            }
         }
-        std::string text = fact_text(sentences, chosen, details);
-        if (text.empty()) text = p.essay;
+        if (!behaviour) warnings.push_back(lost_detail_warning(row, "behaviour", p.behaviour, "the essay"));
+        if (!condition)
+            warnings.push_back(p.condition.empty()
+                                   ? row.at() + ": condition is empty (no separable condition phrase); the fact "
+                                                "is marked details_complete=false, so its summary goes to the judge"
+                                   : lost_detail_warning(row, "condition", p.condition, "the essay"));
+        if (hard && !link)
+            warnings.push_back(row.at() +
+                               ": no link phrase (\"... usually in those ...\") found in the essay; the fact is "
+                               "marked details_complete=false, so its summary goes to the judge");
+        // The rule's sentences often name the person by pronoun: the sentence naming them is part
+        // of what must be kept for the rule to stay linked to its person.
+        const bool entity_in_rule = std::any_of(rule.begin(), rule.end(), [&](const Sentence* r) {
+            return entity && sentence_covers(*r, *entity);
+        });
+        if (intro != none && !entity_in_rule) chosen[intro] = true;
+
+        if (entity) fact.key_details.push_back(*entity);
+        for (const auto* d : {&behaviour, &condition, &link})
+            if (*d) fact.key_details.push_back(**d);
+        for (auto& q : qualifiers_in(rule)) fact.key_details.push_back(std::move(q));
+        set_statements(fact, sentences, chosen, p.essay);
+        if (!entity || !behaviour || !condition || (hard && !link) || !sentences_known) mark_incomplete(fact, report);
+        if (!sentences_known) {
+            // A verbatim copy of some rule sentences is no copy of the rule: with a sentence not
+            // identified, only the whole essay counts as a copy.
+            fact.statements.clear();
+            fact.text = p.essay;
+        }
+        report.warnings.insert(report.warnings.end(), warnings.begin(), warnings.end());
 
         // Warn when the reference answer contradicts the label: graders read both.
         const auto answer_words = text::words(p.answer);
@@ -489,11 +855,11 @@ Result<data::Scenario> import_conditional(const CsvTable& table, const std::stri
                                       "' but the answer begins with '" + answer_words[0] + "'");
 
         data::Probe probe;
-        probe.id = probe_id(prefix, r + 1);
+        probe.id = probe_id(prefix, number);
         probe.question = p.question;
         probe.kind = data::ProbeKind::yes_no;
         probe.answer = p.answer;
-        probe.evidence.push_back({fact_id(probe.id, 1), text, {message}, details});
+        probe.evidence.push_back(std::move(fact));
         probe.meta = {{"entity", p.entity},
                       {"entity_category", row.cell("entity_category")},
                       {"behaviour", p.behaviour},
@@ -509,19 +875,17 @@ Result<data::Scenario> import_conditional(const CsvTable& table, const std::stri
 // ---------------------------------------------------------------------------------------------
 // Coexisting-Facts.
 
+struct CoexistingRow {
+    std::string category, question, answer;
+    std::vector<std::string> preferences, statements;
+};
+
 Result<data::Scenario> import_coexisting(const CsvTable& table, const std::string& dataset,
                                          ImportReport& report) {
     MF_TRY(check_columns(table, {"preference_category", "preferences", "preference_facts", "question",
                                  "ground_truth_answer"}));
-    struct Parsed {
-        std::string category, question, answer;
-        std::vector<std::string> preferences, statements;
-    };
-    std::vector<Parsed> rows;
-    DocumentFrequency df;
-    for (std::size_t r = 0; r < table.records.size(); ++r) {
-        const Row row(table, table.records[r], r + 1);
-        Parsed p;
+    MF_TRY_ASSIGN(auto rows, parse_rows<CoexistingRow>(table, report, [](const Row& row) -> Result<CoexistingRow> {
+        CoexistingRow p;
         MF_TRY_ASSIGN(p.category, row.required("preference_category"));
         MF_TRY_ASSIGN(p.preferences, row.string_list("preferences", 1));
         MF_TRY_ASSIGN(p.statements, row.string_list("preference_facts", 1));
@@ -532,16 +896,17 @@ Result<data::Scenario> import_coexisting(const CsvTable& table, const std::strin
                                                      "; each preference needs exactly one statement");
         MF_TRY_ASSIGN(p.question, row.required("question"));
         MF_TRY_ASSIGN(p.answer, row.required("ground_truth_answer"));
-        for (const auto& statement : p.statements) count_document(df, statement);
-        rows.push_back(std::move(p));
-    }
+        return p;
+    }));
+    DocumentFrequency df;
+    for (const auto& [number, p] : rows)
+        for (const auto& statement : p.statements) df.add(statement);
 
     data::Scenario s = new_scenario(dataset, table);
-    for (std::size_t r = 0; r < rows.size(); ++r) {
-        const Parsed& p = rows[r];
-        const Row row(table, table.records[r], r + 1);
+    for (const auto& [number, p] : rows) {
+        const Row row(table, table.records[number - 1], number);
         data::Probe probe;
-        probe.id = probe_id("cof", r + 1);
+        probe.id = probe_id("cof", number);
         probe.question = p.question;
         probe.kind = data::ProbeKind::list;
         probe.answer = p.answer;
@@ -549,22 +914,34 @@ Result<data::Scenario> import_coexisting(const CsvTable& table, const std::strin
             const std::string message = add_user_session(s, p.statements[i]);
             const auto sentences = sentences_of(p.statements[i]);
             const std::string& preference = p.preferences[i];
-            data::KeyDetail detail{"preference", {preference}};
+            data::KeyDetail detail{"preference", {preference}, data::DetailRole::identity};
             for (auto& form : number_forms(preference)) detail.variants.push_back(std::move(form));
             bool found = false;
             for (const auto& sentence : sentences) found = found || sentence_covers(sentence, detail);
+            data::EvidenceFact fact;
+            fact.id = fact_id(probe.id, i + 1);
+            fact.message_ids = {message};
             if (!found) {
+                // Stated in another form ("I read every night" for "reading"): the form the statement
+                // uses joins the variants. In other words altogether ("shooting hoops" for
+                // "basketball"): no detail can be checked literally, so the judge decides.
                 const Derived d = derive_detail(preference, sentences, df, nullptr);
-                if (d.how == Match::missing)
+                if (d.found()) {
+                    detail.variants.push_back(d.variant);
+                    found = true;
+                } else {
                     report.warnings.push_back(
                         row.at() + ": preference " + quote_short(preference) +
-                        " not found in its statement; the fact keeps the phrase as its key detail and "
-                        "the file will not validate until the statement names it");
-                else
-                    detail.variants.push_back(d.variant);
+                        " is stated in other words (" + quote_short(p.statements[i]) +
+                        "); the fact keeps its statement but no key detail and is marked "
+                        "details_complete=false, so the judge decides its storage and summary");
+                    mark_incomplete(fact, report);
+                }
             }
-            probe.evidence.push_back(
-                {fact_id(probe.id, i + 1), p.statements[i], {message}, {std::move(detail)}});
+            if (found) fact.key_details.push_back(std::move(detail));
+            // The whole statement is the preference's: every sentence of it states the fact.
+            set_statements(fact, sentences, std::vector<bool>(sentences.size(), true), p.statements[i]);
+            probe.evidence.push_back(std::move(fact));
         }
         probe.meta = {{"category", p.category}, {"preferences", p.preferences}, {"n", p.preferences.size()}};
         s.probes.push_back(std::move(probe));
@@ -623,55 +1000,53 @@ Result<std::vector<PersonaQuestion>> parse_questions(const Row& row) {
     return out;
 }
 
+struct PersonaRow {
+    std::string entity, essay;
+    std::vector<PersonaQuestion> questions;
+};
+
 Result<data::Scenario> import_persona(const CsvTable& table, const std::string& dataset,
                                       ImportReport& report) {
     MF_TRY(check_columns(table, {"entity", "entity_facts", "questions"}));
-    struct Parsed {
-        std::string entity, essay;
-        std::vector<PersonaQuestion> questions;
-    };
-    std::vector<Parsed> rows;
-    std::set<std::string> stored_entities;  // normalised names
-    for (std::size_t r = 0; r < table.records.size(); ++r) {
-        const Row row(table, table.records[r], r + 1);
-        Parsed p;
+    MF_TRY_ASSIGN(auto rows, parse_rows<PersonaRow>(table, report, [](const Row& row) -> Result<PersonaRow> {
+        PersonaRow p;
         MF_TRY_ASSIGN(p.entity, row.required("entity"));
         MF_TRY_ASSIGN(const auto essays, row.string_list("entity_facts", 1));
         p.essay = text::join(essays, " ");
         MF_TRY_ASSIGN(p.questions, parse_questions(row));
-        stored_entities.insert(text::normalize(p.entity));
-        rows.push_back(std::move(p));
-    }
+        return p;
+    }));
+    std::map<std::string, std::vector<std::size_t>> rows_of_entity;  // normalised name -> rows
+    for (const auto& [number, p] : rows) rows_of_entity[text::normalize(p.entity)].push_back(number);
 
     data::Scenario s = new_scenario(dataset, table);
     std::size_t distractors_stored = 0;
-    for (std::size_t r = 0; r < rows.size(); ++r) {
-        const Parsed& p = rows[r];
-        const Row row(table, table.records[r], r + 1);
+    for (const auto& [number, p] : rows) {
+        const Row row(table, table.records[number - 1], number);
         const std::string message = add_user_session(s, p.essay);
         const auto sentences = sentences_of(p.essay);
         const std::set<std::string> name_words = word_set(p.entity);
-        const data::KeyDetail entity_detail{"entity", entity_variants(p.entity)};
+        const data::KeyDetail entity = entity_detail(p.entity);
         bool named = false;
-        for (const auto& sentence : sentences) named = named || sentence_covers(sentence, entity_detail);
+        for (const auto& sentence : sentences) named = named || sentence_covers(sentence, entity);
         if (!named)
-            report.warnings.push_back(
-                row.at() + ": entity '" + p.entity +
-                "' is not named in the essay; storage checks for it will rely on the LLM "
-                "judge");
+            report.warnings.push_back(row.at() + ": entity '" + p.entity +
+                                      "' is not named in the essay; left out of the key details and its facts "
+                                      "marked details_complete=false, so the judge decides their summary");
 
         for (std::size_t q = 0; q < p.questions.size(); ++q) {
             const PersonaQuestion& pq = p.questions[q];
             data::Probe probe;
-            probe.id = probe_id("per", r + 1) + "-q" + std::to_string(q + 1);
+            probe.id = probe_id("per", number) + "-q" + std::to_string(q + 1);
             probe.question = pq.text;
             probe.answer = pq.answer;
             if (pq.misleading) {
                 probe.kind = data::ProbeKind::abstain;
                 // The release drew distractors from the entity pool, so a "misleading" name is often
-                // someone the memory does know about; label it so graders can treat it apart.
+                // someone the memory does know about: the abstain answer is then not strictly true.
+                // Label it so the report counts such probes apart.
                 const bool stored =
-                    !pq.distractor.empty() && stored_entities.count(text::normalize(pq.distractor));
+                    !pq.distractor.empty() && rows_of_entity.count(text::normalize(pq.distractor)) > 0;
                 if (stored) ++distractors_stored;
                 if (pq.distractor.empty())
                     report.warnings.push_back(row.at() + ": question " + std::to_string(q + 1) +
@@ -680,7 +1055,8 @@ Result<data::Scenario> import_persona(const CsvTable& table, const std::string& 
                               {"is_misleading", true},
                               {"distractor", pq.distractor.empty() ? json(nullptr) : json(pq.distractor)},
                               {"distractor_is_stored", stored},
-                              {"row", r + 1}};
+                              {"row", number}};
+                if (stored) probe.meta["ambiguous"] = true;
                 s.probes.push_back(std::move(probe));
                 continue;
             }
@@ -702,7 +1078,7 @@ Result<data::Scenario> import_persona(const CsvTable& table, const std::string& 
                              [](const auto& a, const auto& b) { return a.first > b.first; });
             // The detail: the longest run of the answer's words that sentence holds; when the best
             // sentence shares only question words, try the next.
-            const auto answer_words = text::words(pq.answer);
+            const Phrase answer_words(text::words(pq.answer));
             std::optional<std::string> detail;
             std::size_t chosen_sentence = ranked.empty() ? 0 : ranked.front().second;
             for (const auto& [overlap, index] : ranked) {
@@ -712,29 +1088,44 @@ Result<data::Scenario> import_persona(const CsvTable& table, const std::string& 
                     break;
                 }
             }
-            std::vector<data::KeyDetail> details = {entity_detail};
-            if (detail)
-                details.push_back({"detail", {*detail}});
-            else
-                report.warnings.push_back(
-                    row.at() + ": question " + std::to_string(q + 1) +
-                    ": no words of the answer occur in the essay; only the entity is checked "
-                    "deterministically for this probe");
+            data::EvidenceFact fact;
+            fact.id = fact_id(probe.id, 1);
+            fact.message_ids = {message};
+            if (named) fact.key_details.push_back(entity);
+            if (detail) fact.key_details.push_back(make_detail("detail", *detail));
             std::vector<bool> chosen(sentences.size(), false);
             if (!sentences.empty()) chosen[chosen_sentence] = true;
-            std::string text = fact_text(sentences, chosen, details);
-            if (text.empty()) text = p.essay;
-            probe.evidence.push_back({fact_id(probe.id, 1), text, {message}, std::move(details)});
-            probe.meta = {{"entity", p.entity}, {"is_misleading", false}, {"row", r + 1}};
+            set_statements(fact, sentences, chosen, p.essay);
+            if (!detail) {
+                report.warnings.push_back(
+                    row.at() + ": question " + std::to_string(q + 1) +
+                    ": no words of the answer occur in the essay; the fact keeps only the entity and is marked "
+                    "details_complete=false, so the judge decides its summary");
+                // Which sentence states it is a guess: only the whole essay counts as a copy.
+                fact.statements.clear();
+                fact.text = p.essay;
+            }
+            if (!detail || !named) mark_incomplete(fact, report);
+            probe.evidence.push_back(std::move(fact));
+            probe.meta = {{"entity", p.entity}, {"is_misleading", false}, {"row", number}};
+            const auto& namesakes = rows_of_entity[text::normalize(p.entity)];
+            if (namesakes.size() > 1) probe.meta["entity_rows"] = namesakes;
             s.probes.push_back(std::move(probe));
         }
     }
+    std::size_t shared_names = 0;
+    for (const auto& [name, numbers] : rows_of_entity) shared_names += numbers.size() > 1 ? 1 : 0;
+    if (shared_names > 0)
+        report.warnings.push_back(table.source + ": " + std::to_string(shared_names) + " name" +
+                                  (shared_names == 1 ? " is" : "s are") +
+                                  " given to more than one essay; their direct probes list the namesakes' rows "
+                                  "in meta.entity_rows");
     if (distractors_stored > 0)
         report.warnings.push_back(
             table.source + ": " + std::to_string(distractors_stored) + " misleading question" +
             (distractors_stored == 1 ? " names" : "s name") +
             " a person stored elsewhere in the file; the release's abstain answer is then "
-            "not strictly true (marked meta.distractor_is_stored)");
+            "not strictly true (marked meta.distractor_is_stored and meta.ambiguous)");
     return s;
 }
 
@@ -755,121 +1146,99 @@ std::string strip_options(const std::string& question) {
     return std::string(text::trim(question));
 }
 
-Result<data::Scenario> import_long_hop(const CsvTable& table, const std::string& dataset,
-                                       ImportReport& report) {
+struct LongHopRow {
+    std::string id, question, answer, correct;
+    std::size_t hops = 0;
+    std::vector<std::string> facts, anchors, choices;
+};
+
+// Non-empty cells of `columns`, which must come first: a gap means a misplaced value.
+Result<void> leading_cells(const Row& row, const std::vector<std::string>& columns, std::vector<std::string>& out) {
+    std::string first_empty;
+    for (const auto& column : columns) {
+        std::string value = row.cell(column);
+        if (value.empty()) {
+            if (first_empty.empty()) first_empty = column;
+            continue;
+        }
+        if (!first_empty.empty())
+            return row.error(column, "has a value although '" + first_empty + "' before it is empty");
+        out.push_back(std::move(value));
+    }
+    return {};
+}
+
+Result<LongHopRow> parse_long_hop_row(const Row& row, ImportReport& report) {
     static const std::vector<std::string> k_fact_columns = {"fact_1", "fact_2", "fact_3", "fact_4"};
     static const std::vector<std::string> k_chain_columns = {"chain_1", "chain_2", "chain_3", "chain_4",
                                                              "chain_5"};
     static const std::vector<std::string> k_choice_columns = {"choice_a", "choice_b", "choice_c", "choice_d",
                                                               "choice_e"};
+    LongHopRow p;
+    MF_TRY_ASSIGN(p.id, row.required("id"));
+    MF_TRY_ASSIGN(const std::string hops, row.required("hop_count"));
+    if (hops.size() != 1 || hops[0] < '1' || hops[0] > '3')
+        return row.error("hop_count", "expected 1, 2 or 3, got " + quote_short(hops));
+    p.hops = static_cast<std::size_t>(hops[0] - '0');
+    MF_TRY(leading_cells(row, k_fact_columns, p.facts));
+    if (p.facts.size() != p.hops + 1)
+        return row.error("fact_" + std::to_string(std::min<std::size_t>(p.facts.size() + 1, 4)),
+                         "a " + hops + "-hop chain needs " + std::to_string(p.hops + 1) + " facts, the row has " +
+                             std::to_string(p.facts.size()));
+    MF_TRY(leading_cells(row, k_chain_columns, p.anchors));
+    if (p.anchors.size() != p.facts.size() + 1)
+        return row.error("chain_" + std::to_string(std::min<std::size_t>(p.anchors.size() + 1, 5)),
+                         std::to_string(p.facts.size()) + " facts link " + std::to_string(p.facts.size() + 1) +
+                             " anchors, the row has " + std::to_string(p.anchors.size()));
+    MF_TRY_ASSIGN(const std::string question, row.required("graded_question"));
+    p.question = strip_options(question);
+    if (p.question.empty()) return row.error("graded_question", "holds only the options; the question is empty");
+    MF_TRY_ASSIGN(p.answer, row.required("ground_truth_answer"));
+    MF_TRY(leading_cells(row, k_choice_columns, p.choices));
+    MF_TRY_ASSIGN(const std::string correct, row.required("correct_choice"));
+    p.correct = text::to_lower(correct);
+    if (p.correct.size() != 1 || p.correct[0] < 'a' ||
+        static_cast<std::size_t>(p.correct[0] - 'a') >= p.choices.size())
+        return row.error("correct_choice", "expected a letter naming one of the " + std::to_string(p.choices.size()) +
+                                               " choices, got " + quote_short(correct));
+    p.correct[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(p.correct[0])));
+    const std::string& marked = p.choices[static_cast<std::size_t>(p.correct[0] - 'A')];
+    if (text::normalize(marked) != text::normalize(p.answer))
+        report.warnings.push_back(row.at() + ": choice " + p.correct + " " + quote_short(marked) +
+                                  " differs from the answer " + quote_short(p.answer));
+    return p;
+}
+
+Result<data::Scenario> import_long_hop(const CsvTable& table, const std::string& dataset,
+                                       ImportReport& report) {
     MF_TRY(check_columns(table,
                          {"id", "hop_count", "fact_1", "fact_2", "chain_1", "chain_2", "chain_3",
                           "graded_question", "ground_truth_answer", "choice_a", "choice_b", "correct_choice"},
                          {"fact_3", "fact_4", "chain_4", "chain_5", "choice_c", "choice_d", "choice_e"}));
-    struct Parsed {
-        std::string id, question, answer, correct;
-        std::size_t hops = 0;
-        std::vector<std::string> facts, anchors, choices;
-    };
-    // Non-empty cells of `columns`, which must come first: a gap means a misplaced value.
-    auto leading_cells = [](const Row& row, const std::vector<std::string>& columns,
-                            std::vector<std::string>& out) -> Result<void> {
-        std::string first_empty;
-        for (const auto& column : columns) {
-            std::string value = row.cell(column);
-            if (value.empty()) {
-                if (first_empty.empty()) first_empty = column;
-                continue;
-            }
-            if (!first_empty.empty())
-                return row.error(column, "has a value although '" + first_empty + "' before it is empty");
-            out.push_back(std::move(value));
-        }
-        return {};
-    };
-    std::vector<Parsed> rows;
+    MF_TRY_ASSIGN(auto rows, parse_rows<LongHopRow>(table, report, [&report](const Row& row) {
+        return parse_long_hop_row(row, report);
+    }));
     DocumentFrequency df;
-    for (std::size_t r = 0; r < table.records.size(); ++r) {
-        const Row row(table, table.records[r], r + 1);
-        Parsed p;
-        MF_TRY_ASSIGN(p.id, row.required("id"));
-        MF_TRY_ASSIGN(const std::string hops, row.required("hop_count"));
-        if (hops.size() != 1 || hops[0] < '1' || hops[0] > '3')
-            return row.error("hop_count", "expected 1, 2 or 3, got '" + hops + "'");
-        p.hops = static_cast<std::size_t>(hops[0] - '0');
-        MF_TRY(leading_cells(row, k_fact_columns, p.facts));
-        if (p.facts.size() != p.hops + 1)
-            return row.error("fact_" + std::to_string(std::min<std::size_t>(p.facts.size() + 1, 4)),
-                             "a " + hops + "-hop chain needs " + std::to_string(p.hops + 1) +
-                                 " facts, the row has " + std::to_string(p.facts.size()));
-        MF_TRY(leading_cells(row, k_chain_columns, p.anchors));
-        if (p.anchors.size() != p.facts.size() + 1)
-            return row.error("chain_" + std::to_string(std::min<std::size_t>(p.anchors.size() + 1, 5)),
-                             std::to_string(p.facts.size()) + " facts link " +
-                                 std::to_string(p.facts.size() + 1) + " anchors, the row has " +
-                                 std::to_string(p.anchors.size()));
-        MF_TRY_ASSIGN(const std::string question, row.required("graded_question"));
-        p.question = strip_options(question);
-        MF_TRY_ASSIGN(p.answer, row.required("ground_truth_answer"));
-        MF_TRY(leading_cells(row, k_choice_columns, p.choices));
-        MF_TRY_ASSIGN(const std::string correct, row.required("correct_choice"));
-        p.correct = text::to_lower(correct);
-        if (p.correct.size() != 1 || p.correct[0] < 'a' ||
-            static_cast<std::size_t>(p.correct[0] - 'a') >= p.choices.size())
-            return row.error("correct_choice", "expected a letter naming one of the " +
-                                                   std::to_string(p.choices.size()) + " choices, got '" +
-                                                   correct + "'");
-        p.correct[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(p.correct[0])));
-        if (text::normalize(p.choices[static_cast<std::size_t>(p.correct[0] - 'A')]) !=
-            text::normalize(p.answer))
-            report.warnings.push_back(row.at() + ": choice " + p.correct + " " +
-                                      quote_short(p.choices[static_cast<std::size_t>(p.correct[0] - 'A')]) +
-                                      " differs from the answer " + quote_short(p.answer));
-        for (const auto& fact : p.facts) count_document(df, fact);
-        rows.push_back(std::move(p));
-    }
+    for (const auto& [number, p] : rows)
+        for (const auto& fact : p.facts) df.add(fact);
 
-    // Facts are stored scattered, as the paper intends: shuffled with a fixed seed and packed
-    // first-fit into sessions of up to four, never two links of one chain together (that would let
-    // a memory read a hop off a single conversation).
-    constexpr std::size_t k_facts_per_session = 4;
-    std::vector<std::pair<std::size_t, std::size_t>> order;  // (row, fact)
+    // One fact per message, each its own conversation, as the paper's harness stores them ("facts
+    // stored separately"): a chain is read only by retrieving each of its links. The facts of all
+    // chains are shuffled with a fixed seed, so the links of a chain are not stored side by side.
+    std::vector<std::pair<std::size_t, std::size_t>> order;  // (index into rows, fact)
     for (std::size_t r = 0; r < rows.size(); ++r)
-        for (std::size_t f = 0; f < rows[r].facts.size(); ++f) order.emplace_back(r, f);
+        for (std::size_t f = 0; f < rows[r].second.facts.size(); ++f) order.emplace_back(r, f);
     Rng rng(42);
     rng.shuffle(order);
-    std::vector<std::vector<std::pair<std::size_t, std::size_t>>> bins;
-    for (const auto& item : order) {
-        auto fits = [&](const auto& bin) {
-            if (bin.size() >= k_facts_per_session) return false;
-            return std::none_of(bin.begin(), bin.end(),
-                                [&](const auto& other) { return other.first == item.first; });
-        };
-        const auto it = std::find_if(bins.begin(), bins.end(), fits);
-        if (it == bins.end())
-            bins.push_back({item});
-        else
-            it->push_back(item);
-    }
     data::Scenario s = new_scenario(dataset, table);
     std::map<std::pair<std::size_t, std::size_t>, std::string> message_of;
-    for (const auto& bin : bins) {
-        std::vector<std::string> parts;
-        for (const auto& [r, f] : bin) {
-            std::string fact = rows[r].facts[f];
-            // Sentences run together in one message; give each its full stop.
-            if (fact.back() != '.' && fact.back() != '!' && fact.back() != '?') fact += '.';
-            parts.push_back(std::move(fact));
-        }
-        const std::string message = add_user_session(s, text::join(parts, " "));
-        for (const auto& item : bin) message_of[item] = message;
-    }
+    for (const auto& item : order) message_of[item] = add_user_session(s, rows[item.first].second.facts[item.second]);
 
     for (std::size_t r = 0; r < rows.size(); ++r) {
-        const Parsed& p = rows[r];
-        const Row row(table, table.records[r], r + 1);
+        const auto& [number, p] = rows[r];
+        const Row row(table, table.records[number - 1], number);
         data::Probe probe;
-        probe.id = probe_id("lhp", r + 1);
+        probe.id = probe_id("lhp", number);
         probe.question = p.question;
         probe.kind = data::ProbeKind::mcq;
         probe.choices = p.choices;
@@ -877,21 +1246,22 @@ Result<data::Scenario> import_long_hop(const CsvTable& table, const std::string&
         probe.answer = p.answer;
         for (std::size_t f = 0; f < p.facts.size(); ++f) {
             const auto sentences = sentences_of(p.facts[f]);
-            std::vector<data::KeyDetail> details;
+            data::EvidenceFact fact;
+            fact.id = fact_id(probe.id, f + 1);
+            fact.message_ids = {message_of.at({r, f})};
             for (std::size_t a = f; a <= f + 1; ++a) {
                 const Derived d = derive_detail(p.anchors[a], sentences, df, nullptr);
-                if (d.how == Match::missing) {
-                    report.warnings.push_back(row.at() + ": anchor " + std::to_string(a + 1) + " " +
-                                              quote_short(p.anchors[a]) + " not found in fact " +
-                                              std::to_string(f + 1) +
-                                              "; left out of the key details, so the deterministic grader "
-                                              "cannot check it");
+                if (!d.found()) {
+                    report.warnings.push_back(lost_detail_warning(row, "anchor " + std::to_string(a + 1),
+                                                                  p.anchors[a], "fact " + std::to_string(f + 1)));
+                    mark_incomplete(fact, report);
                     continue;
                 }
-                details.push_back({"anchor_" + std::to_string(a + 1), {d.variant}});
+                fact.key_details.push_back(make_detail("anchor_" + std::to_string(a + 1), d.variant));
             }
-            probe.evidence.push_back(
-                {fact_id(probe.id, f + 1), p.facts[f], {message_of.at({r, f})}, std::move(details)});
+            // The message is the fact: all of it states the link.
+            set_statements(fact, sentences, std::vector<bool>(sentences.size(), true), p.facts[f]);
+            probe.evidence.push_back(std::move(fact));
         }
         probe.meta = {{"hops", p.hops}, {"chain", p.anchors}, {"id", p.id}};
         s.probes.push_back(std::move(probe));
@@ -899,13 +1269,33 @@ Result<data::Scenario> import_long_hop(const CsvTable& table, const std::string&
     return s;
 }
 
+// The files of the release folder, by dataset: memfail's name, then the release's.
+struct DatasetFiles {
+    const char* dataset;
+    const char* release;
+};
+constexpr DatasetFiles k_dataset_files[] = {
+    {"conditional_facts_easy", "conditional_facts_dataset_easy.csv"},
+    {"conditional_facts_hard", "conditional_facts_dataset_hard.csv"},
+    {"coexisting_facts", "coexisting_facts_dataset.csv"},
+    {"persona_retrieval", "persona_dataset.csv"},
+    {"long_hop", "long_hop_chains.csv"},
+};
+
 }  // namespace
+
+std::string dataset_of_file(const std::string& file_name) {
+    for (const auto& f : k_dataset_files)
+        if (file_name == f.release || file_name == std::string(f.dataset) + ".csv") return f.dataset;
+    return {};
+}
 
 std::string longest_word_run(std::string_view phrase, const std::vector<std::string>& sentences,
                              std::size_t min_words) {
     std::vector<Sentence> parsed;
     for (const auto& s : sentences) parsed.push_back({s, text::normalize(s), tokenize(s)});
-    return find_longest_run(text::words(phrase), parsed, {min_words, nullptr}).value_or(std::string{});
+    return find_longest_run(Phrase(text::words(phrase)), parsed, {min_words, nullptr})
+        .value_or(std::string{});
 }
 
 Result<data::Scenario> import_memfail_csv_text(std::string_view content, const std::string& source,
@@ -937,9 +1327,14 @@ Result<data::Scenario> import_memfail_csv_text(std::string_view content, const s
     if (!scenario) return scenario.error();
 
     ask_all_after_last_session(*scenario);
+    scenario->meta["skipped_rows"] = local.skipped_rows;
+    scenario->meta["incomplete_facts"] = local.incomplete_facts;
     report.rows += table.records.size();
+    report.skipped_rows += local.skipped_rows;
     report.probes += scenario->probes.size();
+    report.incomplete_facts += local.incomplete_facts;
     report.warnings.insert(report.warnings.end(), local.warnings.begin(), local.warnings.end());
+    report.errors.insert(report.errors.end(), local.errors.begin(), local.errors.end());
     return scenario;
 }
 
@@ -954,32 +1349,47 @@ Result<std::pair<std::vector<data::Scenario>, ImportReport>> import_memfail_csv_
     if (!fs::is_directory(dir, ec))
         return make_error(ErrorKind::not_found,
                           "not a directory; expected the folder holding the release's CSV files", dir);
+    std::vector<std::string> entries;  // file names, sorted so notes and warnings come in a fixed order
+    for (const auto& entry : fs::directory_iterator(dir, ec))
+        if (entry.is_regular_file(ec)) entries.push_back(entry.path().filename().string());
+    if (ec) return make_error(ErrorKind::io, "cannot list the folder: " + ec.message(), dir);
+    std::sort(entries.begin(), entries.end());
+    const std::set<std::string> present(entries.begin(), entries.end());
+
     std::vector<data::Scenario> scenarios;
     ImportReport report;
-    std::set<std::string> known_files;
-    for (const auto& name : dataset_names()) {
-        const fs::path path = fs::path(dir) / (name + ".csv");
-        known_files.insert(path.filename().string());
-        if (!fs::exists(path, ec)) continue;
-        MF_TRY_ASSIGN(auto scenario, import_memfail_csv_file(path.string(), name, report));
+    std::set<std::string> used;
+    std::vector<std::string> expected;
+    for (const auto& f : k_dataset_files) {
+        const std::string own = std::string(f.dataset) + ".csv";
+        expected.push_back(f.release);
+        expected.push_back(own);
+        const bool has_release = present.count(f.release) > 0, has_own = present.count(own) > 0;
+        if (has_release && has_own)
+            return make_error(ErrorKind::invalid_input,
+                              std::string("both '") + f.release + "' and '" + own + "' hold " + f.dataset +
+                                  "; keep one of them",
+                              dir);
+        if (!has_release && !has_own) continue;
+        const std::string file = has_release ? f.release : own;
+        used.insert(file);
+        MF_TRY_ASSIGN(auto scenario, import_memfail_csv_file((fs::path(dir) / file).string(), f.dataset, report));
         scenarios.push_back(std::move(scenario));
     }
     if (scenarios.empty())
-        return make_error(
-            ErrorKind::not_found,
-            "no MemFail CSV file found; expected one or more of " +
-                text::join(std::vector<std::string>(known_files.begin(), known_files.end()), ", "),
-            dir);
-    // Point out CSV files that were skipped, usually a renamed dataset file.
-    std::vector<std::string> skipped;
-    for (const auto& entry : fs::directory_iterator(dir, ec)) {
-        const std::string file = entry.path().filename().string();
-        if (entry.path().extension() == ".csv" && !known_files.count(file))
-            skipped.push_back(entry.path().string());
+        return make_error(ErrorKind::not_found,
+                          "no MemFail CSV file found; expected one or more of " + text::join(expected, ", "), dir);
+    // The release keeps its generator's records beside the datasets; say what was passed over.
+    for (const auto& file : entries) {
+        if (used.count(file)) continue;
+        const std::string path = (fs::path(dir) / file).string();
+        if (text::ends_with(file, "_raw.csv"))
+            report.notes.push_back(path + ": the release's raw copy (rows before filtering); ignored");
+        else if (text::ends_with(file, ".json"))
+            report.notes.push_back(path + ": a generation record of the release, not a dataset; ignored");
+        else if (text::ends_with(file, ".csv"))
+            report.warnings.push_back(path + ": not named after a MemFail dataset; skipped");
     }
-    std::sort(skipped.begin(), skipped.end());
-    for (const auto& file : skipped)
-        report.warnings.push_back(file + ": not named after a MemFail dataset; skipped");
     return std::pair{std::move(scenarios), std::move(report)};
 }
 

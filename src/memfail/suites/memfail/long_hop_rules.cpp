@@ -24,8 +24,22 @@ bool question_names_head(const std::string& question, const std::string& head) {
         return true;
     const auto head_words = text::words(head);
     for (auto it = head_words.rbegin(); it != head_words.rend(); ++it)
-        if (it->size() >= 3)
-            return text::contains_phrase(question, *it);
+        if (it->size() >= 3) {
+            // Its singular counts too: "long train journeys" is named by "a long train journey".
+            const bool plural = it->size() > 3 && it->back() == 's' && (*it)[it->size() - 2] != 's';
+            return text::contains_phrase(question, *it) ||
+                   (plural && text::contains_phrase(question, it->substr(0, it->size() - 1)));
+        }
+    return false;
+}
+
+// True when the fact's key detail `name` has a variant in the fact's text.
+bool detail_in(const data::EvidenceFact& fact, const std::string& name) {
+    for (const auto& d : fact.key_details)
+        if (d.name == name)
+            for (const auto& v : d.variants)
+                if (text::contains_phrase(fact.text, v))
+                    return true;
     return false;
 }
 
@@ -127,7 +141,10 @@ void check_long_hop_rules(const data::Scenario& s, std::size_t line,
             const std::string fpath = path + ".evidence[" + std::to_string(f) + "]";
             for (std::size_t j = 0; j < anchors.size(); ++j) {
                 const bool borders = j == f || j == f + 1;
-                const bool present = text::contains_phrase(fact.text, anchors[j]);
+                // A bordering anchor counts when the fact states it in the form its key detail
+                // gives ("Craving porridge" for the anchor "crave porridge").
+                const bool present = text::contains_phrase(fact.text, anchors[j]) ||
+                                     (borders && detail_in(fact, "anchor_" + std::to_string(j + 1)));
                 if (borders && !present)
                     add(fpath + ".text", "fact " + std::to_string(f + 1) + " must name anchor " +
                                              std::to_string(j + 1) + " " + in_quotes(anchors[j]));

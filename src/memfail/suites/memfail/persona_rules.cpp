@@ -5,6 +5,7 @@
 #include <memfail/suites/memfail/rules.hpp>
 
 #include <map>
+#include <optional>
 #include <set>
 
 namespace memfail::suites::memfail_suite {
@@ -17,6 +18,18 @@ constexpr std::size_t k_min_sentences = 10;
 constexpr std::size_t k_max_sentences = 15;
 constexpr double k_min_misleading = 0.35;
 constexpr double k_max_misleading = 0.65;
+
+bool marked_ambiguous(const data::Probe& p) {
+    const auto it = p.meta.find("ambiguous");
+    return it != p.meta.end() && it->is_boolean() && it->get<bool>();
+}
+
+// True when `normalized_text` names `name` or its possessive ("Yuki Tanaka's" normalises to
+// "yuki tanakas", which "yuki tanaka" does not match on word boundaries).
+bool names(const std::string& normalized_text, const std::string& name) {
+    return text::normalized_contains(normalized_text, text::normalize(name)) ||
+           text::normalized_contains(normalized_text, text::normalize(name + "'s"));
+}
 
 std::string meta_string(const data::Probe& p, const char* key) {
     const auto it = p.meta.find(key);
@@ -93,32 +106,39 @@ void check_persona_retrieval_rules(const data::Scenario& s, std::size_t line, st
                 continue;
             }
             const std::string nd = text::normalize(distractor);
-            if (!text::normalized_contains(question, nd))
+            if (!names(question, distractor))
                 add(path + ".question", "the question does not name the distractor '" + distractor + "'");
-            if (!entity.empty() && text::normalized_contains(question, text::normalize(entity)))
+            if (!entity.empty() && names(question, entity))
                 add(path + ".question", "a misleading question must not name the essay's entity");
-            if (entities.count(distractor))
-                add(dpath, "distractor '" + distractor + "' is a stored entity");
+            // One flaw, one line: a distractor who is a stored person also shares that person's
+            // names and appears in their essay; those follow from it and are not reported again.
+            std::vector<std::string> shared;
             for (const auto& w : text::words(distractor))
-                if (entity_tokens.count(w))
-                    add(dpath, "distractor '" + distractor + "' shares the name '" + w + "' with a stored entity");
-            for (std::size_t k = 0; k < normalized_sessions.size(); ++k)
-                if (text::normalized_contains(normalized_sessions[k], nd)) {
-                    add(dpath, "distractor '" + distractor + "' appears in sessions[" + std::to_string(k) + "]");
-                    break;
-                }
+                if (entity_tokens.count(w)) shared.push_back(w);
+            std::optional<std::size_t> mentioned;
+            for (std::size_t k = 0; k < normalized_sessions.size() && !mentioned; ++k)
+                if (text::normalized_contains(normalized_sessions[k], nd)) mentioned = k;
+            if (entities.count(distractor))
+                add(dpath, "distractor '" + distractor +
+                               "' is a stored entity, so abstaining is not strictly right" +
+                               (marked_ambiguous(p) ? " (marked meta.ambiguous)" : ""));
+            else if (!shared.empty())
+                add(dpath, "distractor '" + distractor + "' shares the name" + (shared.size() > 1 ? "s '" : " '") +
+                               text::join(shared, "', '") + "' with a stored entity");
+            else if (mentioned)
+                add(dpath, "distractor '" + distractor + "' appears in sessions[" + std::to_string(*mentioned) + "]");
         } else {
             if (p.kind != data::ProbeKind::open) add(path + ".kind", "a direct probe is an open question");
             if (!meta_string(p, "distractor").empty())
                 add(path + ".meta.distractor", "a direct probe has no distractor");
-            if (!entity.empty() && !text::normalized_contains(question, text::normalize(entity)))
+            if (!entity.empty() && !names(question, entity))
                 add(path + ".question", "a direct question must name its entity '" + entity + "'");
             // Cites the essay: a message that names the entity.
             bool cites_essay = false;
             for (const auto& f : p.evidence)
                 for (const auto& id : f.message_ids) {
                     const data::Message* msg = index.message(id);
-                    if (msg && !entity.empty() && text::contains_phrase(msg->content, entity)) cites_essay = true;
+                    if (msg && !entity.empty() && names(text::normalize(msg->content), entity)) cites_essay = true;
                 }
             if (!cites_essay) add(path + ".evidence", "a direct probe must cite the essay about '" + entity + "'");
         }
