@@ -2,10 +2,12 @@
 // facts (Mem0's classic pipeline) against scripted model replies over real HTTP: each decision kind
 // is applied with its history, ids shown as small integers map back to real memories, provenance
 // survives updates, a decision naming an unknown memory is rejected without corrupting the store, a
-// malformed reply leaves the store as it was, and add_only suppresses exact duplicates only.
+// malformed reply leaves the store as it was, add_only suppresses exact duplicates only, and
+// extract=careful sends the tuned prompts (the default sends the published ones) and says so in its spec.
 #include <gtest/gtest.h>
 
 #include <memfail/llm/openai_client.hpp>
+#include <memfail/llm/prompts.hpp>
 #include <memfail/memory/builtin/facts.hpp>
 #include <memfail/memory/memory_system.hpp>
 
@@ -146,6 +148,79 @@ TEST(Facts, AddOnlySuppressesExactDuplicatesWithoutAskingForDecisions) {
     ASSERT_EQ(memories.size(), 2u);
     EXPECT_EQ(memories[0].sources, (std::vector<std::string>{"m1", "m2"}));  // the repeat credits its source
     EXPECT_FALSE(h.server->stats()["by_schema"].contains("memfail_facts_decide"));
+}
+
+// The system text of a request: what the style decides.
+std::string system_text(const llm::ChatRequest& request) { return request.messages.at(0).content; }
+
+// Answers each facts prompt by which system text it carries (the whole text must match), so a memory
+// shows which prompt produced it; anything else gets the auto reply (no facts).
+json style_script() {
+    namespace prompts = llm::prompts;
+    const std::vector<llm::ChatMessage> conversation = {{"user", "x"}};
+    auto rule = [](const std::string& name, const char* schema, const std::string& text, json reply) {
+        return json{{"name", name}, {"match", {{"schema", schema}, {"contains", text}}}, {"json", reply}};
+    };
+    const auto style_rules = [&](prompts::PromptStyle style, const std::string& fact) {
+        const std::string name = prompts::prompt_style_name(style);
+        return std::vector<json>{
+            rule(name + " extract", prompts::k_facts_extract_schema,
+                 system_text(prompts::facts_extract("m", conversation, style)), extract({{fact, 1}})),
+            rule(name + " decide", prompts::k_facts_decide_schema,
+                 system_text(prompts::facts_decide("m", {}, {"x"}, style)), decide({{1, "ADD", -1, ""}})),
+        };
+    };
+    json rules = json::array();
+    for (json& r : style_rules(prompts::PromptStyle::careful, "Priya walks Biscuit only when it is dry.")) rules.push_back(r);
+    for (json& r : style_rules(prompts::PromptStyle::published, "Priya walks Biscuit.")) rules.push_back(r);
+    return json{{"rules", rules}};
+}
+
+TEST(Facts, ThePublishedPromptsAreTheDefaultAndTheSpecSaysSo) {
+    Harness h(style_script());
+    EXPECT_NE(h.system->spec().find("extract=published"), std::string::npos) << h.system->spec();
+    ok(h.system->store_conversation(said("s1", "m1", "Priya walks Biscuit, but only when it is dry.")));
+    ok(h.system->store_conversation(said("s2", "m2", "Priya got a raincoat for Biscuit.")));
+    const auto memories = ok(h.system->all_memories());
+    ASSERT_FALSE(memories.empty());
+    EXPECT_EQ(memories[0].text, "Priya walks Biscuit.");
+    const json by_rule = h.server->stats()["by_rule"];
+    EXPECT_EQ(by_rule.value("published extract", 0), 2) << by_rule.dump();
+    EXPECT_EQ(by_rule.value("published decide", 0), 2) << by_rule.dump();
+    EXPECT_FALSE(by_rule.contains("careful extract")) << by_rule.dump();
+    EXPECT_FALSE(by_rule.contains("careful decide")) << by_rule.dump();
+}
+
+TEST(Facts, ExtractCarefulSendsTheTunedPromptsAndIsInTheSpec) {
+    Harness h(style_script(), "facts:extract=careful");
+    EXPECT_NE(h.system->spec().find("extract=careful"), std::string::npos) << h.system->spec();
+    // The canonical spec makes the same system again.
+    EXPECT_EQ(ok(make_memory_system(h.system->spec(), h.context()))->spec(), h.system->spec());
+    ok(h.system->store_conversation(said("s1", "m1", "Priya walks Biscuit, but only when it is dry.")));
+    ok(h.system->store_conversation(said("s2", "m2", "Priya got a raincoat for Biscuit.")));
+    const auto memories = ok(h.system->all_memories());
+    ASSERT_FALSE(memories.empty());
+    EXPECT_EQ(memories[0].text, "Priya walks Biscuit only when it is dry.");
+    const json by_rule = h.server->stats()["by_rule"];
+    EXPECT_EQ(by_rule.value("careful extract", 0), 2) << by_rule.dump();
+    EXPECT_EQ(by_rule.value("careful decide", 0), 2) << by_rule.dump();
+    EXPECT_FALSE(by_rule.contains("published extract")) << by_rule.dump();
+    EXPECT_FALSE(by_rule.contains("published decide")) << by_rule.dump();
+}
+
+TEST(Facts, ExtractTakesOnlyItsTwoValuesAndIsListedAsTuned) {
+    test::ScriptedModel model(json{{"rules", json::array()}});
+    auto bad = make_memory_system("facts:extract=tuned", model.context());
+    ASSERT_FALSE(bad.has_value());
+    EXPECT_NE(bad.error().message.find("published, careful"), std::string::npos) << bad.error().message;
+    const SystemInfo info = FactsSystem::info();
+    const OptionInfo* extract_option = nullptr;
+    for (const OptionInfo& o : info.options)
+        if (o.name == "extract") extract_option = &o;
+    ASSERT_NE(extract_option, nullptr);
+    EXPECT_EQ(extract_option->default_value, "published");
+    EXPECT_NE(extract_option->help.find("careful"), std::string::npos) << extract_option->help;
+    EXPECT_NE(extract_option->help.find("tuned, not Mem0's published design"), std::string::npos) << extract_option->help;
 }
 
 }  // namespace

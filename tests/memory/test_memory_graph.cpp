@@ -3,12 +3,14 @@
 // normalised name without asking, an ambiguous one is resolved by the model, a contradicting edge
 // closes the older one (kept, in history, out of retrieval), every edge carries its sources, numbers
 // the model made up are rejected without corrupting the store, a malformed reply rolls the session
-// back, storing twice asks nothing, and retrieval walks the neighbourhood up to the hop limit.
+// back, storing twice asks nothing, retrieval walks the neighbourhood up to the hop limit, and
+// extract=careful sends the tuned extraction and invalidation prompts (the default the published ones).
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
 #include <memfail/llm/openai_client.hpp>
+#include <memfail/llm/prompts.hpp>
 #include <memfail/memory/builtin/graph.hpp>
 #include <memfail/memory/memory_system.hpp>
 
@@ -323,6 +325,55 @@ TEST(Graph, ResetForgetsEverything) {
     EXPECT_TRUE(ok(h.system->all_memories()).empty());
     EXPECT_TRUE(ok(h.graph().entities()).empty());
     EXPECT_TRUE(ok(h.system->retrieve_memories("Priya", {}, 5)).empty());
+}
+
+// Answers graph extraction and invalidation by which style's system text the request carries (the
+// whole text must match): the published style closes the older edge, the careful one keeps it.
+json style_script() {
+    namespace prompts = llm::prompts;
+    const std::vector<llm::ChatMessage> conversation = {{"user", "x"}};
+    json rules = json::array();
+    for (const auto style : {prompts::PromptStyle::published, prompts::PromptStyle::careful}) {
+        const std::string name = prompts::prompt_style_name(style);
+        const std::string extract_text = prompts::graph_extract("m", conversation, style).messages.at(0).content;
+        const std::string invalidate_text =
+            prompts::graph_invalidate("m", {"x", "t"}, {{"y", "t"}}, style).messages.at(0).content;
+        const std::pair<const char*, const char*> facts[] = {{"1", "Priya cooks with Tom."},
+                                                             {"2", "Priya bakes with Tom."}};
+        for (const auto& [n, fact] : facts)
+            rules.push_back(json{{"name", name + " extract " + n},
+                                 {"match", {{"schema", k_extract}, {"contains", extract_text}}},
+                                 {"times", 1},
+                                 {"json", extract({{"Priya", "person"}, {"Tom", "person"}}, {{1, 2, fact}})}});
+        rules.push_back(json{{"name", name + " invalidate"},
+                             {"match", {{"schema", k_invalidate}, {"contains", invalidate_text}}},
+                             {"json", invalidated(style == prompts::PromptStyle::careful ? std::vector<int>{}
+                                                                                          : std::vector<int>{1})}});
+    }
+    return json{{"rules", rules}};
+}
+
+TEST(Graph, ExtractCarefulSendsTheTunedPromptsAndIsInTheSpec) {
+    for (const std::string style : {"published", "careful"}) {
+        const std::string other = style == "published" ? "careful" : "published";
+        Harness h(style_script(), style == "published" ? "graph" : "graph:extract=careful");
+        EXPECT_NE(h.system->spec().find("extract=" + style), std::string::npos) << h.system->spec();
+        ok(h.system->store_conversation(said(1, "m1", "Priya cooks with Tom.")));
+        ok(h.system->store_conversation(said(2, "m2", "Priya bakes with Tom.")));
+        const json by_rule = h.server->stats()["by_rule"];
+        EXPECT_EQ(by_rule.value(style + " extract 1", 0), 1) << by_rule.dump();
+        EXPECT_EQ(by_rule.value(style + " extract 2", 0), 1) << by_rule.dump();
+        EXPECT_EQ(by_rule.value(style + " invalidate", 0), 1) << by_rule.dump();
+        for (const char* rule : {" extract 1", " extract 2", " invalidate"})
+            EXPECT_FALSE(by_rule.contains(other + rule)) << style << ": " << by_rule.dump();
+        // The published reply closed the older edge; the careful one kept both.
+        EXPECT_EQ(ok(h.system->all_memories()).size(), style == "published" ? 1u : 2u) << style;
+    }
+    SystemContext context;
+    context.services.model = "m";
+    auto bad = GraphSystem::create(ok(Spec::parse("graph:extract=tuned")), context);
+    ASSERT_FALSE(bad.has_value());
+    EXPECT_NE(bad.error().message.find("published, careful"), std::string::npos) << bad.error().message;
 }
 
 }  // namespace

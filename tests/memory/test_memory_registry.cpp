@@ -108,7 +108,9 @@ TEST(Registry, ListsEverySystemWithItsOptions) {
              {"verbatim", "roles", "all"},
              {"oracle", "stage", "all"},
              {"oracle", "over", "verbatim"},
-             {"oracle", "respect_k", "false"}}) {
+             {"oracle", "respect_k", "false"},
+             {"facts", "extract", "published"},  // extract=careful is the tuned variant, never the default
+             {"graph", "extract", "published"}}) {
         const OptionInfo* info = find_option(system, option);
         ASSERT_NE(info, nullptr) << system << "." << option;
         EXPECT_EQ(info->default_value, fallback) << system << "." << option;

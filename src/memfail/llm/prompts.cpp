@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: MIT
 // The prompt texts. Written for memfail; kept short because they are sent thousands of times.
+// The reference memory systems' prompts (facts, notes, graph) say what their model systems publish
+// about themselves (Mem0, A-MEM, Graphiti/StructMem; docs/SYSTEMS.md) in our own words, and nothing
+// aimed at this benchmark's datasets; PromptStyle::careful keeps prompts/1's tuned texts as an
+// opt-in variant.
 #include <memfail/llm/prompts.hpp>
 
 namespace memfail::llm::prompts {
@@ -186,7 +190,55 @@ ChatRequest judge_abstention(const std::string& model, const std::string& questi
         std::move(user));
 }
 
-ChatRequest facts_extract(const std::string& model, const std::vector<ChatMessage>& messages) {
+const char* prompt_style_name(PromptStyle style) {
+    return style == PromptStyle::careful ? "careful" : "published";
+}
+
+namespace {
+
+// facts, published (Mem0): what a user shares that is worth remembering, by Mem0's categories of
+// personal information; the message numbers are memfail's provenance.
+constexpr const char* k_facts_extract_published =
+    "You collect what a user shares with an assistant so that it can be remembered in later chats. Go "
+    "through the conversation and pick out the pieces of information the user shares that are worth "
+    "keeping: what they like and dislike (food, products, activities, entertainment and the like), "
+    "personal details such as names, relationships and important dates, plans and intentions, health "
+    "and wellbeing, work and career, and anything else they tell about themselves. Write each one as a "
+    "brief statement. Base the facts on what the user says; greetings and small talk hold nothing to "
+    "keep, and when nothing is worth remembering the list is empty. For each fact, list the numbers of "
+    "the messages it comes from.";
+
+// facts, careful (prompts/1, tuned): keeps qualifying details.
+constexpr const char* k_facts_extract_careful =
+    "You maintain a person's long-term memory. From the conversation, write down every durable fact "
+    "about the user and the people, pets, places and things in their life: one short sentence per "
+    "fact that makes sense on its own (names instead of pronouns). Keep every qualifying detail: "
+    "conditions, exceptions, times, places, quantities. Leave out greetings, small talk and the "
+    "assistant's own opinions. For each fact, list the numbers of the messages it comes from.";
+
+// facts, published (Mem0): the four operations against the most similar memories.
+constexpr const char* k_facts_decide_published =
+    "You manage a memory store. Compare each new fact with the existing memories shown and choose one "
+    "operation for it. ADD: the store does not hold this information yet. UPDATE: an existing memory "
+    "covers the same thing but the new fact changes it or says more; give that memory's number and the "
+    "text to replace it with, keeping whichever version is more informative. DELETE: the new fact "
+    "contradicts an existing memory; give that memory's number. NONE: the store already holds this "
+    "information; give the number of the memory that holds it. Use only the numbers shown; set memory "
+    "to -1 and text to an empty string when they do not apply.";
+
+// facts, careful (prompts/1, tuned): compatible facts are not contradictions.
+constexpr const char* k_facts_decide_careful =
+    "You keep a memory store accurate and free of repeats. For each new fact choose one event: "
+    "ADD when it is new information; UPDATE when it refines, extends or corrects one existing memory "
+    "(give that memory's number and the combined text, keeping the details of both that are still "
+    "true); DELETE when it shows one existing memory is no longer true (give its number); NONE when "
+    "an existing memory already says the same (give its number). Facts that can all be true at once "
+    "are not contradictions: liking one thing does not cancel liking another. Use only the numbers "
+    "shown; set memory to -1 and text to an empty string when they do not apply.";
+
+}  // namespace
+
+ChatRequest facts_extract(const std::string& model, const std::vector<ChatMessage>& messages, PromptStyle style) {
     std::string user = "CONVERSATION:\n";
     for (std::size_t i = 0; i < messages.size(); ++i)
         user += "[" + std::to_string(i + 1) + "] (" + messages[i].role + ") " + messages[i].content + "\n";
@@ -196,18 +248,13 @@ ChatRequest facts_extract(const std::string& model, const std::vector<ChatMessag
     json schema = object_schema({{"facts", {{"type", "array"}, {"items", fact}}}}, {"facts"});
     ChatRequest r = judge_call(
         model, "system.facts_extract", k_facts_extract_schema, std::move(schema),
-        "You maintain a person's long-term memory. From the conversation, write down every durable fact "
-        "about the user and the people, pets, places and things in their life: one short sentence per "
-        "fact that makes sense on its own (names instead of pronouns). Keep every qualifying detail: "
-        "conditions, exceptions, times, places, quantities. Leave out greetings, small talk and the "
-        "assistant's own opinions. For each fact, list the numbers of the messages it comes from.",
-        std::move(user));
+        style == PromptStyle::careful ? k_facts_extract_careful : k_facts_extract_published, std::move(user));
     r.role = Role::system;
     return r;
 }
 
 ChatRequest facts_decide(const std::string& model, const std::vector<std::string>& existing,
-                         const std::vector<std::string>& facts) {
+                         const std::vector<std::string>& facts, PromptStyle style) {
     std::string user = "EXISTING MEMORIES:\n";
     if (existing.empty()) user += "(none)\n";
     for (std::size_t i = 0; i < existing.size(); ++i) user += std::to_string(i) + ". " + existing[i] + "\n";
@@ -222,14 +269,7 @@ ChatRequest facts_decide(const std::string& model, const std::vector<std::string
     json schema = object_schema({{"decisions", {{"type", "array"}, {"items", decision}}}}, {"decisions"});
     ChatRequest r = judge_call(
         model, "system.facts_decide", k_facts_decide_schema, std::move(schema),
-        "You keep a memory store accurate and free of repeats. For each new fact choose one event: "
-        "ADD when it is new information; UPDATE when it refines, extends or corrects one existing memory "
-        "(give that memory's number and the combined text, keeping the details of both that are still "
-        "true); DELETE when it shows one existing memory is no longer true (give its number); NONE when "
-        "an existing memory already says the same (give its number). Facts that can all be true at once "
-        "are not contradictions: liking one thing does not cancel liking another. Use only the numbers "
-        "shown; set memory to -1 and text to an empty string when they do not apply.",
-        std::move(user));
+        style == PromptStyle::careful ? k_facts_decide_careful : k_facts_decide_published, std::move(user));
     r.role = Role::system;
     return r;
 }
@@ -264,14 +304,12 @@ ChatRequest notes_write(const std::string& model, const ChatMessage& turn, const
                                 {"content", "keywords", "tags", "context"});
     ChatRequest r = judge_call(
         model, "system.notes_write", k_notes_write_schema, std::move(schema),
-        "You keep a personal knowledge base as a collection of short notes, one per chat message. Write "
-        "the note for the message you are given. content: what the message says, as plain sentences "
-        "that stand on their own (names instead of pronouns, the speaker made explicit); keep every "
-        "specific detail, such as names, numbers, dates, places, conditions and exceptions, because this "
-        "text is never revised later. keywords: the few words or names someone would search for to "
-        "find this note. tags: short, general category labels. context: one line saying what the "
-        "message is about and why it matters. A message with nothing worth keeping still gets a note "
-        "that says so briefly.",
+        "You write the notes of an agent's memory, one note per chat message, each with attributes that "
+        "help to find it and connect it to other notes later. Write the note for the message you are "
+        "given. content: the message as it was said, with its speaker. keywords: the main concepts and "
+        "terms of the message (names, nouns, verbs), the most important first. tags: a few broad "
+        "categories that classify the message. context: one sentence giving its topic, main points and "
+        "purpose.",
         std::move(user));
     r.role = Role::system;
     return r;
@@ -292,13 +330,13 @@ ChatRequest notes_link(const std::string& model, const NoteView& note, const std
                                 {"links", "updates"});
     ChatRequest r = judge_call(
         model, "system.notes_link", k_notes_link_schema, std::move(schema),
-        "You organise a knowledge base of linked notes. A new note has arrived, shown with the existing "
-        "notes most similar to it. links: the numbers of the existing notes that are genuinely related "
-        "to the new one (the same person, pet, place, plan or topic), not merely worded alike; an empty "
-        "list when none are. updates: for an existing note whose context line or tags should change now "
-        "that the new note is known, its number with the new context line and the full new tag list; "
-        "use an empty string or empty list to keep the current value, and leave out notes that need no "
-        "change. The text of existing notes cannot be changed.",
+        "You maintain a network of linked notes in an agent's memory. A new note has arrived, shown with "
+        "the existing notes nearest to it. links: the numbers of the existing notes the new note should "
+        "be connected to because they share meaningful concepts, entities or themes with it; an empty "
+        "list when none do. updates: how the memory evolves, for each existing note whose context "
+        "sentence or tags should change now that the new note is known: its number with the new context "
+        "and the complete new tag list (an empty string or an empty list keeps the current value); leave "
+        "out notes that need no change. The content of existing notes cannot be changed.",
         std::move(user));
     r.role = Role::system;
     return r;
@@ -317,7 +355,49 @@ std::string render_graph_entity(const GraphEntityView& e) {
 
 }  // namespace
 
-ChatRequest graph_extract(const std::string& model, const std::vector<ChatMessage>& messages) {
+namespace {
+
+// graph, published (Graphiti / StructMem): entities including the speaker, edges that carry a fact.
+constexpr const char* k_graph_extract_published =
+    "You turn a conversation into a knowledge graph. entities: the people, places, organisations, "
+    "objects, concepts and other things the conversation mentions, including the speaker (call the "
+    "user \"User\", type person); each once, under its name, with a one-word type such as person, "
+    "place or organisation. Relationships, actions, dates and times are not entities. relations: the "
+    "facts that connect two entities, as edges: source and target given as entity numbers counted "
+    "from 1 in the order of your entity list (the same number twice for a fact about a single "
+    "entity), a relation name in capitals with underscores such as WORKS_AT, the fact as a sentence "
+    "stating the relationship, and the numbers of the messages it comes from.";
+
+// graph, careful (prompts/1, tuned): every condition, exception, time and quantity kept.
+constexpr const char* k_graph_extract_careful =
+    "You build a knowledge graph of a person's life from a conversation. entities: every person, "
+    "pet, place, organisation, object, activity or other thing the conversation says something "
+    "durable about, each once, under its most specific name, with a one-word type such as person, "
+    "animal, place, organisation, object, activity, food or event. Call the user \"User\" (type "
+    "person). relations: each durable fact as a link from one entity to another, with source and "
+    "target given as entity numbers counted from 1 in the order of your entity list (use the same "
+    "number twice for a fact about a single entity), a short relation name in capitals such as "
+    "LIVES_IN or ALLERGIC_TO, the fact as one sentence that makes sense on its own (names instead "
+    "of pronouns, every condition, exception, time and quantity kept), and the numbers of the "
+    "messages it comes from. Leave out greetings, small talk and the assistant's own opinions.";
+
+// graph, published (Graphiti): contradicted edges are closed.
+constexpr const char* k_graph_invalidate_published =
+    "You keep a knowledge graph up to date. A new fact connects the same entities as some older "
+    "facts. List the numbers of the older facts that the new fact contradicts; they will be marked as "
+    "no longer valid from the new fact's time. An empty list when it contradicts none.";
+
+// graph, careful (prompts/1, tuned): compatible facts are not contradicted.
+constexpr const char* k_graph_invalidate_careful =
+    "You keep a knowledge graph up to date. A new fact links the same two entities as some older "
+    "facts. List the older facts the new one shows to have stopped being true: a change of place, "
+    "job, relationship status, plan or preference replaces the old one. Facts that can hold at the "
+    "same time are not contradicted (liking one dish does not cancel liking another, and a detail "
+    "that adds to an older fact leaves it true). An empty list when nothing is contradicted.";
+
+}  // namespace
+
+ChatRequest graph_extract(const std::string& model, const std::vector<ChatMessage>& messages, PromptStyle style) {
     std::string user = "CONVERSATION:\n";
     for (std::size_t i = 0; i < messages.size(); ++i)
         user += "[" + std::to_string(i + 1) + "] (" + messages[i].role + ") " + messages[i].content + "\n";
@@ -333,17 +413,7 @@ ChatRequest graph_extract(const std::string& model, const std::vector<ChatMessag
                                 {"entities", "relations"});
     ChatRequest r = judge_call(
         model, "system.graph_extract", k_graph_extract_schema, std::move(schema),
-        "You build a knowledge graph of a person's life from a conversation. entities: every person, "
-        "pet, place, organisation, object, activity or other thing the conversation says something "
-        "durable about, each once, under its most specific name, with a one-word type such as person, "
-        "animal, place, organisation, object, activity, food or event. Call the user \"User\" (type "
-        "person). relations: each durable fact as a link from one entity to another, with source and "
-        "target given as entity numbers counted from 1 in the order of your entity list (use the same "
-        "number twice for a fact about a single entity), a short relation name in capitals such as "
-        "LIVES_IN or ALLERGIC_TO, the fact as one sentence that makes sense on its own (names instead "
-        "of pronouns, every condition, exception, time and quantity kept), and the numbers of the "
-        "messages it comes from. Leave out greetings, small talk and the assistant's own opinions.",
-        std::move(user));
+        style == PromptStyle::careful ? k_graph_extract_careful : k_graph_extract_published, std::move(user));
     r.role = Role::system;
     return r;
 }
@@ -358,16 +428,15 @@ ChatRequest graph_resolve(const std::string& model, const GraphEntityView& entit
     ChatRequest r = judge_call(
         model, "system.graph_resolve", k_graph_resolve_schema, std::move(schema),
         "You keep a knowledge graph free of duplicate entities. An entity was just mentioned; decide "
-        "whether it is the very same real-world thing as one of the known entities listed (another "
-        "spelling, a nickname, a fuller or shorter name, or a description such as \"my sister\" for a "
-        "named person the facts identify). Two different things that merely share a type or part of a "
-        "name are not the same. Give the known entity's number, or -1 when it is new.",
+        "whether it is the same real-world thing as one of the known entities listed, perhaps under "
+        "another form of its name. Give that entity's number, or -1 when it is a new one.",
         std::move(user));
     r.role = Role::system;
     return r;
 }
 
-ChatRequest graph_invalidate(const std::string& model, const DatedFact& new_fact, const std::vector<DatedFact>& older) {
+ChatRequest graph_invalidate(const std::string& model, const DatedFact& new_fact, const std::vector<DatedFact>& older,
+                             PromptStyle style) {
     std::string user = "NEW FACT (" + new_fact.since + "):\n    " + new_fact.text + "\n\nOLDER FACTS:\n";
     for (std::size_t i = 0; i < older.size(); ++i)
         user += "[" + std::to_string(i + 1) + "] (" + older[i].since + ") " + older[i].text + "\n";
@@ -376,11 +445,7 @@ ChatRequest graph_invalidate(const std::string& model, const DatedFact& new_fact
                                 {"invalidated"});
     ChatRequest r = judge_call(
         model, "system.graph_invalidate", k_graph_invalidate_schema, std::move(schema),
-        "You keep a knowledge graph up to date. A new fact links the same two entities as some older "
-        "facts. List the older facts the new one shows to have stopped being true: a change of place, "
-        "job, relationship status, plan or preference replaces the old one. Facts that can hold at the "
-        "same time are not contradicted (liking one dish does not cancel liking another, and a detail "
-        "that adds to an older fact leaves it true). An empty list when nothing is contradicted.",
+        style == PromptStyle::careful ? k_graph_invalidate_careful : k_graph_invalidate_published,
         std::move(user));
     r.role = Role::system;
     return r;
@@ -396,13 +461,13 @@ ChatRequest mixture_route(const std::string& model, const std::vector<ChatMessag
     json schema = object_schema({{"units", {{"type", "array"}, {"items", unit}}}}, {"units"});
     ChatRequest r = judge_call(
         model, "system.mixture_route", k_mixture_route_schema, std::move(schema),
-        "You sort the messages of a conversation so that each is filed in the memory store that keeps "
-        "its kind of content best. Give every message one kind. conditional: it states a rule, a "
-        "condition, a cause or an exception (something holds only when, unless, because or after "
-        "something else). long: a descriptive passage of more than about " +
+        "You file each message of a conversation in the memory store suited to its kind of content. "
+        "Give every message one kind. conditional: it describes how things depend on or lead to one "
+        "another, such as a cause and its effect, which a graph of relations keeps. long: a descriptive "
+        "passage of more than about " +
             std::to_string(long_words) +
-            " words that should be kept whole. preference: a short statement of what someone likes, "
-            "dislikes, wants or usually chooses. other: anything else. Refer to messages by their numbers.",
+            " words, kept whole. preference: a short statement of what someone likes, dislikes or wants. "
+            "other: anything else. Refer to messages by their numbers.",
         std::move(user));
     r.role = Role::system;
     return r;

@@ -12,7 +12,10 @@
 
 namespace memfail::llm::prompts {
 
-inline constexpr const char* k_prompt_version = "prompts/1";
+// prompts/2: the facts, notes and graph prompts follow their published designs (Mem0, A-MEM,
+// Graphiti/StructMem) and the mixture router no longer lists trap words; prompts/1's tuned texts
+// live on as PromptStyle::careful.
+inline constexpr const char* k_prompt_version = "prompts/2";
 
 // Schema names (response_format.json_schema.name).
 inline constexpr const char* k_storage_schema = "memfail_judge_storage";
@@ -75,14 +78,26 @@ ChatRequest judge_abstention(const std::string& model, const std::string& questi
 
 // --- memory systems' own calls (role system) -------------------------------------------------------
 
-// facts: the durable facts of a conversation, each citing the numbers of the messages it came from.
-// `messages` are shown as "[n] (role) text", n from 1. Reply: {"facts": [{"text", "messages"}]}.
-ChatRequest facts_extract(const std::string& model, const std::vector<ChatMessage>& messages);
+// Which texts a reference memory system sends. `published` (the default) follows what the model
+// system publishes about itself (docs/SYSTEMS.md) and nothing more. `careful` is a tuned variant,
+// opted into with `facts:extract=careful` / `graph:extract=careful`: prompts/1's detail-preserving
+// texts (keep conditions and exceptions, compatible facts do not contradict). It is not the
+// published design and is reported as such.
+enum class PromptStyle { published, careful };
 
-// facts: one decision per new fact against the existing memories shown under small integers.
-// Reply: {"decisions": [{"fact", "event" (ADD|UPDATE|DELETE|NONE), "memory" (-1: none), "text"}]}.
+// The option value naming a style ("published", "careful").
+const char* prompt_style_name(PromptStyle style);
+
+// facts: the facts of a conversation worth remembering (published: Mem0's categories of personal
+// information), each citing the numbers of the messages it came from (memfail's provenance).
+// `messages` are shown as "[n] (role) text", n from 1. Reply: {"facts": [{"text", "messages"}]}.
+ChatRequest facts_extract(const std::string& model, const std::vector<ChatMessage>& messages,
+                          PromptStyle style = PromptStyle::published);
+
+// facts: one decision per new fact against the existing memories shown under small integers
+// (published: Mem0's ADD / UPDATE / DELETE / NONE rules). Reply: {"decisions": [{"fact", "event" (ADD|UPDATE|DELETE|NONE), "memory" (-1: none), "text"}]}.
 ChatRequest facts_decide(const std::string& model, const std::vector<std::string>& existing,
-                         const std::vector<std::string>& facts);
+                         const std::vector<std::string>& facts, PromptStyle style = PromptStyle::published);
 
 // --- notes (A-MEM) -------------------------------------------------------------------------------
 
@@ -97,8 +112,8 @@ struct NoteView {
     std::string context;
 };
 
-// notes: one note for one conversation turn. `previous` (may be empty content) is the message
-// before it, shown only so pronouns can be resolved. Reply: {"content", "keywords", "tags", "context"}.
+// notes: one note for one conversation turn (A-MEM's note construction). `previous` (may be empty
+// content) is the message before it, shown for reference only. Reply: {"content", "keywords", "tags", "context"}.
 ChatRequest notes_write(const std::string& model, const ChatMessage& turn, const ChatMessage& previous,
                         const std::string& timestamp);
 
@@ -107,14 +122,15 @@ ChatRequest notes_write(const std::string& model, const ChatMessage& turn, const
 // "tags"}]}; an empty context or tag list in an update keeps the current one.
 ChatRequest notes_link(const std::string& model, const NoteView& note, const std::vector<NoteView>& neighbours);
 
-// graph: the entities of a conversation and the relations between them, each relation carrying a
-// self-contained fact sentence and the numbers of the messages it comes from. Entity numbers in the
+// graph: the entities of a conversation and the relations between them (Graphiti's node and edge
+// extraction), each relation carrying a fact sentence and the numbers of the messages it comes from. Entity numbers in the
 // reply count from 1 in the order the entities are listed. Reply: {"entities": [{"name", "type"}],
 // "relations": [{"source", "target", "relation", "fact", "messages"}]}.
 inline constexpr const char* k_graph_extract_schema = "memfail_graph_extract";
 inline constexpr const char* k_graph_resolve_schema = "memfail_graph_resolve";
 inline constexpr const char* k_graph_invalidate_schema = "memfail_graph_invalidate";
-ChatRequest graph_extract(const std::string& model, const std::vector<ChatMessage>& messages);
+ChatRequest graph_extract(const std::string& model, const std::vector<ChatMessage>& messages,
+                          PromptStyle style = PromptStyle::published);
 
 // An entity as shown to the model, with a few facts about it for context.
 struct GraphEntityView {
@@ -135,8 +151,9 @@ struct DatedFact {
 };
 
 // graph: which of the older facts between the same two entities (numbered from 1) the new fact
-// shows to be no longer true. Reply: {"invalidated": [n, ...]} (empty when none).
-ChatRequest graph_invalidate(const std::string& model, const DatedFact& new_fact, const std::vector<DatedFact>& older);
+// contradicts (Graphiti's edge invalidation). Reply: {"invalidated": [n, ...]} (empty when none).
+ChatRequest graph_invalidate(const std::string& model, const DatedFact& new_fact, const std::vector<DatedFact>& older,
+                             PromptStyle style = PromptStyle::published);
 
 // mixture: the kind of each message of a conversation (shown numbered from 1), which decides the
 // store that keeps it. Reply: {"units": [{"message": n, "kind": "conditional"|"long"|"preference"|

@@ -86,9 +86,11 @@ Result<void> add_history(store::Database& db, const std::string& id, const std::
 }  // namespace
 
 Result<std::unique_ptr<MemorySystem>> FactsSystem::create(const Spec& spec, const SystemContext& context) {
-    MF_TRY(spec.check_keys({"add_only", "similar", "dim"}));
+    MF_TRY(spec.check_keys({"add_only", "extract", "similar", "dim"}));
     FactsOptions options;
     MF_TRY_ASSIGN(options.add_only, spec.get_bool("add_only", false));
+    MF_TRY_ASSIGN(const std::string extract, spec.get_choice("extract", "published", {"published", "careful"}));
+    options.careful = extract == "careful";
     MF_TRY_ASSIGN(const std::int64_t similar, bounded_option(spec, "similar", 5, 1, 50, "facts"));
     MF_TRY_ASSIGN(const std::int64_t dim, bounded_option(spec, "dim", 512, 16, 8192, "facts"));
     options.similar = static_cast<int>(similar);
@@ -105,6 +107,10 @@ SystemInfo FactsSystem::info() {
             "Mem0's classic pipeline: the --system-model extracts facts from each conversation and decides "
             "ADD/UPDATE/DELETE/NONE against the most similar memories; full history",
             {{"add_only", "false", "true: Mem0's 2026 algorithm, every fact added unless an exact duplicate"},
+             {"extract", "published",
+              "published: Mem0's published extraction and update prompts; careful: memfail's tuned prompts that "
+              "keep conditions and exceptions and treat compatible facts as no conflict (tuned, not Mem0's "
+              "published design)"},
              {"similar", "5", "existing memories shown to the model per new fact"},
              {"dim", "512", "hashed embedding size when no --embed-model is given"}}};
 }
@@ -164,6 +170,7 @@ Result<std::vector<std::pair<std::int64_t, double>>> FactsSystem::live_neighbour
 std::string FactsSystem::spec() const {
     return Spec{"facts",
                 {{"add_only", m_options.add_only ? "true" : "false"},
+                 {"extract", llm::prompts::prompt_style_name(style())},
                  {"similar", std::to_string(m_options.similar)},
                  {"dim", std::to_string(m_options.dim)}}}
         .to_string();
@@ -195,7 +202,7 @@ Result<void> FactsSystem::store_in_transaction(const data::Session& session) {
     const std::vector<std::string>& message_ids = conversation.message_ids;
     if (conversation.shown.empty()) return {};
     MF_TRY_ASSIGN(llm::ChatReply extracted,
-                  ask_system_model(m_services, llm::prompts::facts_extract(m_services.model, conversation.shown), "facts"));
+                  ask_system_model(m_services, llm::prompts::facts_extract(m_services.model, conversation.shown, style()), "facts"));
     struct NewFact {
         std::string text;
         std::vector<std::string> sources;
@@ -253,7 +260,7 @@ Result<void> FactsSystem::store_in_transaction(const data::Session& session) {
         for (const auto& c : candidates) existing.push_back(c.text);
         for (const auto& f : facts) new_texts.push_back(f.text);
         MF_TRY_ASSIGN(llm::ChatReply decided,
-                      ask_system_model(m_services, llm::prompts::facts_decide(m_services.model, existing, new_texts), "facts"));
+                      ask_system_model(m_services, llm::prompts::facts_decide(m_services.model, existing, new_texts, style()), "facts"));
         try {
             for (const auto& d : decided.json.value()["decisions"]) {
                 const auto fact = d["fact"].get<std::int64_t>();

@@ -4,11 +4,14 @@
 // ADD / UPDATE / DELETE / NONE against them (real ids hidden behind small integers, so the model
 // cannot mangle them); decisions are applied in one transaction and every change is kept in a
 // history. add_only=true models Mem0's 2026 algorithm: no decisions, only exact-duplicate suppression.
+// extract=careful swaps in tuned prompts that keep qualifying details (an opt-in variant, reported in
+// the spec; the default follows Mem0's published design).
 #pragma once
 #include <memory>
 #include <optional>
 #include <string>
 
+#include <memfail/llm/prompts.hpp>
 #include <memfail/memory/memory_system.hpp>
 #include <memfail/memory/retriever.hpp>
 #include <memfail/store/database.hpp>
@@ -17,6 +20,9 @@ namespace memfail::memory {
 
 struct FactsOptions {
     bool add_only = false;
+    // extract=published (default): Mem0's published extraction and decision prompts. extract=careful:
+    // memfail's tuned, detail-preserving prompts (llm::prompts::PromptStyle::careful), not Mem0's design.
+    bool careful = false;
     int similar = 5;  // existing memories shown per new fact
     int dim = 512;    // hashed embeddings when no --embed-model is given
 };
@@ -43,6 +49,9 @@ private:
     FactsSystem(FactsOptions options, SystemServices services)
         : m_options(options), m_services(std::move(services)) {}
     Result<void> initialise(const std::string& path);
+    llm::prompts::PromptStyle style() const {
+        return m_options.careful ? llm::prompts::PromptStyle::careful : llm::prompts::PromptStyle::published;
+    }
     Result<void> store_in_transaction(const data::Session& session);
     // Reads the retired-row and id counters back from SQLite (on open, and after a rollback).
     Result<void> load_counters();

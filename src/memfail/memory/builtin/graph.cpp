@@ -122,6 +122,10 @@ double name_similarity(const std::string& a, const std::string& b) {
 
 std::string lower_trimmed(std::string_view s) { return text::to_lower(text::trim(s)); }
 
+llm::prompts::PromptStyle prompt_style(const GraphOptions& options) {
+    return options.careful ? llm::prompts::PromptStyle::careful : llm::prompts::PromptStyle::published;
+}
+
 Memory edge_memory(std::string id, std::string fact, std::string valid_at, const std::optional<std::string>& invalid_at,
                    std::vector<std::string> sources, bool mark_stale = true) {
     Memory m;
@@ -138,8 +142,10 @@ Memory edge_memory(std::string id, std::string fact, std::string valid_at, const
 }  // namespace
 
 Result<std::unique_ptr<MemorySystem>> GraphSystem::create(const Spec& spec, const SystemContext& context) {
-    MF_TRY(spec.check_keys({"hops", "include_invalid", "dim"}));
+    MF_TRY(spec.check_keys({"hops", "include_invalid", "extract", "dim"}));
     GraphOptions options;
+    MF_TRY_ASSIGN(const std::string extract, spec.get_choice("extract", "published", {"published", "careful"}));
+    options.careful = extract == "careful";
     MF_TRY_ASSIGN(const std::int64_t hops, bounded_option(spec, "hops", 2, 1, 5, "graph"));
     MF_TRY_ASSIGN(options.include_invalid, spec.get_bool("include_invalid", false));
     MF_TRY_ASSIGN(const std::int64_t dim, bounded_option(spec, "dim", 512, 16, 8192, "graph"));
@@ -159,6 +165,10 @@ SystemInfo GraphSystem::info() {
             "neighbourhood and fuses BM25 and cosine ranks",
             {{"hops", "2", "edges walked from the entities a query names (1-5)"},
              {"include_invalid", "false", "true: also retrieve facts a later fact contradicted, marked as stale"},
+             {"extract", "published",
+              "published: Graphiti/StructMem-style entity, edge and invalidation prompts; careful: memfail's tuned "
+              "prompts that keep every condition, exception, time and quantity and leave compatible facts valid "
+              "(tuned, not the published design)"},
              {"dim", "512", "hashed embedding size when no --embed-model is given"}}};
 }
 
@@ -300,6 +310,7 @@ std::string GraphSystem::spec() const {
     return Spec{"graph",
                 {{"hops", std::to_string(m_options.hops)},
                  {"include_invalid", m_options.include_invalid ? "true" : "false"},
+                 {"extract", m_options.careful ? "careful" : "published"},
                  {"dim", std::to_string(m_options.dim)}}}
         .to_string();
 }
@@ -417,7 +428,7 @@ Result<void> GraphSystem::store_in_transaction(const data::Session& session) {
     const std::vector<std::string>& message_ids = conversation.message_ids;
     if (conversation.shown.empty()) return {};
     MF_TRY_ASSIGN(llm::ChatReply extracted,
-                  ask_system_model(m_services, llm::prompts::graph_extract(m_services.model, conversation.shown), "graph"));
+                  ask_system_model(m_services, llm::prompts::graph_extract(m_services.model, conversation.shown, prompt_style(m_options)), "graph"));
     struct NewEntity {
         std::string name;
         std::string type;
@@ -550,7 +561,8 @@ Result<void> GraphSystem::store_in_transaction(const data::Session& session) {
         std::vector<llm::prompts::DatedFact> dated;
         for (const Older& o : older) dated.push_back({o.fact, o.valid_at});
         MF_TRY_ASSIGN(llm::ChatReply checked,
-                      ask_system_model(m_services, llm::prompts::graph_invalidate(m_services.model, {r.fact, session.timestamp}, dated), "graph"));
+                      ask_system_model(m_services, llm::prompts::graph_invalidate(m_services.model, {r.fact, session.timestamp}, dated,
+                                                                    prompt_style(m_options)), "graph"));
         std::vector<std::int64_t> numbers;
         try {
             for (const auto& n : checked.json.value().at("invalidated")) numbers.push_back(n.get<std::int64_t>());

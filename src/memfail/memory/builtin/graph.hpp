@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The graph memory system: StructMem / Graphiti. An LLM extracts typed entities and the relations
-// between them from each conversation; every relation becomes an edge carrying a self-contained fact
-// sentence, the time it became valid, the time it stopped being valid (none while it holds) and its
+// between them from each conversation (prompts following Graphiti's published design; extract=careful
+// for memfail's tuned ones); every relation becomes an edge carrying a fact sentence, the time it
+// became valid, the time it stopped being valid (none while it holds) and its
 // source message ids. Entities are merged by normalised name, else by an LLM decision among close
 // candidates; a new edge that contradicts older edges between the same two entities closes them
 // (kept, never deleted). Retrieval starts from the entities the query names or whose facts it
@@ -24,6 +25,9 @@ namespace memfail::memory {
 struct GraphOptions {
     int hops = 2;                  // neighbourhood walked from the query's entities
     bool include_invalid = false;  // also show edges a later fact contradicted
+    // extract=careful: memfail's tuned extraction and contradiction prompts (keep conditions, compatible
+    // facts stand), not the published Graphiti/StructMem design that the default follows.
+    bool careful = false;
     int dim = 512;                 // hashed embeddings when no --embed-model is given
 };
 
