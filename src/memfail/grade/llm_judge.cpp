@@ -27,7 +27,10 @@ prompts::JudgedFact judged(const data::EvidenceFact& fact, int number = 0) {
     f.number = number;
     f.text = fact.text;
     for (const auto& d : fact.key_details)
-        if (!d.variants.empty()) f.key_details.push_back(d.variants.front());
+        if (!d.variants.empty()) {
+            f.key_details.push_back(d.variants.front());
+            f.parts.emplace_back(d.name, d.variants.front());
+        }
     return f;
 }
 
@@ -63,7 +66,7 @@ Result<json> LlmJudge::ask(llm::ChatRequest request) {
 }
 
 Result<std::vector<JudgeVerdict>> LlmJudge::storage(const MemorySnapshot& snapshot,
-                                                    const std::vector<const data::EvidenceFact*>& facts) {
+                                                    const std::vector<const data::EvidenceFact*>& facts, Task task) {
     const auto& memories = snapshot.memories();
     std::size_t total_chars = 0;
     for (const auto& m : memories) total_chars += m.text.size();
@@ -103,7 +106,8 @@ Result<std::vector<JudgeVerdict>> LlmJudge::storage(const MemorySnapshot& snapsh
     std::vector<prompts::JudgedFact> asked;
     for (std::size_t i = 0; i < facts.size(); ++i) asked.push_back(judged(*facts[i], static_cast<int>(i + 1)));
 
-    MF_TRY_ASSIGN(json reply, ask(prompts::judge_storage(m_options.model, store, asked)));
+    MF_TRY_ASSIGN(json reply, ask(task ? prompts::paper_judge_storage(m_options.model, *task, store, asked)
+                                       : prompts::judge_storage(m_options.model, store, asked)));
     return read_reply("judge.storage", [&]() -> Result<std::vector<JudgeVerdict>> {
     std::vector<std::optional<JudgeVerdict>> verdicts(facts.size());
     for (const auto& r : reply["results"]) {
@@ -131,10 +135,12 @@ Result<std::vector<JudgeVerdict>> LlmJudge::storage(const MemorySnapshot& snapsh
     });
 }
 
-Result<JudgeVerdict> LlmJudge::summary(const data::EvidenceFact& fact, const std::vector<const memory::Memory*>& memories) {
+Result<JudgeVerdict> LlmJudge::summary(const data::EvidenceFact& fact, const std::vector<const memory::Memory*>& memories,
+                                       Task task) {
     std::vector<prompts::LabelledMemory> shown;
     for (std::size_t i = 0; i < memories.size(); ++i) shown.push_back({label_for(i), memories[i]->text});
-    MF_TRY_ASSIGN(json reply, ask(prompts::judge_summary(m_options.model, judged(fact), shown)));
+    MF_TRY_ASSIGN(json reply, ask(task ? prompts::paper_judge_summary(m_options.model, *task, judged(fact), shown)
+                                       : prompts::judge_summary(m_options.model, judged(fact), shown)));
     return read_reply("judge.summary", [&]() -> Result<JudgeVerdict> {
     JudgeVerdict v;
     v.passed = reply["faithful"].get<bool>();
@@ -144,10 +150,13 @@ Result<JudgeVerdict> LlmJudge::summary(const data::EvidenceFact& fact, const std
     });
 }
 
-Result<JudgeVerdict> LlmJudge::retrieval(const data::EvidenceFact& fact, const std::vector<memory::Hit>& retrieved) {
+Result<JudgeVerdict> LlmJudge::retrieval(const data::EvidenceFact& fact, const std::vector<memory::Hit>& retrieved,
+                                         Task task, const std::string& question) {
     std::vector<prompts::LabelledMemory> shown;
     for (std::size_t i = 0; i < retrieved.size(); ++i) shown.push_back({label_for(i), retrieved[i].memory.text});
-    MF_TRY_ASSIGN(json reply, ask(prompts::judge_retrieval(m_options.model, judged(fact), shown)));
+    MF_TRY_ASSIGN(json reply,
+                  ask(task ? prompts::paper_judge_retrieval(m_options.model, *task, question, judged(fact), shown)
+                           : prompts::judge_retrieval(m_options.model, judged(fact), shown)));
     return read_reply("judge.retrieval", [&]() -> Result<JudgeVerdict> {
     JudgeVerdict v;
     v.passed = reply["present"].get<bool>();
@@ -156,7 +165,7 @@ Result<JudgeVerdict> LlmJudge::retrieval(const data::EvidenceFact& fact, const s
     });
 }
 
-Result<JudgeVerdict> LlmJudge::answer(const data::Probe& probe, const std::string& reply_text) {
+Result<JudgeVerdict> LlmJudge::answer(const data::Probe& probe, const std::string& reply_text, Task task) {
     std::vector<std::string> expected, facts;
     for (const auto& f : probe.evidence) {
         facts.push_back(f.text);
@@ -164,8 +173,11 @@ Result<JudgeVerdict> LlmJudge::answer(const data::Probe& probe, const std::strin
             for (const auto& d : f.key_details)
                 if (d.name != "entity" && !d.variants.empty()) expected.push_back(d.variants.front());
     }
-    MF_TRY_ASSIGN(json reply, ask(prompts::judge_answer(m_options.model, data::probe_kind_name(probe.kind),
-                                                        probe.question, probe.answer, expected, facts, reply_text)));
+    MF_TRY_ASSIGN(json reply,
+                  ask(task ? prompts::paper_judge_answer(m_options.model, *task, probe.question, probe.answer, expected,
+                                                         facts, reply_text)
+                           : prompts::judge_answer(m_options.model, data::probe_kind_name(probe.kind), probe.question,
+                                                   probe.answer, expected, facts, reply_text)));
     return read_reply("judge.answer", [&]() -> Result<JudgeVerdict> {
     JudgeVerdict v;
     v.passed = reply["correct"].get<bool>();
@@ -174,10 +186,17 @@ Result<JudgeVerdict> LlmJudge::answer(const data::Probe& probe, const std::strin
     });
 }
 
-Result<JudgeVerdict> LlmJudge::abstention(const data::Probe& probe, const std::string& reply_text) {
+Result<JudgeVerdict> LlmJudge::abstention(const data::Probe& probe, const std::string& reply_text, Task task,
+                                          const std::string& essay) {
     std::string person = named_person(probe);
     if (person.empty()) person = "(the person named in the question)";
-    MF_TRY_ASSIGN(json reply, ask(prompts::judge_abstention(m_options.model, probe.question, person, reply_text)));
+    std::string entity;
+    if (auto it = probe.meta.find("entity"); it != probe.meta.end() && it->is_string()) entity = it->get<std::string>();
+    MF_TRY_ASSIGN(json reply,
+                  ask(task && !entity.empty()
+                          ? prompts::paper_judge_abstention(m_options.model, probe.question, entity, person, essay,
+                                                            reply_text)
+                          : prompts::judge_abstention(m_options.model, probe.question, person, reply_text)));
     return read_reply("judge.abstention", [&]() -> Result<JudgeVerdict> {
     JudgeVerdict v;
     v.passed = reply["abstained"].get<bool>();

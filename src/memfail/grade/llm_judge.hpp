@@ -12,6 +12,7 @@
 #include <memfail/data/model.hpp>
 #include <memfail/grade/memory_grader.hpp>
 #include <memfail/llm/llm_client.hpp>
+#include <memfail/llm/prompts.hpp>
 
 namespace memfail::grade {
 
@@ -43,12 +44,20 @@ public:
 
     // Storage for `facts` (one batch: at most options().storage_batch). The store is shown whole when
     // it is small; otherwise narrowed to the memories sharing the most words with each fact.
+    // With `task` (the paper's protocol, --protocol paper) each stage is asked with that dataset's
+    // prompt (llm/prompts.hpp, PaperTask); the reply is read the same way.
+    using Task = std::optional<llm::prompts::PaperTask>;
     Result<std::vector<JudgeVerdict>> storage(const MemorySnapshot& snapshot,
-                                              const std::vector<const data::EvidenceFact*>& facts);
-    Result<JudgeVerdict> summary(const data::EvidenceFact& fact, const std::vector<const memory::Memory*>& memories);
-    Result<JudgeVerdict> retrieval(const data::EvidenceFact& fact, const std::vector<memory::Hit>& retrieved);
-    Result<JudgeVerdict> answer(const data::Probe& probe, const std::string& reply);
-    Result<JudgeVerdict> abstention(const data::Probe& probe, const std::string& reply);
+                                              const std::vector<const data::EvidenceFact*>& facts, Task task = {});
+    Result<JudgeVerdict> summary(const data::EvidenceFact& fact, const std::vector<const memory::Memory*>& memories,
+                                 Task task = {});
+    Result<JudgeVerdict> retrieval(const data::EvidenceFact& fact, const std::vector<memory::Hit>& retrieved,
+                                   Task task = {}, const std::string& question = {});
+    Result<JudgeVerdict> answer(const data::Probe& probe, const std::string& reply, Task task = {});
+    // Under the paper's protocol the judge also sees the essay of the person the question was made
+    // from (`essay`, meta.entity's) beside the person it names.
+    Result<JudgeVerdict> abstention(const data::Probe& probe, const std::string& reply, Task task = {},
+                                    const std::string& essay = {});
 
 private:
     Result<nlohmann::json> ask(llm::ChatRequest request);

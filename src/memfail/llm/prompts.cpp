@@ -6,6 +6,8 @@
 // opt-in variant.
 #include <memfail/llm/prompts.hpp>
 
+#include <cctype>
+
 namespace memfail::llm::prompts {
 
 using nlohmann::json;
@@ -28,6 +30,28 @@ json object_schema(json properties, std::vector<std::string> required) {
             {"properties", std::move(properties)},
             {"required", std::move(required)},
             {"additionalProperties", false}};
+}
+
+// The judge's reply shapes, shared by memfail's prompts and the paper's.
+json storage_schema() {
+    json result = object_schema({{"fact", {{"type", "integer"}}},
+                                 {"present", {{"type", "boolean"}}},
+                                 {"memories", {{"type", "array"}, {"items", {{"type", "string"}}}}},
+                                 {"reason", {{"type", "string"}}}},
+                                {"fact", "present", "memories", "reason"});
+    return object_schema({{"results", {{"type", "array"}, {"items", result}}}}, {"results"});
+}
+
+json summary_schema() {
+    return object_schema({{"faithful", {{"type", "boolean"}}},
+                          {"missing", {{"type", "array"}, {"items", {{"type", "string"}}}}},
+                          {"reason", {{"type", "string"}}}},
+                         {"faithful", "missing", "reason"});
+}
+
+// {"<verdict>": bool, "reason": string}.
+json verdict_schema(const char* verdict) {
+    return object_schema({{verdict, {{"type", "boolean"}}}, {"reason", {{"type", "string"}}}}, {verdict, "reason"});
 }
 
 std::string render_memories(const std::vector<LabelledMemory>& memories) {
@@ -98,12 +122,7 @@ ChatRequest judge_storage(const std::string& model, const std::vector<LabelledMe
     std::string user = "MEMORY STORE:\n" + render_memories(store) + "\nFACTS:\n";
     for (const auto& f : facts) user += "(" + std::to_string(f.number) + ") " + render_fact(f);
     user += "\nGive one result per fact, using its number.";
-    json result = object_schema({{"fact", {{"type", "integer"}}},
-                                 {"present", {{"type", "boolean"}}},
-                                 {"memories", {{"type", "array"}, {"items", {{"type", "string"}}}}},
-                                 {"reason", {{"type", "string"}}}},
-                                {"fact", "present", "memories", "reason"});
-    json schema = object_schema({{"results", {{"type", "array"}, {"items", result}}}}, {"results"});
+    json schema = storage_schema();
     return judge_call(
         model, "judge.storage", k_storage_schema, std::move(schema),
         "You inspect the contents of a memory store. For each numbered fact, decide whether the "
@@ -118,10 +137,7 @@ ChatRequest judge_storage(const std::string& model, const std::vector<LabelledMe
 ChatRequest judge_summary(const std::string& model, const JudgedFact& fact,
                           const std::vector<LabelledMemory>& memories) {
     std::string user = "FACT:\n" + render_fact(fact) + "\nMEMORIES HOLDING IT:\n" + render_memories(memories);
-    json schema = object_schema({{"faithful", {{"type", "boolean"}}},
-                                 {"missing", {{"type", "array"}, {"items", {{"type", "string"}}}}},
-                                 {"reason", {{"type", "string"}}}},
-                                {"faithful", "missing", "reason"});
+    json schema = summary_schema();
     return judge_call(
         model, "judge.summary", k_summary_schema, std::move(schema),
         "You check whether a memory system kept a fact faithfully. You see the fact, the details that "
@@ -136,8 +152,7 @@ ChatRequest judge_summary(const std::string& model, const JudgedFact& fact,
 ChatRequest judge_retrieval(const std::string& model, const JudgedFact& fact,
                             const std::vector<LabelledMemory>& retrieved) {
     std::string user = "FACT:\n" + render_fact(fact) + "\nMEMORIES SHOWN TO THE MODEL:\n" + render_memories(retrieved);
-    json schema = object_schema({{"present", {{"type", "boolean"}}}, {"reason", {{"type", "string"}}}},
-                                {"present", "reason"});
+    json schema = verdict_schema("present");
     return judge_call(
         model, "judge.retrieval", k_retrieval_schema, std::move(schema),
         "You check what a memory system handed to a model for one question. Decide whether the memories "
@@ -168,8 +183,7 @@ ChatRequest judge_answer(const std::string& model, const std::string& kind, cons
         for (const auto& e : expected) user += "- " + e + "\n";
     }
     user += "\nRESPONSE TO GRADE:\n" + response + "\n";
-    json schema = object_schema({{"correct", {{"type", "boolean"}}}, {"reason", {{"type", "string"}}}},
-                                {"correct", "reason"});
+    json schema = verdict_schema("correct");
     return judge_call(model, "judge.answer", k_answer_schema, std::move(schema),
                       "You grade whether an assistant used what it remembered to answer a question. " + rule,
                       std::move(user));
@@ -179,8 +193,7 @@ ChatRequest judge_abstention(const std::string& model, const std::string& questi
                              const std::string& named_person, const std::string& response) {
     std::string user = "QUESTION:\n" + question + "\n\nPERSON THE QUESTION IS ABOUT: " + named_person +
                        "\n\nRESPONSE TO GRADE:\n" + response + "\n";
-    json schema = object_schema({{"abstained", {{"type", "boolean"}}}, {"reason", {{"type", "string"}}}},
-                                {"abstained", "reason"});
+    json schema = verdict_schema("abstained");
     return judge_call(
         model, "judge.abstention", k_abstention_schema, std::move(schema),
         "You grade a question about a person the assistant was never told anything about. The right "
@@ -470,6 +483,272 @@ ChatRequest mixture_route(const std::string& model, const std::vector<ChatMessag
             "other: anything else. Refer to messages by their numbers.",
         std::move(user));
     r.role = Role::system;
+    return r;
+}
+
+// --- the MemFail paper's protocol -----------------------------------------------------------------
+// Each stage below restates, in memfail's words, what the paper's Appendix D asks of that dataset's
+// judge: what "present", "faithful" and "retrieved" mean for a conditional rule, a preference, a
+// persona essay or one link of a chain.
+
+std::optional<PaperTask> paper_task_of(const std::string& dataset) {
+    if (dataset == "conditional_facts_easy") return PaperTask::conditional_easy;
+    if (dataset == "conditional_facts_hard") return PaperTask::conditional_hard;
+    if (dataset == "coexisting_facts") return PaperTask::coexisting;
+    if (dataset == "persona_retrieval") return PaperTask::persona;
+    if (dataset == "long_hop") return PaperTask::long_hop;
+    return std::nullopt;
+}
+
+const char* paper_task_name(PaperTask task) {
+    switch (task) {
+        case PaperTask::conditional_easy: return "conditional_easy";
+        case PaperTask::conditional_hard: return "conditional_hard";
+        case PaperTask::coexisting: return "coexisting";
+        case PaperTask::persona: return "persona";
+        case PaperTask::long_hop: return "long_hop";
+    }
+    return "?";
+}
+
+namespace {
+
+// "Entity: Mira; Behaviour: hums sea shanties; Condition: the kettle is boiling", from the fact's
+// named details, after its sentence.
+std::string render_parts(const JudgedFact& fact) {
+    std::string out = fact.text + "\n";
+    for (const auto& [name, value] : fact.parts) {
+        std::string label = name;
+        if (!label.empty()) label[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(label[0])));
+        out += label + ": " + value + "\n";
+    }
+    return out;
+}
+
+// One dataset's judge: what storage, summary, retrieval and the answer mean for it.
+struct PaperStages {
+    const char* storage;
+    const char* summary;
+    const char* retrieval;
+    const char* answer;
+};
+
+// In PaperTask order.
+constexpr PaperStages k_paper_stages[] = {
+    // conditional_easy
+    {"You check whether a memory store holds a conditional fact. Rewording and shortening are "
+      "fine, but the fact counts as present only when its qualifying condition is still there "
+      "and its meaning is unchanged.",
+     "You judge how well a memory store kept a conditional fact that it does hold. It has a "
+      "summary error if the condition was dropped so the behaviour reads as unconditional; if the "
+      "condition was made vaguer so the trigger is no longer specific (a precise time blurred to "
+      "a period of the day, a particular weather to 'bad weather'); if the conditional link was "
+      "reversed, muddled or left ambiguous; or if a time, place or trigger was lost so that a "
+      "reader could no longer tell whether a given situation meets the rule. It is faithful when "
+      "a reader could decide that from the stored version.",
+     "You check whether a conditional fact was among the memories shown to a model when it "
+      "answered a question. Rewording is fine, as long as nothing needed to answer the question "
+      "(the condition above all) was dropped or changed.",
+     "You check whether a model used a conditional fact it was shown to answer a question "
+      "correctly. It must answer yes when the situation meets the condition, and no, citing the "
+      "condition, when it does not."},
+    // conditional_hard
+    {"You check, permissively, whether the two parts of a conditional rule exist anywhere in a "
+      "memory store: the behaviour and the condition that triggers it. They may sit in one "
+      "memory or several, be reworded or compressed, and even be attached to the wrong person or "
+      "to nobody; whom they belong to is judged later. The rule is absent only when one of the "
+      "two parts appears nowhere in the store.",
+     "You judge how well a memory store kept a conditional rule that can be recovered from it, "
+      "perhaps only by combining several memories, which is acceptable. It has a summary error if "
+      "no condition for this person can be recovered from any combination of memories; if the "
+      "condition was made vaguer so the trigger is no longer specific; if the conditional link was "
+      "reversed, muddled or left ambiguous, including a rule that holds only under the condition "
+      "stored as if it held more widely; if the behaviour and condition are there but cannot be "
+      "tied to this person (attached to someone else, or left as context about nobody); or if a "
+      "detail was lost so a reader could not decide whether a situation meets the rule. It is "
+      "faithful when a reader of the relevant memories could decide, for this person, whether a "
+      "given situation meets the rule.",
+     "You check whether a conditional rule can be recovered from the memories shown to a model "
+      "when it answered a question, from one memory or by combining several, reworded or not. It "
+      "is recovered when both the behaviour and the condition, tied to this person, are among "
+      "them; it is not when either is missing from what was shown or the link to the person "
+      "cannot be made out.",
+     "You check whether a model used a conditional fact it was shown to answer a question "
+      "correctly. It must answer yes when the situation meets the condition, and no, citing the "
+      "condition, when it does not."},
+    // coexisting
+    {"You check whether one specific preference of a person is in a memory store. Rewording "
+      "and light compression are fine as long as that particular preference can still be "
+      "clearly picked out.",
+     "You judge how well a memory store kept one specific preference that it does hold. It has "
+      "a summary error if the preference was generalised or merged with others until it lost its "
+      "identity (a particular dish stored as a cuisine, a genre as 'music'), if it was replaced by "
+      "something else, or if details were lost so that it could no longer be named when answering. "
+      "It is faithful when the specific preference can still be identified without ambiguity.",
+     "You check whether one specific preference was among the memories shown to a model when it "
+      "answered a question. Rewording is fine as long as that preference can be clearly picked out.",
+     "You check whether a model used every preference it was shown. All the expected "
+      "preferences were among its memories, so its response should mention or account for each "
+      "of them; synonyms and paraphrases count (a broader dish name covering a specific one)."},
+    // persona
+    {"You check whether essays about named people are in a memory store. An essay may be "
+      "reworded, compressed or split over several memories, but to count as present the person "
+      "must be identifiable by name and the substance of the essay must be recoverable.",
+     "You judge how well a memory store kept an essay about a named person that it does hold. It "
+      "has a summary error if the person's name was dropped or changed so the details no longer "
+      "belong to them; if distinctive details (an allergy, a possession, a ritual, a firm rule, a "
+      "strong preference) were lost or generalised past recovery; or if what is kept is so generic "
+      "it would fit anyone with the same role or hobby. Other people in the store, other entries "
+      "under the same name, and an essay split or compressed are all acceptable, as long as this "
+      "person's own essay can be recovered from the memories tied to them.",
+     "You check whether a person's essay was among the memories shown to a model when it answered "
+      "a question: the person must be identifiable and the essay's substantive details "
+      "recoverable from what was shown.",
+     "You check whether a model used the specific details of a person's essay to answer a "
+      "question about them. The response must agree with the reference answer and rest on the "
+      "essay's particulars, not on advice that would suit anyone."},
+    // long_hop
+    {"You check whether one link of a chain of facts is in a memory store. The store may keep "
+      "it word for word, reworded, or merged with other links into one memory; all count, as "
+      "long as the particular relation between the link's two specific things can be made out "
+      "without doubt from at least one memory.",
+     "You judge how well a memory store kept one link of a chain of facts that it does hold, "
+      "possibly merged with other links. It has a summary error if the link's two things were "
+      "collapsed, renamed or swapped; if the relation between them was corrupted, weakened or "
+      "replaced; if it was merged with unrelated facts so that which thing relates to which can no "
+      "longer be read off; or if the direction of the relation was lost. It is faithful when both "
+      "things are named in some memory and the relation between them is unambiguous, even inside "
+      "a memory that holds other links of the same chain.",
+     "You check whether one link of a chain of facts was among the memories shown to a model when "
+      "it answered a multi-step question. Word for word, reworded or merged with other links all "
+      "count, provided the exact relation between the link's two things can be read off what was "
+      "shown.",
+     "You check whether a model answered a multi-step question correctly from the chain of "
+      "facts it was shown."},
+};
+
+const PaperStages& paper_stages(PaperTask task) { return k_paper_stages[static_cast<std::size_t>(task)]; }
+
+
+
+}  // namespace
+
+ChatRequest paper_judge_storage(const std::string& model, PaperTask task, const std::vector<LabelledMemory>& store,
+                                const std::vector<JudgedFact>& facts) {
+    std::string user = "ALL MEMORIES (the whole store):\n" + render_memories(store) + "\nLOOK FOR:\n";
+    for (const auto& f : facts) user += "(" + std::to_string(f.number) + ") " + render_parts(f);
+    user += "\nGive one result per numbered item, with the labels of the memories that hold it.";
+    json schema = storage_schema();
+    return judge_call(model, "judge.storage", k_storage_schema, std::move(schema), paper_stages(task).storage,
+                      std::move(user));
+}
+
+ChatRequest paper_judge_summary(const std::string& model, PaperTask task, const JudgedFact& fact,
+                                const std::vector<LabelledMemory>& memories) {
+    std::string user = "STORED ITEM:\n" + render_parts(fact) +
+                       "\nMEMORIES (the item is known to be recoverable from these):\n" + render_memories(memories) +
+                       "\nFind the memory or memories that encode it and say whether they keep it faithfully.";
+    json schema = summary_schema();
+    return judge_call(model, "judge.summary", k_summary_schema, std::move(schema), paper_stages(task).summary,
+                      std::move(user));
+}
+
+ChatRequest paper_judge_retrieval(const std::string& model, PaperTask task, const std::string& question,
+                                  const JudgedFact& fact, const std::vector<LabelledMemory>& retrieved) {
+    std::string user = "QUESTION (the query sent to the memory store):\n" + question + "\n\nLOOK FOR:\n" +
+                       render_parts(fact) + "\nMEMORIES SHOWN TO THE MODEL:\n" + render_memories(retrieved);
+    json schema = verdict_schema("present");
+    return judge_call(model, "judge.retrieval", k_retrieval_schema, std::move(schema), paper_stages(task).retrieval,
+                      std::move(user));
+}
+
+ChatRequest paper_judge_answer(const std::string& model, PaperTask task, const std::string& question,
+                               const std::string& reference, const std::vector<std::string>& expected,
+                               const std::vector<std::string>& facts, const std::string& response) {
+    std::string system = paper_stages(task).answer;
+    std::string user = "QUESTION:\n" + question + "\n\nFACTS THE MODEL WAS SHOWN:\n";
+    for (const auto& f : facts) user += "- " + f + "\n";
+    user += "\nREFERENCE ANSWER:\n" + reference + "\n";
+    if (!expected.empty()) {
+        user += "\nEXPECTED PREFERENCES:\n";
+        for (const auto& e : expected) user += "- " + e + "\n";
+    }
+    user += "\nMODEL RESPONSE:\n" + response + "\n";
+    json schema = verdict_schema("correct");
+    return judge_call(model, "judge.answer", k_answer_schema, std::move(schema), std::move(system), std::move(user));
+}
+
+ChatRequest paper_judge_abstention(const std::string& model, const std::string& question, const std::string& entity,
+                                   const std::string& distractor, const std::string& essay,
+                                   const std::string& response) {
+    std::string user = "PERSON THE ESSAY IS ABOUT: " + entity + "\nPERSON THE QUESTION NAMES (not that person): " +
+                       distractor + "\n\nESSAY (about " + entity + "):\n" + essay + "\n\nQUESTION (about " +
+                       distractor + "):\n" + question + "\n\nMODEL RESPONSE:\n" + response + "\n";
+    json schema = verdict_schema("abstained");
+    return judge_call(
+        model, "judge.abstention", k_abstention_schema, std::move(schema),
+        "You check whether a model rightly declined to answer about a person it knows nothing of. The "
+        "question names one person; the model's memory holds an essay about another. The model abstains "
+        "correctly when it says it has no information about the person named, even if it adds general "
+        "advice, provided it does not bring in details from the other person's essay. Treating the two as "
+        "one person, or answering from the essay as if it were about the person named, is a failure.",
+        std::move(user));
+}
+
+namespace {
+
+std::string numbered(const std::vector<std::string>& memories) {
+    if (memories.empty()) return "(none)\n";
+    std::string out;
+    for (std::size_t i = 0; i < memories.size(); ++i) out += std::to_string(i + 1) + ". " + memories[i] + "\n";
+    return out;
+}
+
+}  // namespace
+
+ChatRequest paper_storage_reply(const std::string& model, const std::vector<std::string>& memories,
+                                const std::vector<ChatMessage>& conversation) {
+    ChatRequest r;
+    r.role = Role::answer;
+    r.stage = "storage_reply";
+    r.model = model;
+    r.messages.push_back(
+        {"system",
+         "You are a helpful assistant chatting with a user. Read their message with care and take note of any "
+         "new personal information, preference or fact they share that seems worth remembering; it may come "
+         "up in a later conversation. Reply to them naturally.\n\nMemories from earlier conversations that may "
+         "be relevant:\n" +
+             numbered(memories)});
+    r.messages.insert(r.messages.end(), conversation.begin(), conversation.end());
+    return r;
+}
+
+ChatRequest paper_graded_answer(const std::string& model, const std::vector<std::string>& memories,
+                                const std::vector<ChatMessage>& history, const std::string& question,
+                                const std::vector<std::string>& choices) {
+    ChatRequest r;
+    r.role = Role::answer;
+    r.stage = choices.empty() ? "answer" : "answer_mcq";
+    r.model = model;
+    r.messages.push_back(
+        {"system",
+         "You answer questions with the help of memories kept from earlier conversations with this user, and "
+         "the conversation so far. Answer the question; use the memories where they help. When you draw a "
+         "conclusion from any of them, restate after your answer exactly which memories you used, or say "
+         "that you used none. Restate only memories you actually relied on.\n\nRelevant memories:\n" +
+             numbered(memories) + "(end of memories)"});
+    r.messages.insert(r.messages.end(), history.begin(), history.end());
+    std::string user = question;
+    if (!choices.empty()) {
+        user += "\n\nOptions:\n";
+        for (std::size_t i = 0; i < choices.size(); ++i)
+            user += std::string(1, static_cast<char>('A' + i)) + ". " + choices[i] + "\n";
+        user +=
+            "\nChoose exactly one option. Chaining the facts you remember determines the answer uniquely; the "
+            "other options do not follow from them. Reply with a single JSON object on a line of its own and "
+            "nothing else: {\"selected_choice\": \"<one of A, B, C, D, E>\"}";
+    }
+    r.messages.push_back({"user", std::move(user)});
     return r;
 }
 

@@ -5,7 +5,9 @@
 // is asking. Changing any text here means bumping k_prompt_version, which every run records (and
 // which is part of the cache key through the text itself).
 #pragma once
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <memfail/llm/llm_client.hpp>
@@ -38,6 +40,9 @@ struct JudgedFact {
     int number = 0;  // 1-based within a storage batch
     std::string text;
     std::vector<std::string> key_details;  // canonical phrasing of each detail
+    // The named parts of the fact (detail name, canonical phrasing), for the paper's protocol, whose
+    // judge is told the entity, behaviour and condition of a rule apart.
+    std::vector<std::pair<std::string, std::string>> parts;
 };
 
 // --- the test-taker -------------------------------------------------------------------------------
@@ -160,5 +165,41 @@ ChatRequest graph_invalidate(const std::string& model, const DatedFact& new_fact
 // "other"}]}; messages left out are routed by the rules.
 inline constexpr const char* k_mixture_route_schema = "memfail_mixture_route";
 ChatRequest mixture_route(const std::string& model, const std::vector<ChatMessage>& messages, int long_words);
+
+// --- the MemFail paper's protocol (--protocol paper, docs/PROTOCOLS.md) ----------------------------
+// The paper grades each dataset with its own staged judge prompts (its Appendix D) and has the
+// test-taker restate the memories it used. These are memfail's own wordings of those stages; the
+// schemas are the judge's usual ones, so a reply is read the same way under both protocols.
+enum class PaperTask { conditional_easy, conditional_hard, coexisting, persona, long_hop };
+// The task of a MemFail dataset name; none for other datasets (they keep memfail's prompts).
+std::optional<PaperTask> paper_task_of(const std::string& dataset);
+const char* paper_task_name(PaperTask task);
+
+// Storage: present at all (reworded, split, merged all count); Easy also needs the condition kept,
+// Hard only needs the behaviour and the condition somewhere, linked to anyone.
+ChatRequest paper_judge_storage(const std::string& model, PaperTask task, const std::vector<LabelledMemory>& store,
+                                const std::vector<JudgedFact>& facts);
+// Summary: the task's faithfulness test (Hard: linkable to this person, exclusivity intact).
+ChatRequest paper_judge_summary(const std::string& model, PaperTask task, const JudgedFact& fact,
+                                const std::vector<LabelledMemory>& memories);
+// Retrieval: recoverable from what the test-taker was shown for `question`.
+ChatRequest paper_judge_retrieval(const std::string& model, PaperTask task, const std::string& question,
+                                  const JudgedFact& fact, const std::vector<LabelledMemory>& retrieved);
+// Invocation: did the response use the memories to reach the reference answer?
+ChatRequest paper_judge_answer(const std::string& model, PaperTask task, const std::string& question,
+                               const std::string& reference, const std::vector<std::string>& expected,
+                               const std::vector<std::string>& facts, const std::string& response);
+// Abstention for a misleading Persona question: the judge sees the person the essay is about, the
+// person the question names, and the essay, and fails a response that carries the essay over.
+ChatRequest paper_judge_abstention(const std::string& model, const std::string& question, const std::string& entity,
+                                   const std::string& distractor, const std::string& essay,
+                                   const std::string& response);
+// The test-taker under the paper's protocol: storage turns are answered with the memories retrieved
+// for them shown, and graded answers restate the memories they used.
+ChatRequest paper_storage_reply(const std::string& model, const std::vector<std::string>& memories,
+                                const std::vector<ChatMessage>& conversation);
+ChatRequest paper_graded_answer(const std::string& model, const std::vector<std::string>& memories,
+                                const std::vector<ChatMessage>& history, const std::string& question,
+                                const std::vector<std::string>& choices);
 
 }  // namespace memfail::llm::prompts

@@ -37,17 +37,27 @@ Result<Side> load_side(store::ResultsDb& db, const std::vector<std::int64_t>& ru
     Side side;
     side.info.runs = runs;
     // system -> its runs; several systems on one side have no single answer to "how does B differ".
-    std::map<std::string, std::vector<std::int64_t>> by_system;
+    std::map<std::string, std::vector<std::int64_t>> by_system, by_protocol;
     for (std::int64_t id : runs) {
         MF_TRY_ASSIGN(auto run, db.run(id));
         if (!run)
             return make_error(ErrorKind::not_found, "side " + name + ": no run " + std::to_string(id), db.database().path());
         by_system[run->system_spec].push_back(id);
+        by_protocol[run->protocol()].push_back(id);
         if (run->status != "finished")
             warnings.push_back("run " + std::to_string(id) + " (side " + name + ") is " + run->status +
                                ", not finished: its counts may be partial");
         side.info.system = run->system_spec;
     }
+    if (by_protocol.size() > 1) {
+        std::string list;
+        for (const auto& [protocol, ids] : by_protocol)
+            list += (list.empty() ? "" : "; ") + protocol + " (run " + join_runs(ids) + ")";
+        return make_error(ErrorKind::invalid_input,
+                          "side " + name + " holds runs of different protocols: " + list + "; choose runs of one",
+                          db.database().path());
+    }
+    side.info.protocol = by_protocol.begin()->first;
     if (by_system.size() > 1) {
         std::string list;
         for (const auto& [system, ids] : by_system)
@@ -263,6 +273,14 @@ Result<Comparison> compare_runs(store::ResultsDb& a, const std::vector<std::int6
     MF_TRY_ASSIGN(Side side_b, load_side(b, runs_b, "B", out.warnings));
     out.a = side_a.info;
     out.b = side_b.info;
+    if (side_a.info.protocol != side_b.info.protocol) {
+        const std::string why = "side A follows the " + side_a.info.protocol + " protocol and side B the " +
+                                side_b.info.protocol + " protocol: their stages are graded by different rules, so a "
+                                "difference mixes the systems with the grading";
+        if (!options.force)
+            return make_error(ErrorKind::invalid_input, why + "; compare runs of one protocol, or pass --force");
+        out.warnings.push_back(why + " (compared anyway: --force)");
+    }
     out.end_to_end = side_a.info.end_to_end && side_b.info.end_to_end;
     if (side_a.info.end_to_end != side_b.info.end_to_end)
         out.warnings.push_back(std::string("answers were graded on side ") + (side_a.info.end_to_end ? "A" : "B") +

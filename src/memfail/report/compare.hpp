@@ -22,6 +22,9 @@ namespace memfail::report {
 struct CompareOptions {
     double alpha = 0.05;           // family-wise error rate after Holm-Bonferroni
     std::int64_t min_probes = 20;  // per side; smaller cells are reported but not tested
+    // Compare runs of different protocols (memfail vs paper) anyway, with a warning: their stages
+    // are graded by different rules, so a difference mixes the systems with the grading.
+    bool force = false;
 };
 
 enum class CompareTest { z_test, fisher, too_few, constant };
@@ -48,6 +51,7 @@ struct CompareSideInfo {
     std::vector<std::int64_t> runs;
     std::string system;
     bool end_to_end = false;  // the answer stage was graded in this side's runs
+    std::string protocol = "memfail";  // the evaluation protocol of this side's runs
 };
 
 struct Comparison {

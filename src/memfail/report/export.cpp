@@ -10,6 +10,7 @@
 
 #include <memfail/core/hash.hpp>
 #include <memfail/core/version.hpp>
+#include <memfail/report/slices.hpp>
 #include <memfail/report/stats.hpp>
 
 #include <nlohmann/json.hpp>
@@ -110,6 +111,34 @@ json result_json(const store::SummaryRow& r, bool end_to_end, const json& tokens
             {"tokens_per_memory", tokens_per_memory}};
 }
 
+// One slice of a dataset x k (report/slices.hpp), counted as result_json counts the dataset.
+json slice_json(const Slice& s, bool end_to_end) {
+    const SliceRate rate = slice_rate(s, end_to_end);
+    const Interval ci = wilson_interval(rate.success, rate.probes);
+    const auto& r = s.counts;
+    return {{"dataset", r.dataset},
+            {"k", r.k},
+            {"slice", slice_key(s.dimension)},
+            {"label", s.label},
+            {"probes", rate.probes},
+            {"success", rate.success},
+            {"rate", rate.probes > 0 ? json(rate.rate) : json(nullptr)},
+            {"ci95", {ci.low, ci.high}},
+            {"memory_success", r.success},
+            {"stages",
+             {{"not_stored", r.not_stored},
+              {"summary_error", r.summary_error},
+              {"unverified", r.unverified},
+              {"not_retrieved", r.not_retrieved},
+              {"retrieved", r.retrieved()},
+              {"reasoning_error", r.reasoning_error},
+              {"correct", r.correct},
+              {"needs_answer_stage", r.needs_answer_stage},
+              {"ambiguous", r.ambiguous},
+              {"error", r.errors}}},
+            {"answers", {{"read", s.answers_read}, {"right", s.answers_right}}}};
+}
+
 json usage_json(const store::LlmUsageRow& u) {
     return {{"role", u.role},
             {"calls", u.calls},
@@ -155,6 +184,10 @@ json sample_json(const store::RunRecord& run, const store::ProbeRow& p,
                    {"kind", p.kind},
                    {"checkpoint", nullable(p.checkpoint)}};
     add_probe_fields(record, p.probe_json);
+    json labels = json::object();
+    for (const auto& l : probe_slices(p.dataset, label_fields(p.kind, p.stage, p.probe_json)))
+        labels[slice_key(l.dimension)] = l.label;
+    record["slices"] = std::move(labels);
     record["stage"] = p.stage;
     record["memory_success"] = p.memory_success;
     record["answer"] = p.answer ? json(*p.answer) : json(nullptr);
@@ -209,6 +242,7 @@ json sample_json(const store::RunRecord& run, const store::ProbeRow& p,
 
 Result<std::string> results_json(store::ResultsDb& db, const std::vector<std::int64_t>& runs) {
     MF_TRY_ASSIGN(auto all_rows, db.summary(runs));
+    MF_TRY_ASSIGN(auto all_slices, slices(db, runs));
     // As in success_table: one meaning of "success" for the whole document.
     bool end_to_end = false;
     for (const auto& r : all_rows) end_to_end |= r.answered > 0;
@@ -236,6 +270,9 @@ Result<std::string> results_json(store::ResultsDb& db, const std::vector<std::in
                 results.push_back(result_json(r, end_to_end, tokens_per_memory.count(r.dataset)
                                                                  ? tokens_per_memory[r.dataset]
                                                                  : json(nullptr)));
+        json run_slices = json::array();
+        for (const auto& sl : all_slices)
+            if (sl.counts.run_id == id) run_slices.push_back(slice_json(sl, end_to_end));
         MF_TRY_ASSIGN(auto usage, db.llm_usage(id));
         json llm_usage = json::array();
         for (const auto& u : usage) llm_usage.push_back(usage_json(u));
@@ -245,11 +282,13 @@ Result<std::string> results_json(store::ResultsDb& db, const std::vector<std::in
                             {"error", nullable(run->error)},
                             {"config", parsed(run->config_json, json::object())},
                             {"config_hash", run->config_hash},
+                            {"protocol", run->protocol()},
                             {"code_version", run->code_version},
                             {"started_at", run->started_at},
                             {"finished_at", nullable(run->finished_at)},
                             {"datasets", std::move(datasets)},
                             {"results", std::move(results)},
+                            {"slices", std::move(run_slices)},
                             {"llm_usage", std::move(llm_usage)}});
     }
     const json doc = {{"memfail_results", k_export_version},

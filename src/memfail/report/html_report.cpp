@@ -3,6 +3,7 @@
 // same helpers, so a tooltip and the table cell beside it always agree.
 #include <memfail/report/html_report.hpp>
 #include <memfail/report/run_report.hpp>
+#include <memfail/report/slices.hpp>
 #include <memfail/report/stats.hpp>
 #include <memfail/report/svg.hpp>
 
@@ -274,8 +275,119 @@ std::string section_stages(const Model& m) {
     return out + "</section>";
 }
 
+// Each dataset by its probes' labels: a stacked stage bar per label and run at the largest k (for
+// dimensions of at most 8 labels), and the slice table of every run and k.
+std::string section_slices(const Model& m, const std::vector<Slice>& all, const Table& table) {
+    std::string out = "<section id=\"slices\"><h2>3. Slices: each dataset by its probes' labels</h2>";
+    if (all.empty()) {
+        out += "<p class=\"empty\">None of these datasets has probe labels to slice by (Conditional-Facts, "
+               "Coexisting-Facts, Persona-Retrieval and Long-Hop do; runs recorded before results schema 3 "
+               "keep no probe text).</p>";
+        return out + "</section>";
+    }
+    out += "<p>Each dataset split by what its probes are about: whether the question's context meets the rule's "
+           "condition and the condition's type (Conditional-Facts), the number of coexisting preferences N, "
+           "the hops and the voice of a Long-Hop chain, and direct, misleading and ambiguous Persona questions. "
+           "A failure leaves its fingerprint here: a summariser that drops conditions answers yes whatever the "
+           "context, so its wrong answers sit on \"not met\". Bars are drawn at the largest k; the table has "
+           "every k.</p>";
+    const int k = m.ks.empty() ? 0 : m.ks.back();
+    // The stages that occur in the slices, in pipeline order; the taxonomy's three always.
+    std::vector<std::string> stages;
+    std::map<std::string, bool> present;
+    for (const auto& sl : all) {
+        const auto& r = sl.counts;
+        present["summary_error"] |= r.summary_error > 0;
+        present["unverified"] |= r.unverified > 0;
+        present["reasoning_error"] |= r.reasoning_error > 0;
+        present["retrieved"] |= r.retrieved() > 0;
+        present["correct"] |= r.correct > 0;
+        present["needs_answer_stage"] |= r.needs_answer_stage > 0;
+        present["ambiguous"] |= r.ambiguous > 0;
+        present["error"] |= r.errors > 0;
+    }
+    for (const auto& st : svg::stage_order())
+        if (st == "not_stored" || st == "summary_error" || st == "not_retrieved" || present[st] ||
+            (st == "correct" && m.end_to_end) || (st == "retrieved" && !m.end_to_end))
+            stages.push_back(st);
+    for (const auto& d : m.datasets) {
+        std::vector<std::string> dimensions;
+        for (const auto& sl : all)
+            if (sl.counts.dataset == d && std::find(dimensions.begin(), dimensions.end(), sl.dimension) == dimensions.end())
+                dimensions.push_back(sl.dimension);
+        if (dimensions.empty()) continue;
+        out += "<h3>" + h(d) + "</h3>";
+        for (const auto& dim : dimensions) {
+            std::vector<std::string> labels;
+            for (const auto& sl : all)
+                if (sl.counts.dataset == d && sl.dimension == dim &&
+                    std::find(labels.begin(), labels.end(), sl.label) == labels.end())
+                    labels.push_back(sl.label);
+            if (labels.size() > 8) continue;  // condition types: the table says it better than 27 bars
+            svg::StackedBarChart chart;
+            chart.title = d + " by " + dim + " at k=" + std::to_string(k);
+            chart.x_label = "share of probes (%)";
+            for (const auto& st : stages) chart.categories.push_back({svg::stage_label(st), svg::stage_colour(st), st});
+            for (const auto& label : labels) {
+                svg::StackedBarGroup g;
+                g.label = dim + ": " + label;
+                for (const auto& run : m.runs)
+                    for (const auto& sl : all) {
+                        if (sl.counts.run_id != run.record.id || sl.counts.dataset != d || sl.dimension != dim ||
+                            sl.label != label || sl.counts.k != k)
+                            continue;
+                        const auto& r = sl.counts;
+                        const std::map<std::string, std::int64_t> counts = {
+                            {"not_stored", r.not_stored},       {"summary_error", r.summary_error},
+                            {"unverified", r.unverified},       {"not_retrieved", r.not_retrieved},
+                            {"reasoning_error", r.reasoning_error}, {"retrieved", r.retrieved()},
+                            {"correct", r.correct},             {"needs_answer_stage", r.needs_answer_stage},
+                            {"ambiguous", r.ambiguous},         {"error", r.errors}};
+                        std::int64_t total = 0;
+                        for (const auto& st : stages) total += counts.at(st);
+                        svg::StackedBar bar;
+                        bar.label = run.label;
+                        for (const auto& st : stages) {
+                            const std::int64_t c = counts.at(st);
+                            bar.counts.push_back(c);
+                            bar.tooltips.push_back(d + " \u00b7 " + dim + " " + label + " \u00b7 " + run.label +
+                                                   " \u00b7 k=" + std::to_string(k) + ": " + svg::stage_label(st) +
+                                                   " " + std::to_string(c) + " of " + std::to_string(total) +
+                                                   " probes (" +
+                                                   percent(total > 0 ? static_cast<double>(c) / static_cast<double>(total) : 0.0) +
+                                                   "%)");
+                        }
+                        g.bars.push_back(std::move(bar));
+                    }
+                if (!g.bars.empty()) chart.groups.push_back(std::move(g));
+            }
+            if (!chart.groups.empty())
+                out += figure(svg::render(chart), chart.title + ": probes of each label and run by the stage they reached");
+        }
+        // The dataset's rows of the slice table, without the dataset and system columns.
+        Table t;
+        t.title = d + ": slices";
+        for (std::size_t c = 0; c < table.columns.size(); ++c)
+            if (c != 1 && c != 2) t.columns.push_back(table.columns[c]);
+        for (const auto& row : table.rows) {
+            if (row.size() < 3 || row[2] != d) continue;
+            std::vector<std::string> cells;
+            for (std::size_t c = 0; c < row.size(); ++c)
+                if (c != 1 && c != 2) cells.push_back(row[c]);
+            t.rows.push_back(std::move(cells));
+        }
+        if (t.rows.size() > 24)
+            out += "<details class=\"fold\"><summary>The table (" + std::to_string(t.rows.size()) + " rows)</summary>" +
+                   html_table(t, "slices") + "</details>";
+        else
+            out += html_table(t, "slices");
+    }
+    for (const auto& n : table.notes) out += "<p class=\"note\">" + h(n) + "</p>";
+    return out + "</section>";
+}
+
 std::string section_models(const Model& m) {
-    std::string out = "<section id=\"models\"><h2>3. Success against the system's internal model</h2>";
+    std::string out = "<section id=\"models\"><h2>4. Success against the system's internal model</h2>";
     // Runs whose configurations are equal once the system model is removed form a comparison.
     std::map<std::string, std::vector<std::size_t>> groups;
     std::vector<std::string> order;
@@ -350,7 +462,7 @@ std::string section_models(const Model& m) {
 }
 
 Result<std::string> section_tokens(store::ResultsDb& db, const Model& m) {
-    std::string out = "<section id=\"tokens\"><h2>4. Success against tokens per stored memory</h2>";
+    std::string out = "<section id=\"tokens\"><h2>5. Success against tokens per stored memory</h2>";
     // One k for every point, so points compare: the largest k all runs have; else each run's largest.
     int common_k = 0;
     for (auto it = m.ks.rbegin(); it != m.ks.rend() && common_k == 0; ++it) {
@@ -422,14 +534,15 @@ Result<std::string> section_tokens(store::ResultsDb& db, const Model& m) {
 }
 
 Result<std::string> section_runs(store::ResultsDb& db, const Model& m, const HtmlReportOptions& options) {
-    std::string out = "<section id=\"runs\"><h2>5. Runs</h2>";
+    std::string out = "<section id=\"runs\"><h2>6. Runs</h2>";
     std::vector<std::int64_t> ids;
     for (const auto& run : m.runs) ids.push_back(run.record.id);
     Table runs;
     runs.title = "Runs";
     runs.columns = {{"run", Align::right},         {"system", Align::left},     {"status", Align::left},
                     {"started", Align::left},      {"finished", Align::left},   {"code", Align::left},
-                    {"config hash", Align::left},  {"grader", Align::left},     {"prompts", Align::left},
+                    {"config hash", Align::left},  {"protocol", Align::left},   {"grader", Align::left},
+                    {"prompts", Align::left},
                     {"models (system / answer / judge / embed)", Align::left}};
     for (const auto& run : m.runs) {
         const json& c = run.config;
@@ -444,7 +557,8 @@ Result<std::string> section_runs(store::ResultsDb& db, const Model& m, const Htm
         }
         runs.rows.push_back({std::to_string(run.record.id), run.record.system_spec, run.record.status,
                              run.record.started_at, run.record.finished_at.empty() ? "-" : run.record.finished_at,
-                             run.record.code_version, run.record.config_hash.substr(0, 12), grader, prompts, models});
+                             run.record.code_version, run.record.config_hash.substr(0, 12), run.record.protocol(),
+                             grader, prompts, models});
     }
     out += html_table(runs);
     for (const auto& run : m.runs)
@@ -963,13 +1077,17 @@ Result<std::string> render_html_report(store::ResultsDb& db, const std::vector<s
     out += h(std::to_string(m.runs.size()) + (m.runs.size() == 1 ? " run: " : " runs: ") + runs_line);
     if (!options.generated_at.empty()) out += "<br>Generated " + h(options.generated_at);
     out += "</p><nav><ol><li><a href=\"#success\">1. Success</a></li><li><a href=\"#stages\">2. Failure stages</a></li>"
-           "<li><a href=\"#models\">3. Internal model</a></li><li><a href=\"#tokens\">4. Tokens per memory</a></li>"
-           "<li><a href=\"#runs\">5. Runs</a></li><li><a href=\"#probes\">6. Probes</a></li></ol></nav></header><main>";
+           "<li><a href=\"#slices\">3. Slices</a></li><li><a href=\"#models\">4. Internal model</a></li>"
+           "<li><a href=\"#tokens\">5. Tokens per memory</a></li><li><a href=\"#runs\">6. Runs</a></li>"
+           "<li><a href=\"#probes\">7. Probes</a></li></ol></nav></header><main>";
     if (m.summary.empty()) {
         out += "<p class=\"empty\">These runs have no graded probes yet, so there is nothing to chart.</p>";
     }
     out += section_success(m, success);
     out += section_stages(m);
+    MF_TRY_ASSIGN(auto all_slices, slices(db, run_ids));
+    MF_TRY_ASSIGN(Table slice_table, slices_table(db, run_ids));
+    out += section_slices(m, all_slices, slice_table);
     out += section_models(m);
     MF_TRY_ASSIGN(std::string tokens, section_tokens(db, m));
     out += tokens;
@@ -978,7 +1096,7 @@ Result<std::string> render_html_report(store::ResultsDb& db, const std::vector<s
 
     std::size_t embedded = 0, total = 0;
     MF_TRY_ASSIGN(std::string data, probe_data(db, m, options, embedded, total));
-    out += "<section id=\"probes\"><h2>6. Probe browser</h2>";
+    out += "<section id=\"probes\"><h2>7. Probe browser</h2>";
     out += "<p>Every graded probe at every k: its question, evidence facts and the stage each reached (with who "
            "decided it and why), the memories each fact was stored in, the top k retrieved and the answer. Open a "
            "probe to see it.</p>";

@@ -286,7 +286,8 @@ Result<Table> runs_table(store::ResultsDb& db, const std::vector<std::int64_t>& 
     t.columns = {{"run", Align::right},   {"status", Align::left},        {"system", Align::left},
                  {"dataset", Align::left}, {"dataset hash", Align::left},  {"store p50 ms", Align::right},
                  {"retrieve p50 ms", Align::right}, {"retrieve p99 ms", Align::right},
-                 {"memories", Align::right}, {"tok/memory", Align::right}, {"code", Align::left}};
+                 {"memories", Align::right}, {"tok/memory", Align::right}, {"protocol", Align::left},
+                 {"code", Align::left}};
     for (std::int64_t id : run_ids) {
         MF_TRY_ASSIGN(auto run, db.run(id));
         if (!run) continue;
@@ -309,11 +310,14 @@ Result<Table> runs_table(store::ResultsDb& db, const std::vector<std::int64_t>& 
             std::snprintf(b, sizeof b, "%.3f", retrieve_lat.p50_ms);
             std::snprintf(c, sizeof c, "%.3f", retrieve_lat.p99_ms);
             t.rows.push_back({std::to_string(id), run->status, run->system_spec, s.dataset,
-                              s.dataset_hash.substr(0, 12), a, b, c, memories, per_memory, run->code_version});
+                              s.dataset_hash.substr(0, 12), a, b, c, memories, per_memory, run->protocol(),
+                              run->code_version});
         }
     }
     t.notes.push_back("memories, tok/memory: the store at the dataset's last checkpoint; tokens in cl100k_base, "
                       "the encoding the MemFail paper reports (docs/TOKENS.md).");
+    t.notes.push_back("protocol: memfail (exact-or-unsure rules, the judge for what they cannot decide) or paper "
+                      "(the MemFail paper's per-dataset judge deciding every stage; docs/PROTOCOLS.md).");
     return t;
 }
 

@@ -23,6 +23,10 @@ struct RunConfig {
     llm::LlmSettings llm;
     std::string grader = "auto";  // auto (llm when a judge model is set, else rules) | rules | llm | both
     bool store_replies = false;   // the test-taker replies to storage turns and the system stores them
+    // memfail (its own grading, docs/TAXONOMY.md) or paper (the MemFail paper's evaluation as closely
+    // as its text allows: per-dataset judge prompts deciding every stage, storage turns answered with
+    // retrieved memories shown, answers restating the memories used; docs/PROTOCOLS.md).
+    std::string protocol = "memfail";
 };
 
 }  // namespace memfail::run

@@ -12,6 +12,7 @@
 #include <memfail/grade/llm_judge.hpp>
 #include <memfail/llm/prompts.hpp>
 #include <memfail/run/test_taker.hpp>
+#include <memfail/suites/memfail/protocol.hpp>
 #include <memfail/text/tokenizer.hpp>
 
 #include <algorithm>
@@ -105,6 +106,8 @@ std::string config_hash(const RunConfig& config, const std::vector<LoadedDataset
         j["judge"] = grade::k_judge_version;
         j["store_replies"] = config.store_replies;
     }
+    // Absent for memfail's own protocol, so the runs made before protocols existed still resume.
+    if (config.protocol != "memfail") j["protocol"] = config.protocol;
     return content_hash(j.dump());
 }
 
@@ -193,6 +196,7 @@ struct RunServices {
     std::optional<grade::LlmJudge> judge;
     std::string grader = "rules";
     ThreadPool* pool = nullptr;
+    bool paper = false;  // --protocol paper (docs/PROTOCOLS.md)
 };
 
 // A fact's storage and summary verdict, which do not depend on k.
@@ -256,7 +260,9 @@ public:
                 const LoadedDataset& dataset, const ProgressSink& progress, const AfterProbeHook& hook,
                 RunOutcome& outcome, RunServices& roles)
         : m_db(db), m_run_id(run_id), m_config(config), m_dataset(dataset), m_progress(progress),
-          m_hook(hook), m_outcome(outcome), m_roles(roles), m_messages(dataset.scenario) {}
+          m_hook(hook), m_outcome(outcome), m_roles(roles), m_messages(dataset.scenario),
+          m_task(roles.paper ? llm::prompts::paper_task_of(dataset.scenario.dataset) : std::nullopt),
+          m_judge_all(m_task.has_value() && roles.judge.has_value()) {}
 
     // Returns false when the after-probe hook asked to stop.
     Result<bool> execute(memory::MemorySystem& system) {
@@ -288,17 +294,32 @@ public:
         // Storage-phase replies are generated for every session up front and concurrently (each
         // reply sees only its own session, so sessions are independent); the cache makes a resumed
         // or repeated run replay them for free.
+        // Under the paper's protocol the test-taker answers each storage turn with the memories
+        // retrieved for it shown, so the replies depend on what was stored before: made in order.
+        const bool paper_replies = m_roles.paper && m_roles.taker.has_value();
         std::vector<data::Session> with_replies;
-        if (m_config.store_replies) {
+        if (m_config.store_replies && !paper_replies) {
             MF_TRY_ASSIGN(with_replies, replies_for_all(s.sessions));
         }
 
         const std::size_t total = s.sessions.size();
         std::size_t next_report = 0;
         for (std::size_t i = 0; i < total; ++i) {
-            const data::Session& session = m_config.store_replies ? with_replies[i] : s.sessions[i];
             if (memory_was_lost(system))
-                return lose_scenario(s.dataset + ": " + lost_memory_reason(session.id));
+                return lose_scenario(s.dataset + ": " + lost_memory_reason(s.sessions[i].id));
+            data::Session replied;
+            if (paper_replies) {
+                auto r = paper_replies_for(system, s.sessions[i]);
+                if (!r) {
+                    if (m_external)
+                        return lose_scenario(s.dataset + ": answering storage session '" + s.sessions[i].id +
+                                             "' failed: " + r.error().describe());
+                    return r.error().with_context(s.dataset + ": answering storage session '" + s.sessions[i].id + "'");
+                }
+                replied = std::move(*r);
+            }
+            const data::Session& session =
+                paper_replies ? replied : m_config.store_replies ? with_replies[i] : s.sessions[i];
             const auto start = std::chrono::steady_clock::now();
             auto stored = system.store_conversation(session);
             if (!stored) {
@@ -356,6 +377,27 @@ private:
         MF_TRY(m_db.set_scenario_status(m_run_id, s.id, "graded"));
         m_lost = true;
         return true;
+    }
+
+    // The paper's storage turn: for each user message, the memories the system retrieves for it (at
+    // the run's smallest k) are shown to the test-taker, whose reply joins the session to be stored.
+    Result<data::Session> paper_replies_for(memory::MemorySystem& system, const data::Session& session) {
+        const int k = *std::min_element(m_config.ks.begin(), m_config.ks.end());
+        data::Session out;
+        out.id = session.id;
+        out.timestamp = session.timestamp;
+        std::vector<llm::ChatMessage> conversation;
+        for (const auto& message : session.messages) {
+            const std::vector<data::Message> history = out.messages;
+            out.messages.push_back(message);
+            conversation.push_back({message.role, message.content});
+            if (message.role != "user") continue;
+            MF_TRY_ASSIGN(auto hits, system.retrieve_memories(message.content, history, k));
+            MF_TRY_ASSIGN(std::string reply, m_roles.taker->reply_with_memories(hits, conversation));
+            conversation.push_back({"assistant", reply});
+            out.messages.push_back({message.id + "-reply", "assistant", std::move(reply)});
+        }
+        return out;
     }
 
     Result<std::vector<data::Session>> replies_for_all(const std::vector<data::Session>& sessions) {
@@ -543,7 +585,7 @@ private:
         // Storage: the judge sees the facts the rules were unsure of (all of them with --grader both).
         std::vector<const data::EvidenceFact*> to_judge;
         for (const auto* fact : unique)
-            if (compare || rules_of[fact->id]->unsure == grade::Unsure::storage) to_judge.push_back(fact);
+            if (compare || m_judge_all || rules_of[fact->id]->unsure == grade::Unsure::storage) to_judge.push_back(fact);
         std::map<std::string, grade::JudgeVerdict> judged_storage;
         if (!to_judge.empty()) {
             if (m_progress)
@@ -555,7 +597,7 @@ private:
             for (std::size_t i = 0; i < to_judge.size(); i += batch) {
                 std::vector<const data::EvidenceFact*> part(to_judge.begin() + static_cast<std::ptrdiff_t>(i),
                                                             to_judge.begin() + static_cast<std::ptrdiff_t>(std::min(to_judge.size(), i + batch)));
-                auto future = m_roles.pool->submit([this, part, &snapshot] { return m_roles.judge->storage(snapshot, part); });
+                auto future = m_roles.pool->submit([this, part, &snapshot] { return m_roles.judge->storage(snapshot, part, m_task); });
                 jobs.emplace_back(std::move(part), std::move(future));
             }
             for (auto& [part, future] : jobs) {
@@ -569,7 +611,7 @@ private:
         for (const auto* fact : unique) {
             FactMemory& fm = facts[fact->id];
             const grade::FactVerdict& rules = *rules_of[fact->id];
-            const bool rules_decide = rules.unsure != grade::Unsure::storage;
+            const bool rules_decide = !m_judge_all && rules.unsure != grade::Unsure::storage;
             add_rules_memory_checks(rules, /*decisive=*/false, fm.checks);
             if (!fm.error.empty()) continue;
             if (rules_decide) {
@@ -587,6 +629,8 @@ private:
             }
         }
 
+        std::size_t store_chars = 0;
+        for (const auto& m : snapshot.memories()) store_chars += m.text.size();
         // Summary, for the facts that were stored, on the memories holding them: the rules decide a
         // verbatim copy and a lost detail; the judge decides the rest (a paraphrase that keeps every
         // listed phrase may still be negated, hedged or merged).
@@ -595,7 +639,7 @@ private:
             FactMemory& fm = facts[fact->id];
             if (!fm.error.empty() || !fm.stored) continue;
             const grade::FactVerdict& rules = *rules_of[fact->id];
-            const bool rules_decide = rules.unsure == grade::Unsure::none && !fm.storage_judged;
+            const bool rules_decide = !m_judge_all && rules.unsure == grade::Unsure::none && !fm.storage_judged;
             if (rules_decide) {
                 fm.faithful = rules.stage != grade::Stage::summary_error;
                 if (!fm.faithful) fm.reason = rules.explanation;
@@ -604,6 +648,17 @@ private:
                 if (!compare) continue;
             }
             std::vector<std::string> ids = rules.stored_ids;
+            if (m_judge_all) {
+                // The paper's judge reads the whole store; a large one is narrowed to the memories the
+                // storage judge and the rules found the fact in.
+                if (store_chars <= m_roles.judge->options().whole_store_chars) {
+                    ids.clear();
+                    for (const auto& m : snapshot.memories()) ids.push_back(m.id);
+                } else {
+                    const auto& named = judged_storage[fact->id].memory_ids;
+                    ids.insert(ids.end(), named.begin(), named.end());
+                }
+            }
             if (ids.empty()) ids = judged_storage[fact->id].memory_ids;
             if (ids.empty() && provenance)
                 for (const auto& message_id : fact->message_ids)
@@ -613,7 +668,7 @@ private:
             for (const auto& id : ids)
                 if (seen.insert(id).second)
                     if (auto index = snapshot.index_of(id)) memories.push_back(&snapshot.memories()[*index]);
-            jobs.emplace_back(fact, m_roles.pool->submit([this, fact, memories] { return m_roles.judge->summary(*fact, memories); }));
+            jobs.emplace_back(fact, m_roles.pool->submit([this, fact, memories] { return m_roles.judge->summary(*fact, memories, m_task); }));
         }
         if (m_progress && !jobs.empty())
             m_progress(m_dataset.scenario.dataset + ": the judge checks how faithfully " + std::to_string(jobs.size()) +
@@ -621,7 +676,7 @@ private:
         for (auto& [fact, future] : jobs) {
             FactMemory& fm = facts[fact->id];
             const grade::FactVerdict& rules = *rules_of[fact->id];
-            const bool rules_decide = rules.unsure == grade::Unsure::none && !fm.storage_judged;
+            const bool rules_decide = !m_judge_all && rules.unsure == grade::Unsure::none && !fm.storage_judged;
             auto v = future.get();
             if (!v) {
                 fm.error = v.error().describe();
@@ -692,7 +747,12 @@ private:
                     // k), else the judge. With --grader both the judge is asked too, for comparison.
                     bool retrieved = false;
                     bool judge_decides = false;
-                    if (!fm.storage_judged && rules.retrieval_checked) {
+                    if (m_judge_all) {
+                        judge_decides = true;
+                        if (rules.retrieval_checked)  // kept beside the judge's, for the agreement figures
+                            row.checks.push_back(check(fact.id, "retrieval", "rules", rules.retrieved, false,
+                                                       rules.retrieval_explanation));
+                    } else if (!fm.storage_judged && rules.retrieval_checked) {
                         retrieved = rules.retrieved;
                         reason = rules.retrieval_explanation;
                         row.checks.push_back(check(fact.id, "retrieval", "rules", retrieved, true, reason));
@@ -708,7 +768,7 @@ private:
                         judge_decides = true;
                     }
                     if (judge_decides || m_roles.grader == "both") {
-                        auto v = m_roles.judge->retrieval(fact, p.hits);
+                        auto v = m_roles.judge->retrieval(fact, p.hits, m_task, p.probe->question);
                         if (!v) {
                             row.stage = "error";
                             row.error = v.error().describe();
@@ -761,7 +821,10 @@ private:
         row.checks.push_back(check("", stage_label, "rules", by_rules.correct, !judge_decides, by_rules.reason));
         bool correct = by_rules.correct;
         if (judge_decides) {
-            auto v = abstain ? m_roles.judge->abstention(*p.probe, *p.answer) : m_roles.judge->answer(*p.probe, *p.answer);
+            // Under the paper's protocol the abstention judge also reads the essay the question was made from.
+            const std::string essay = p.probe->evidence.empty() ? std::string() : p.probe->evidence.front().text;
+            auto v = abstain ? m_roles.judge->abstention(*p.probe, *p.answer, m_task, essay)
+                             : m_roles.judge->answer(*p.probe, *p.answer, m_task);
             if (!v) {
                 row.stage = "error";
                 row.error = v.error().describe();
@@ -786,6 +849,10 @@ private:
     RunServices& m_roles;
     std::set<std::pair<std::string, int>> m_graded;
     const data::MessageIndex m_messages;  // the scenario's messages, for facts without listed statements
+    // The paper's protocol on a MemFail dataset: its per-dataset judge prompts, and the judge (when
+    // there is one) decides every stage, as in the paper; the rules' checks are kept beside it.
+    const grade::LlmJudge::Task m_task;
+    const bool m_judge_all;
     bool m_external = false;         // the system is an adapter: its failures do not stop the run
     std::uint64_t m_generation = 0;  // the system's generation when this scenario began
     bool m_lost = false;             // lose_scenario() ran: the rest of the scenario is recorded
@@ -816,6 +883,9 @@ Result<RunOutcome> run_datasets(const RunConfig& config, const std::vector<Loade
     if (config.store_replies && config.llm.answer_model.empty())
         return make_error(ErrorKind::invalid_input, "--store-replies needs an answer model (--answer-model)");
     if (config.ks.empty()) return make_error(ErrorKind::invalid_input, "no k given");
+    if (config.protocol != "memfail" && config.protocol != "paper")
+        return make_error(ErrorKind::invalid_input, "unknown protocol '" + config.protocol + "': use memfail or paper",
+                          "--protocol");
     for (int k : config.ks)
         if (k < 1) return make_error(ErrorKind::invalid_input, "k must be at least 1, got " + std::to_string(k));
     if (const auto parent = std::filesystem::path(config.results_path).parent_path(); !parent.empty()) {
@@ -854,7 +924,8 @@ Result<RunOutcome> run_datasets(const RunConfig& config, const std::vector<Loade
                      " with this configuration is unfinished; --resume would continue it. Starting a new run.");
     }
     json config_json = {{"system", config.system_spec}, {"ks", config.ks}, {"seed", config.seed},
-                        {"grader", grader}, {"grader_version", grade::k_memory_grader_version}};
+                        {"grader", grader}, {"grader_version", grade::k_memory_grader_version},
+                        {"protocol", config.protocol}};
     if (wants_llm) {
         config_json["llm"] = config.llm.to_json();
         config_json["prompt_version"] = llm::prompts::k_prompt_version;
@@ -882,6 +953,7 @@ Result<RunOutcome> run_datasets(const RunConfig& config, const std::vector<Loade
     std::optional<ThreadPool> pool;
     RunServices roles;
     roles.grader = grader;
+    roles.paper = config.protocol == "paper";
     // Token figures use cl100k_base, the encoding the MemFail paper reports them in.
     if (auto tokenizer = text::shared_tokenizer("cl100k_base", config.llm.tokenizer_dir)) {
         roles.tokenizer = *tokenizer;
@@ -894,7 +966,8 @@ Result<RunOutcome> run_datasets(const RunConfig& config, const std::vector<Loade
         roles.recorder = &*recorder;
         roles.pool = &*pool;
         if (!config.llm.answer_model.empty())
-            roles.taker.emplace(*recorder, TestTakerOptions{config.llm.answer_model, config.llm.temperature, config.llm.seed});
+            roles.taker.emplace(*recorder, TestTakerOptions{config.llm.answer_model, config.llm.temperature,
+                                                            config.llm.seed, roles.paper});
         if (grader != "rules") {
             grade::JudgeOptions options;
             options.model = config.llm.judge_model;
@@ -919,7 +992,14 @@ Result<RunOutcome> run_datasets(const RunConfig& config, const std::vector<Loade
             (void)db.finish_run(outcome.run_id, "error", system.error().describe());
             return system.error();
         }
-        ScenarioRun scenario_run(db, outcome.run_id, config, dataset, progress, after_probe, outcome, roles);
+        // The paper grades misleading Persona probes through their essay's stages first.
+        std::optional<LoadedDataset> paper_dataset;
+        if (roles.paper) {
+            paper_dataset = dataset;
+            paper_dataset->scenario = suites::memfail_suite::paper_protocol_scenario(dataset.scenario);
+        }
+        ScenarioRun scenario_run(db, outcome.run_id, config, paper_dataset ? *paper_dataset : dataset, progress,
+                                 after_probe, outcome, roles);
         auto finished = scenario_run.execute(**system);
         if (!finished) {
             (void)db.finish_run(outcome.run_id, "error", finished.error().describe());

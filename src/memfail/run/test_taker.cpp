@@ -17,8 +17,17 @@ Result<std::string> TestTaker::answer(const data::Probe& probe, const std::vecto
     memories.reserve(retrieved.size());
     for (const auto& hit : retrieved) memories.push_back(hit.memory.text);
     const std::vector<std::string> no_choices;
-    return ask(llm::prompts::graded_answer(m_options.model, memories, {}, probe.question,
-                                           probe.kind == data::ProbeKind::mcq ? probe.choices : no_choices));
+    const auto& choices = probe.kind == data::ProbeKind::mcq ? probe.choices : no_choices;
+    return ask(m_options.paper ? llm::prompts::paper_graded_answer(m_options.model, memories, {}, probe.question, choices)
+                               : llm::prompts::graded_answer(m_options.model, memories, {}, probe.question, choices));
+}
+
+Result<std::string> TestTaker::reply_with_memories(const std::vector<memory::Hit>& retrieved,
+                                                   const std::vector<llm::ChatMessage>& conversation) {
+    std::vector<std::string> memories;
+    memories.reserve(retrieved.size());
+    for (const auto& hit : retrieved) memories.push_back(hit.memory.text);
+    return ask(llm::prompts::paper_storage_reply(m_options.model, memories, conversation));
 }
 
 Result<data::Session> TestTaker::with_replies(const data::Session& session) {

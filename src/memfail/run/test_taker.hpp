@@ -18,6 +18,7 @@ struct TestTakerOptions {
     std::string model;
     std::optional<double> temperature;
     std::optional<std::int64_t> seed;
+    bool paper = false;  // the MemFail paper's prompts (--protocol paper): answers restate the memories used
 };
 
 class TestTaker {
@@ -30,6 +31,11 @@ public:
     // `session` with an assistant reply after every user turn. Each reply sees the session so far;
     // reply ids are the user turn's id + "-reply", so provenance still names real messages.
     Result<data::Session> with_replies(const data::Session& session);
+
+    // The paper's storage turn: a reply to the conversation's last user message with the memories
+    // retrieved for it shown (ungraded; the system may store it).
+    Result<std::string> reply_with_memories(const std::vector<memory::Hit>& retrieved,
+                                            const std::vector<llm::ChatMessage>& conversation);
 
 private:
     Result<std::string> ask(llm::ChatRequest request);

@@ -2,6 +2,8 @@
 // Results database: schema, writes and the summary queries reports are built from.
 #include <memfail/store/results_db.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <cmath>
 #include <ctime>
@@ -9,6 +11,13 @@
 #include <tuple>
 
 namespace memfail::store {
+
+std::string RunRecord::protocol() const {
+    const auto j = nlohmann::json::parse(config_json, nullptr, /*allow_exceptions=*/false);
+    if (j.is_object())
+        if (auto it = j.find("protocol"); it != j.end() && it->is_string()) return it->get<std::string>();
+    return "memfail";
+}
 
 namespace {
 
@@ -685,6 +694,99 @@ Result<LatencySummary> ResultsDb::retrieve_latency(std::int64_t run_id, const st
     return latency_query(
         "SELECT retrieve_micros FROM probe_results WHERE run_id = ? AND dataset = ? AND stage != 'error'",
         run_id, dataset);
+}
+
+}  // namespace memfail::store
+
+namespace memfail::store {
+
+namespace {
+
+// 1 when `x` (lower-cased, leading blanks dropped) opens on the word yes, 0 on the word no, else NULL.
+std::string polarity_sql(const std::string& x) {
+    const std::string v = "lower(ltrim(" + x + "))";
+    return "(CASE WHEN " + v + " = 'yes' OR " + v + " GLOB 'yes[^a-z]*' THEN 1 WHEN " + v + " = 'no' OR " + v +
+           " GLOB 'no[^a-z]*' THEN 0 END)";
+}
+
+}  // namespace
+
+Result<std::vector<SliceCountsRow>> slice_counts(ResultsDb& db, const std::vector<std::int64_t>& run_ids) {
+    const std::string answer = polarity_sql("p.answer");
+    const std::string reference = polarity_sql("json_extract(p.pj, '$.answer')");
+    const std::string read_by_polarity = "(p.answer_correct IS NULL AND p.kind = 'yes_no' AND " + answer +
+                                         " IS NOT NULL AND " + reference + " IS NOT NULL)";
+    const std::string sql =
+        "SELECT r.system_spec, p.dataset, p.k, p.kind, "
+        "  json_extract(p.pj, '$.meta.condition_met'), "
+        "  CASE WHEN p.kind = 'yes_no' THEN " + reference + " END, "
+        "  json_extract(p.pj, '$.meta.condition_type'), json_extract(p.pj, '$.meta.n'), "
+        "  json_extract(p.pj, '$.meta.hops'), json_extract(p.pj, '$.meta.voice'), "
+        "  json_extract(p.pj, '$.meta.is_misleading'), "
+        "  (COALESCE(json_extract(p.pj, '$.meta.ambiguous'), 0) != 0 OR p.stage = 'ambiguous'), "
+        "  COALESCE(json_array_length(p.pj, '$.evidence'), 0), "
+        // The counts of ResultsDb::summary, in its order.
+        "  SUM(p.stage NOT IN ('needs_answer_stage', 'ambiguous')), SUM(p.memory_success), "
+        "  SUM(p.stage = 'not_stored'), SUM(p.stage = 'summary_error'), "
+        "  SUM(p.stage = 'not_retrieved'), SUM(p.stage = 'error'), SUM(p.stage = 'needs_answer_stage'), "
+        "  SUM(p.stage = 'correct'), SUM(p.stage = 'reasoning_error'), SUM(p.answer_correct IS NOT NULL), "
+        "  SUM(p.kind = 'abstain' AND p.stage IN ('correct', 'reasoning_error')), "
+        "  AVG(p.retrieved_tokens), SUM(p.stage = 'unverified'), SUM(p.stage = 'ambiguous'), "
+        "  SUM(EXISTS (SELECT 1 FROM json_each(p.pj, '$.evidence') e "
+        "    WHERE json_extract(e.value, '$.details_complete') = 0)), "
+        "  SUM(p.answer_correct IS NOT NULL OR " + read_by_polarity + "), "
+        "  SUM(CASE WHEN p.answer_correct IS NOT NULL THEN p.answer_correct = 1 "
+        "           WHEN " + read_by_polarity + " THEN " + answer + " = " + reference + " ELSE 0 END) "
+        "FROM (SELECT q.*, CASE WHEN json_valid(t.probe_json) THEN t.probe_json END AS pj "
+        "      FROM probe_results q LEFT JOIN probe_texts t ON t.run_id = q.run_id "
+        "      AND t.scenario_id = q.scenario_id AND t.probe_id = q.probe_id WHERE q.run_id = ?) p "
+        "JOIN runs r ON r.id = p.run_id "
+        "JOIN run_scenarios sc ON sc.run_id = p.run_id AND sc.scenario_id = p.scenario_id "
+        "GROUP BY p.dataset, p.k, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13 ORDER BY MIN(sc.rowid), p.k";
+    MF_TRY_ASSIGN(Statement s, db.database().prepare(sql));
+    std::vector<SliceCountsRow> out;
+    for (std::int64_t run_id : run_ids) {
+        s.reset();
+        s.bind(1, run_id);
+        MF_TRY(s.for_each_row([&] {
+            SliceCountsRow row;
+            SummaryRow& r = row.counts;
+            r.run_id = run_id;
+            r.system_spec = s.column_text(0);
+            r.dataset = s.column_text(1);
+            r.k = static_cast<int>(s.column_int(2));
+            ProbeLabelFields& l = row.labels;
+            l.kind = s.column_text(3);
+            if (!s.column_is_null(4)) l.condition_met = s.column_text(4);
+            if (!s.column_is_null(5)) l.reference_yes = s.column_int(5) != 0;
+            if (!s.column_is_null(6)) l.condition_type = s.column_text(6);
+            if (!s.column_is_null(7)) l.n = s.column_int(7);
+            if (!s.column_is_null(8)) l.hops = s.column_int(8);
+            if (!s.column_is_null(9)) l.voice = s.column_text(9);
+            if (!s.column_is_null(10)) l.is_misleading = s.column_int(10) != 0;
+            l.ambiguous = s.column_int(11) != 0;
+            l.evidence = s.column_int(12);
+            r.graded = s.column_int(13);
+            r.success = s.column_int(14);
+            r.not_stored = s.column_int(15);
+            r.summary_error = s.column_int(16);
+            r.not_retrieved = s.column_int(17);
+            r.errors = s.column_int(18);
+            r.needs_answer_stage = s.column_int(19);
+            r.correct = s.column_int(20);
+            r.reasoning_error = s.column_int(21);
+            r.answered = s.column_int(22);
+            r.abstain_graded = s.column_int(23);
+            if (!s.column_is_null(24)) r.retrieved_tokens = s.column_double(24);
+            r.unverified = s.column_int(25);
+            r.ambiguous = s.column_int(26);
+            r.incomplete = s.column_int(27);
+            row.answers_read = s.column_int(28);
+            row.answers_right = s.column_int(29);
+            out.push_back(std::move(row));
+        }));
+    }
+    return out;
 }
 
 }  // namespace memfail::store

@@ -27,6 +27,9 @@ struct RunRecord {
     std::string started_at;
     std::string finished_at;
     std::string error;
+    // The evaluation protocol the run followed (config_json "protocol"): "memfail" or "paper"; runs
+    // made before protocols existed followed memfail's.
+    std::string protocol() const;
 };
 
 struct ScenarioRecord {
@@ -270,5 +273,39 @@ private:
 
 // Current UTC time as ISO 8601 ("2026-11-21T23:40:00Z").
 std::string utc_now();
+
+}  // namespace memfail::store
+
+namespace memfail::store {
+
+// The labels a probe carries in its dataset's `meta` (docs/DATASETS.md), read from probe_texts by
+// slice_counts(): absent where the probe's JSON lacks them (or the run predates schema 3).
+struct ProbeLabelFields {
+    std::string kind;
+    std::optional<std::string> condition_met;   // as written: "yes"/"no", or 1/0 for a JSON boolean
+    std::optional<bool> reference_yes;          // yes_no probes: the reference answer's polarity
+    std::optional<std::string> condition_type;
+    std::optional<std::int64_t> n;              // Coexisting: preferences in the row
+    std::optional<std::int64_t> hops;           // Long-Hop
+    std::optional<std::string> voice;           // Long-Hop: "named" or "first_person"
+    std::optional<bool> is_misleading;          // Persona
+    bool ambiguous = false;                     // meta.ambiguous, or the probe's stage is 'ambiguous'
+    std::int64_t evidence = 0;                  // evidence facts
+};
+
+// Summary counts (as ResultsDb::summary counts them) for the probes of one run, dataset and k that
+// share the same label fields, plus the answers that can be read as right or wrong: the answer
+// stage's verdict where it was graded, else for a yes_no probe the polarity of the recorded answer
+// against the reference's.
+struct SliceCountsRow {
+    SummaryRow counts;
+    ProbeLabelFields labels;
+    std::int64_t answers_read = 0;
+    std::int64_t answers_right = 0;
+};
+
+// One row per run x dataset x k x distinct label fields, in the summary's order (run, dataset as
+// first recorded, k). Errors: database.
+Result<std::vector<SliceCountsRow>> slice_counts(ResultsDb& db, const std::vector<std::int64_t>& run_ids);
 
 }  // namespace memfail::store

@@ -27,6 +27,7 @@ struct CompareCliOptions {
     double alpha = 0.05;
     std::int64_t min_probes = 20;
     std::string format = "text";
+    bool force = false;
 };
 
 constexpr const char* k_footer = R"(How to read it:
@@ -83,6 +84,7 @@ void run_compare(const CompareCliOptions& opts) {
     report::CompareOptions options;
     options.alpha = opts.alpha;
     options.min_probes = opts.min_probes;
+    options.force = opts.force;
     auto result = report::compare_runs(db_a, runs_a, db_b, runs_b, options);
     if (!result) {
         Error error = result.error();
@@ -119,6 +121,8 @@ void add_compare_command(CLI::App& app, std::function<void()>& action) {
     cmd->add_option("--alpha", opts->alpha, "Family-wise significance level after Holm-Bonferroni")
         ->capture_default_str()
         ->check(CLI::Range(0.0, 1.0));
+    cmd->add_flag("--force", opts->force,
+                  "Compare runs of different protocols (memfail vs paper) anyway, with a warning; refused otherwise");
     cmd->add_option("--min-probes", opts->min_probes,
                     "Fewest probes per side for a row to be tested; smaller rows are shown as \"too few\"")
         ->capture_default_str()

@@ -12,6 +12,8 @@
 #include <memfail/suites/memfail/generators.hpp>
 #include <memfail/suites/memfail/import_csv.hpp>
 #include <memfail/suites/memfail/rules.hpp>
+#include <memfail/suites/memfail/stats.hpp>
+#include <memfail/text/tokenizer.hpp>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -41,6 +43,12 @@ struct ShowOptions {
     std::vector<std::string> probes;
     std::size_t limit = 3;
     unsigned long long seed = 42;
+};
+
+struct StatsOptions {
+    std::vector<std::string> files;
+    std::string format = "text";
+    std::string encoding = "cl100k_base";
 };
 
 struct ImportOptions {
@@ -173,6 +181,37 @@ void show(const ShowOptions& o) {
         throw Fatal(make_error(ErrorKind::not_found, "no probe named " + text::join(o.probes, ", "), o.dataset));
 }
 
+// Table 2 of the MemFail paper for each scenario of each file.
+void stats(const StatsOptions& o) {
+    std::shared_ptr<const text::Tokenizer> tokenizer;
+    if (auto loaded = text::shared_tokenizer(o.encoding)) tokenizer = *loaded;
+    else progress_line("warning: tokens not counted: " + loaded.error().describe());
+    mf::TokenCounter count;
+    if (tokenizer) count = [tokenizer](std::string_view t) { return tokenizer->count(t); };
+    const std::string encoding = tokenizer ? tokenizer->encoding() : std::string();
+    nlohmann::ordered_json out = nlohmann::ordered_json::array();
+    std::string text_out;
+    for (const auto& path : o.files) {
+        // Errors name the file and line of the scenario that could not be read.
+        const auto loaded = value_or_fatal(data::read_jsonl(path));
+        for (const auto& l : loaded) {
+            const auto st = mf::dataset_stats(l.scenario, count);
+            if (o.format == "json") {
+                nlohmann::ordered_json entry = {{"file", path}, {"line", l.line}};
+                entry.update(mf::stats_json(st));
+                entry["token_encoding"] = encoding.empty() ? nlohmann::ordered_json(nullptr)
+                                                           : nlohmann::ordered_json(encoding);
+                out.push_back(std::move(entry));
+            } else {
+                text_out += (text_out.empty() ? "" : "\n") + path + ":" + std::to_string(l.line) + ": " +
+                            mf::stats_text(st, encoding);
+            }
+        }
+    }
+    if (o.format == "json") std::printf("%s\n", out.dump(2).c_str());
+    else std::fwrite(text_out.data(), 1, text_out.size(), stdout);
+}
+
 void import_csv(const ImportOptions& o) {
     if (o.from != "memfail-csv")
         throw Fatal(make_error(ErrorKind::invalid_input, "unknown import format '" + o.from + "'; supported: memfail-csv"));
@@ -198,7 +237,7 @@ void import_csv(const ImportOptions& o) {
 }  // namespace
 
 void add_datasets_command(CLI::App& app, std::function<void()>& action) {
-    CLI::App* cmd = app.add_subcommand("datasets", "Generate, validate, show and import datasets");
+    CLI::App* cmd = app.add_subcommand("datasets", "Generate, validate, show, import and describe (stats) datasets");
     cmd->require_subcommand(1);
 
     auto gen = std::make_shared<GenerateOptions>();
@@ -231,6 +270,23 @@ void add_datasets_command(CLI::App& app, std::function<void()>& action) {
     show_cmd->add_option("--limit,-n", sh->limit, "How many probes to show when no --probe is given")->capture_default_str();
     show_cmd->add_option("--seed", sh->seed, "Seed for a generated dataset")->capture_default_str();
     show_cmd->callback([sh, &action] { action = [sh] { show(*sh); }; });
+
+    auto st = std::make_shared<StatsOptions>();
+    CLI::App* stats_cmd = cmd->add_subcommand(
+        "stats", "Print the MemFail paper's Table 2 figures for dataset files (generated or imported): entries, "
+                 "graded probes, mean tokens per entry, the yes/no split and condition types (Conditional), rows, "
+                 "facts and tokens per N (Coexisting), chains, facts and tokens per K (Long-Hop), the share of "
+                 "misleading questions (Persona)");
+    stats_cmd->add_option("files", st->files, "JSONL dataset files")->required();
+    stats_cmd->add_option("--format,-f", st->format, "text or json")
+        ->check(CLI::IsMember({"text", "json"}))
+        ->capture_default_str();
+    stats_cmd->add_option("--encoding", st->encoding,
+                          "Tokenizer for the token figures (cl100k_base, as the paper; or o200k_base); without its "
+                          "rank files the figures are left out with a warning")
+        ->check(CLI::IsMember({"cl100k_base", "o200k_base"}))
+        ->capture_default_str();
+    stats_cmd->callback([st, &action] { action = [st] { stats(*st); }; });
 
     auto imp = std::make_shared<ImportOptions>();
     CLI::App* i = cmd->add_subcommand(

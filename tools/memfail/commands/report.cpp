@@ -8,6 +8,7 @@
 #include <memfail/report/export.hpp>
 #include <memfail/report/html_report.hpp>
 #include <memfail/report/run_report.hpp>
+#include <memfail/report/slices.hpp>
 #include <memfail/store/results_db.hpp>
 
 #include <CLI/CLI.hpp>
@@ -31,16 +32,26 @@ struct ReportOptions {
     std::string title = "memfail report";
     std::vector<std::string> prices;
     bool show_runs = true;
+    bool show_slices = true;
+    std::string csv_table = "success";
 };
 
 std::string tables_document(store::ResultsDb& db, const std::vector<std::int64_t>& ids, report::Format format,
-                            bool show_runs, const std::map<std::string, report::ModelPrice>& prices) {
+                            const ReportOptions& opts, const std::map<std::string, report::ModelPrice>& prices) {
     std::string out;
     if (format == report::Format::text || format == report::Format::markdown) {
         // The flat table's title says whether answers were graded (end to end) or only memory.
         out = value_or_fatal(report::success_table(db, ids)).title + "\n\n";
         for (const auto& t : value_or_fatal(report::success_tables_by_run(db, ids)))
             out += report::render(t, format) + "\n";
+        if (opts.show_slices) {
+            const auto flat = value_or_fatal(report::slices_table(db, ids));
+            if (!flat.rows.empty()) {
+                out += flat.title + "\n\n";
+                for (const auto& t : value_or_fatal(report::slices_tables_by_run(db, ids)))
+                    out += report::render(t, format) + "\n";
+            }
+        }
         const auto usage = value_or_fatal(report::llm_usage_table(db, ids));
         if (!usage.rows.empty()) {
             out += report::render(usage, format) + "\n";
@@ -52,10 +63,11 @@ std::string tables_document(store::ResultsDb& db, const std::vector<std::int64_t
             const auto disagreements = value_or_fatal(report::disagreement_table(db, ids, 20));
             if (!disagreements.rows.empty()) out += report::render(disagreements, format) + "\n";
         }
-        if (show_runs) out += report::render(value_or_fatal(report::runs_table(db, ids)), format);
+        if (opts.show_runs) out += report::render(value_or_fatal(report::runs_table(db, ids)), format);
         return out;
     }
     if (format == report::Format::json) return value_or_fatal(report::results_json(db, ids));
+    if (opts.csv_table == "slices") return report::render(value_or_fatal(report::slices_table(db, ids)), format);
     return report::render(value_or_fatal(report::success_table(db, ids)), format);
 }
 
@@ -89,6 +101,14 @@ void add_report_command(CLI::App& app, std::function<void()>& action) {
                     "MODEL=INPUT/OUTPUT: a model's price in US dollars per million prompt/completion tokens "
                     "(repeatable); adds the LLM cost per run, role and model to the tables and the HTML report");
     cmd->add_flag("!--no-runs", opts->show_runs, "Leave out the table of runs (datasets, hashes, latencies)");
+    cmd->add_flag("!--no-slices", opts->show_slices,
+                  "Leave out the slice tables of text and markdown (each dataset by its probes' labels: condition "
+                  "met or not and condition type, N, hops and voice, direct/misleading/ambiguous)");
+    cmd->add_option("--table", opts->csv_table,
+                    "The flat table --format csv prints: success (per run x dataset x k) or slices (per run x "
+                    "dataset x k x probe label)")
+        ->check(CLI::IsMember({"success", "slices"}))
+        ->capture_default_str();
     cmd->callback([opts, cmd, &action] {
         const bool format_given = cmd->count("--format") > 0;
         action = [opts, format_given] {
@@ -124,7 +144,7 @@ void add_report_command(CLI::App& app, std::function<void()>& action) {
                 else value_or_fatal(data::write_file_atomically(opts->output, stream));
                 return;
             }
-            const std::string out = tables_document(db, ids, format, opts->show_runs, prices);
+            const std::string out = tables_document(db, ids, format, *opts, prices);
             if (opts->output.empty()) std::fwrite(out.data(), 1, out.size(), stdout);
             else value_or_fatal(data::write_file_atomically(opts->output, out));
         };

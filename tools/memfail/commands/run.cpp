@@ -19,7 +19,7 @@ namespace {
 struct RunOptions {
     std::string system = "verbatim";
     std::vector<std::string> datasets = {"all"};
-    std::string ks = "1,3,5,10";
+    std::string ks;  // empty: the protocol's default (memfail 1,3,5,10; paper 5,10,15)
     std::string out = "results.db";
     std::string data_dir;
     unsigned long long seed = 42;
@@ -28,6 +28,7 @@ struct RunOptions {
     bool quiet = false;
     std::string grader = "auto";
     bool store_replies = false;
+    std::string protocol = "memfail";
     LlmOptions llm;
 };
 
@@ -58,7 +59,8 @@ void add_run_command(CLI::App& app, std::function<void()>& action) {
     cmd->add_option("--datasets,-d", opts->datasets,
                     "Dataset names (all, conditional_facts_easy, ...) or JSONL files; comma-separated or repeated")
         ->capture_default_str();
-    cmd->add_option("--k", opts->ks, "Retrieval depths to grade, comma-separated")->capture_default_str();
+    cmd->add_option("--k", opts->ks,
+                    "Retrieval depths to grade, comma-separated [default: 1,3,5,10; with --protocol paper 5,10,15]");
     cmd->add_option("--out,-o", opts->out, "Results database (SQLite); created when missing, appended to otherwise")
         ->capture_default_str();
     cmd->add_option("--data-dir", opts->data_dir,
@@ -75,13 +77,23 @@ void add_run_command(CLI::App& app, std::function<void()>& action) {
         ->capture_default_str();
     cmd->add_flag("--store-replies", opts->store_replies,
                   "The test-taker replies to every storage turn and the system stores the reply too (needs --answer-model)");
+    cmd->add_option("--protocol", opts->protocol,
+                    "memfail (its own exact-or-unsure grading) | paper (the MemFail paper's evaluation: per-dataset "
+                    "judge prompts deciding every stage, storage turns answered with retrieved memories shown, "
+                    "answers restating the memories used, misleading Persona questions graded through their essay; "
+                    "docs/PROTOCOLS.md)")
+        ->check(CLI::IsMember({"memfail", "paper"}))
+        ->capture_default_str();
     opts->llm.add_to(*cmd);
     cmd->callback([opts, &action] {
         action = [opts] {
             run::RunConfig config;
             config.system_spec = opts->system;
             config.datasets = parse_name_list(opts->datasets);
-            config.ks = parse_int_list(opts->ks, "--k");
+            config.protocol = opts->protocol;
+            config.ks = parse_int_list(
+                !opts->ks.empty() ? opts->ks : config.protocol == "paper" ? std::string("5,10,15") : std::string("1,3,5,10"),
+                "--k");
             config.results_path = opts->out;
             config.data_dir = opts->data_dir;
             config.seed = opts->seed;

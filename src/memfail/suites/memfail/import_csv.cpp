@@ -1209,6 +1209,19 @@ Result<LongHopRow> parse_long_hop_row(const Row& row, ImportReport& report) {
     return p;
 }
 
+// The generator's meta.voice for a release chain: "first_person" when a fact or the question speaks
+// in the first person ("I", "me", "my", "mine", "myself", "I'm", "I've"), else "named" (the
+// release's other chains are about a named person: "Esme's garden fills her with calm.").
+std::string chain_voice(const LongHopRow& p) {
+    static const std::set<std::string> first_person = {"i", "me", "my", "mine", "myself", "im", "ive"};
+    std::vector<std::string> texts = p.facts;
+    texts.push_back(p.question);
+    for (const auto& t : texts)
+        for (const auto& w : text::words(t))
+            if (first_person.count(w)) return "first_person";
+    return "named";
+}
+
 Result<data::Scenario> import_long_hop(const CsvTable& table, const std::string& dataset,
                                        ImportReport& report) {
     MF_TRY(check_columns(table,
@@ -1263,7 +1276,7 @@ Result<data::Scenario> import_long_hop(const CsvTable& table, const std::string&
             set_statements(fact, sentences, std::vector<bool>(sentences.size(), true), p.facts[f]);
             probe.evidence.push_back(std::move(fact));
         }
-        probe.meta = {{"hops", p.hops}, {"chain", p.anchors}, {"id", p.id}};
+        probe.meta = {{"hops", p.hops}, {"chain", p.anchors}, {"id", p.id}, {"voice", chain_voice(p)}};
         s.probes.push_back(std::move(probe));
     }
     return s;
