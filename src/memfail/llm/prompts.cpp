@@ -54,6 +54,26 @@ json verdict_schema(const char* verdict) {
     return object_schema({{verdict, {{"type", "boolean"}}}, {"reason", {{"type", "string"}}}}, {verdict, "reason"});
 }
 
+// The question, and for multiple choice its options lettered from A and the reply instruction.
+std::string with_choices(const std::string& question, const std::vector<std::string>& choices,
+                         const char* instruction) {
+    std::string user = question;
+    if (choices.empty()) return user;
+    user += "\n\nOptions:\n";
+    for (std::size_t i = 0; i < choices.size(); ++i)
+        user += std::string(1, static_cast<char>('A' + i)) + ". " + choices[i] + "\n";
+    return user + "\n" + instruction;
+}
+
+// A request of the test-taker's (role answer).
+ChatRequest taker_request(const std::string& model, const char* stage) {
+    ChatRequest r;
+    r.role = Role::answer;
+    r.stage = stage;
+    r.model = model;
+    return r;
+}
+
 std::string render_memories(const std::vector<LabelledMemory>& memories) {
     if (memories.empty()) return "(no memories)\n";
     std::string out;
@@ -74,10 +94,7 @@ std::string render_fact(const JudgedFact& fact) {
 }  // namespace
 
 ChatRequest storage_reply(const std::string& model, const std::vector<ChatMessage>& conversation) {
-    ChatRequest r;
-    r.role = Role::answer;
-    r.stage = "storage_reply";
-    r.model = model;
+    ChatRequest r = taker_request(model, "storage_reply");
     r.messages.push_back(
         {"system",
          "You are a friendly assistant in an ongoing chat. Reply to the user's latest message in one to "
@@ -89,10 +106,7 @@ ChatRequest storage_reply(const std::string& model, const std::vector<ChatMessag
 ChatRequest graded_answer(const std::string& model, const std::vector<std::string>& memories,
                           const std::vector<ChatMessage>& history, const std::string& question,
                           const std::vector<std::string>& choices) {
-    ChatRequest r;
-    r.role = Role::answer;
-    r.stage = choices.empty() ? "answer" : "answer_mcq";
-    r.model = model;
+    ChatRequest r = taker_request(model, choices.empty() ? "answer" : "answer_mcq");
     std::string system =
         "You are an assistant with a long-term memory of earlier conversations with this user. Notes "
         "from that memory are listed below; some may be irrelevant. Answer the user's question, relying "
@@ -104,16 +118,11 @@ ChatRequest graded_answer(const std::string& model, const std::vector<std::strin
         system += std::to_string(i + 1) + ". " + memories[i] + "\n";
     r.messages.push_back({"system", std::move(system)});
     r.messages.insert(r.messages.end(), history.begin(), history.end());
-    std::string user = question;
-    if (!choices.empty()) {
-        user += "\n\nOptions:\n";
-        for (std::size_t i = 0; i < choices.size(); ++i)
-            user += std::string(1, static_cast<char>('A' + i)) + ". " + choices[i] + "\n";
-        user +=
-            "\nExactly one option follows from what you remember once the remembered facts are chained "
-            "together. Reply with one JSON object and nothing else: {\"selected_choice\": \"<letter>\"}";
-    }
-    r.messages.push_back({"user", std::move(user)});
+    r.messages.push_back(
+        {"user", with_choices(question, choices,
+                              "Exactly one option follows from what you remember once the remembered facts are "
+                              "chained together. Reply with one JSON object and nothing else: "
+                              "{\"selected_choice\": \"<letter>\"}")});
     return r;
 }
 
@@ -708,10 +717,7 @@ std::string numbered(const std::vector<std::string>& memories) {
 
 ChatRequest paper_storage_reply(const std::string& model, const std::vector<std::string>& memories,
                                 const std::vector<ChatMessage>& conversation) {
-    ChatRequest r;
-    r.role = Role::answer;
-    r.stage = "storage_reply";
-    r.model = model;
+    ChatRequest r = taker_request(model, "storage_reply");
     r.messages.push_back(
         {"system",
          "You are a helpful assistant chatting with a user. Read their message with care and take note of any "
@@ -726,10 +732,7 @@ ChatRequest paper_storage_reply(const std::string& model, const std::vector<std:
 ChatRequest paper_graded_answer(const std::string& model, const std::vector<std::string>& memories,
                                 const std::vector<ChatMessage>& history, const std::string& question,
                                 const std::vector<std::string>& choices) {
-    ChatRequest r;
-    r.role = Role::answer;
-    r.stage = choices.empty() ? "answer" : "answer_mcq";
-    r.model = model;
+    ChatRequest r = taker_request(model, choices.empty() ? "answer" : "answer_mcq");
     r.messages.push_back(
         {"system",
          "You answer questions with the help of memories kept from earlier conversations with this user, and "
@@ -738,17 +741,12 @@ ChatRequest paper_graded_answer(const std::string& model, const std::vector<std:
          "that you used none. Restate only memories you actually relied on.\n\nRelevant memories:\n" +
              numbered(memories) + "(end of memories)"});
     r.messages.insert(r.messages.end(), history.begin(), history.end());
-    std::string user = question;
-    if (!choices.empty()) {
-        user += "\n\nOptions:\n";
-        for (std::size_t i = 0; i < choices.size(); ++i)
-            user += std::string(1, static_cast<char>('A' + i)) + ". " + choices[i] + "\n";
-        user +=
-            "\nChoose exactly one option. Chaining the facts you remember determines the answer uniquely; the "
-            "other options do not follow from them. Reply with a single JSON object on a line of its own and "
-            "nothing else: {\"selected_choice\": \"<one of A, B, C, D, E>\"}";
-    }
-    r.messages.push_back({"user", std::move(user)});
+    r.messages.push_back(
+        {"user", with_choices(question, choices,
+                              "Choose exactly one option. Chaining the facts you remember determines the answer "
+                              "uniquely; the other options do not follow from them. Reply with a single JSON object "
+                              "on a line of its own and nothing else: {\"selected_choice\": \"<one of A, B, C, D, "
+                              "E>\"}")});
     return r;
 }
 

@@ -83,6 +83,20 @@ Result<json> dataset_json(store::ResultsDb& db, std::int64_t run_id, const std::
                 {"latency", {{"store", latency_json(store_latency)}, {"retrieve", latency_json(retrieve_latency)}}}};
 }
 
+// How many probes ended at each stage (and apart from them).
+json stages_json(const store::SummaryRow& r) {
+    return {{"not_stored", r.not_stored},
+            {"summary_error", r.summary_error},
+            {"unverified", r.unverified},
+            {"not_retrieved", r.not_retrieved},
+            {"retrieved", r.retrieved()},
+            {"reasoning_error", r.reasoning_error},
+            {"correct", r.correct},
+            {"needs_answer_stage", r.needs_answer_stage},
+            {"ambiguous", r.ambiguous},
+            {"error", r.errors}};
+}
+
 // One dataset x k, counted as the success table counts it (errors leave the denominator).
 json result_json(const store::SummaryRow& r, bool end_to_end, const json& tokens_per_memory) {
     const std::int64_t probes = r.graded - r.errors;
@@ -96,17 +110,7 @@ json result_json(const store::SummaryRow& r, bool end_to_end, const json& tokens
             {"ci95", {ci.low, ci.high}},
             {"memory_success", r.success},
             {"with_evidence", probes - r.abstain_graded},
-            {"stages",
-             {{"not_stored", r.not_stored},
-              {"summary_error", r.summary_error},
-              {"unverified", r.unverified},
-              {"not_retrieved", r.not_retrieved},
-              {"retrieved", r.retrieved()},
-              {"reasoning_error", r.reasoning_error},
-              {"correct", r.correct},
-              {"needs_answer_stage", r.needs_answer_stage},
-              {"ambiguous", r.ambiguous},
-              {"error", r.errors}}},
+            {"stages", stages_json(r)},
             {"tokens_per_probe", r.retrieved_tokens ? json(*r.retrieved_tokens) : json(nullptr)},
             {"tokens_per_memory", tokens_per_memory}};
 }
@@ -125,17 +129,7 @@ json slice_json(const Slice& s, bool end_to_end) {
             {"rate", rate.probes > 0 ? json(rate.rate) : json(nullptr)},
             {"ci95", {ci.low, ci.high}},
             {"memory_success", r.success},
-            {"stages",
-             {{"not_stored", r.not_stored},
-              {"summary_error", r.summary_error},
-              {"unverified", r.unverified},
-              {"not_retrieved", r.not_retrieved},
-              {"retrieved", r.retrieved()},
-              {"reasoning_error", r.reasoning_error},
-              {"correct", r.correct},
-              {"needs_answer_stage", r.needs_answer_stage},
-              {"ambiguous", r.ambiguous},
-              {"error", r.errors}}},
+            {"stages", stages_json(r)},
             {"answers", {{"read", s.answers_read}, {"right", s.answers_right}}}};
 }
 
