@@ -191,6 +191,37 @@ TEST(MemoryGrader, WholeCitedMessageCountsAsACopyWhenNoStatementsAreListed) {
     EXPECT_EQ(*grade_memory_side(p, snapshot, hits({whole})).stage, Stage::unverified);
 }
 
+TEST(MemoryGrader, MessageSplitIntoSentenceMemoriesIsACopyWhenNoStatementsAreListed) {
+    // An imported fact whose rule sentences could not be told apart lists no statements: its whole
+    // message is what must be kept. A store of every sentence kept it; one that dropped the
+    // condition's sentence did not, even though its other sentences are verbatim.
+    auto p = conditional_probe();
+    p.evidence[0].statements.clear();
+    p.evidence[0].details_complete = false;
+    data::Scenario scenario;
+    scenario.sessions.push_back(
+        {"s1", "", {{"m1", "user", "Mira lives by the sea. She hums sea shanties. Only when the kettle is boiling, though."}}});
+    const data::MessageIndex messages(scenario);
+    const auto intro = mem("a#0", "Mira lives by the sea.", {"m1"});
+    const auto habit = mem("a#1", "She hums sea shanties.", {"m1"});
+    const auto when = mem("a#2", "Only when the kettle is boiling, though.", {"m1"});
+    p.evidence[0].key_details = {{"entity", {"Mira"}}, {"behaviour", {"hums sea shanties"}},
+                                 {"condition", {"kettle is boiling"}}};
+    for (bool provenance : {true, false}) {
+        MemorySnapshot all({intro, habit, when}, provenance);
+        const auto kept = grade_memory_side(p, all, hits({intro, habit, when}), &messages);
+        EXPECT_EQ(*kept.stage, Stage::retrieved);
+        EXPECT_TRUE(kept.facts[0].verbatim_copy);
+        // The condition's sentence left out of the top k: not retrieved.
+        EXPECT_EQ(*grade_memory_side(p, all, hits({intro, habit}), &messages).stage, Stage::not_retrieved);
+        MemorySnapshot dropped({intro, habit}, provenance);
+        const auto lost = grade_memory_side(p, dropped, hits({intro, habit}), &messages);
+        EXPECT_EQ(*lost.stage, Stage::summary_error);
+        // The behaviour's memory names her only by pronoun, so the entity is reported lost too.
+        EXPECT_EQ(lost.facts[0].missing_details, (std::vector<std::string>{"entity", "condition"}));
+    }
+}
+
 TEST(MemoryGrader, DecidedFailuresOutrankUnsureOnesWhichOutrankRetrieval) {
     EXPECT_EQ(combine_fact_stages({Stage::unverified, Stage::summary_error}), Stage::summary_error);
     EXPECT_EQ(combine_fact_stages({Stage::not_retrieved, Stage::unverified}), Stage::unverified);

@@ -10,7 +10,7 @@
 //   storage     holders exist: stored. No candidate at all: not stored. Candidates but no holder:
 //               unsure (a memory may hold the fact in other words), left to the judge.
 //   summary     the holders hold every statement verbatim (or the whole cited messages when the
-//               fact lists no statements): faithful. A key detail absent from every holder: summary
+//               fact lists no statements, every sentence of them, in some memory): faithful. A key detail absent from every holder: summary
 //               error. Otherwise (every phrase kept, the wording changed) unsure.
 //   retrieval   the holders among the top k hold the statements verbatim, or every key detail.
 // Provenance only shrinks the candidates; a memory outside them never holds a fact's statement or
@@ -117,7 +117,11 @@ struct PreparedFact {
     };
     std::vector<Detail> details;
     std::vector<std::size_t> content;     // identity details saying what is stated (not "entity")
-    std::vector<std::string> statements;  // sentence_bounded(); the cited messages when none are listed
+    std::vector<std::string> statements;  // sentence_bounded(); the cited messages' sentences when none are listed
+    // The statements are the cited messages' sentences, one by one (the fact lists none): a memory
+    // holding one of them is no holder by itself (a filler sentence is no part of the fact), but
+    // memories that together hold them all are a verbatim copy of the messages.
+    bool from_messages = false;
     bool complete = true;
 
     PreparedFact(const data::EvidenceFact& fact, const data::MessageIndex* messages) : complete(fact.details_complete) {
@@ -136,9 +140,12 @@ struct PreparedFact {
             if (auto b = sentence_bounded(text); b.size() > 1) statements.push_back(std::move(b));
         };
         for (const auto& s : fact.statements) add_statement(s);
-        if (statements.empty() && messages)
+        if (statements.empty() && messages) {
             for (const auto& id : fact.message_ids)
-                if (const auto* m = messages->message(id)) add_statement(m->content);
+                if (const auto* m = messages->message(id))
+                    for (const auto& sentence : text::split_sentences(m->content)) add_statement(sentence);
+            from_messages = !statements.empty();
+        }
     }
 
     bool present(std::size_t detail, const std::string& normalized_text) const {
@@ -153,7 +160,7 @@ struct PreparedFact {
     }
     // A memory holds the fact when it holds one of its statements verbatim or all of its content.
     bool holds(const std::string& normalized_text, const std::string& bounded_text) const {
-        if (holds_statement(bounded_text)) return true;
+        if (!from_messages && holds_statement(bounded_text)) return true;
         if (content.empty()) return false;
         for (std::size_t d : content)
             if (!present(d, normalized_text)) return false;
@@ -220,11 +227,24 @@ FactVerdict grade_fact(const data::EvidenceFact& fact, const PreparedFact& prepa
         candidates.resize(snapshot.memories().size());
         for (std::size_t i = 0; i < candidates.size(); ++i) candidates[i] = i;
     }
+    const auto view_of = [&](std::size_t i) {
+        return View{snapshot.memories()[i].id, &snapshot.normalized_text(i), &snapshot.bounded_text(i),
+                    &snapshot.memories()[i].sources};
+    };
     std::vector<View> holders;
     for (std::size_t i : candidates)
-        if (prepared.holds(snapshot.normalized_text(i), snapshot.bounded_text(i)))
-            holders.push_back({snapshot.memories()[i].id, &snapshot.normalized_text(i), &snapshot.bounded_text(i),
-                               &snapshot.memories()[i].sources});
+        if (prepared.holds(snapshot.normalized_text(i), snapshot.bounded_text(i))) holders.push_back(view_of(i));
+    // A fact listing no statements: the memories holding its messages' sentences, when together
+    // they hold them all, are a verbatim copy, and hold the fact with the content holders.
+    if (prepared.from_messages) {
+        std::vector<View> copy;
+        for (std::size_t i : candidates)
+            if (prepared.holds_statement(snapshot.bounded_text(i))) copy.push_back(view_of(i));
+        if (prepared.copied_in(copy))
+            for (const auto& c : copy)
+                if (std::none_of(holders.begin(), holders.end(), [&](const View& h) { return h.id == c.id; }))
+                    holders.push_back(c);
+    }
     for (const auto& h : holders) v.stored_ids.push_back(h.id);
     if (holders.empty()) {
         if (candidates.empty()) {
