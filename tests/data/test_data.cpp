@@ -25,7 +25,7 @@ Scenario tiny() {
     p.question = "Would Mira hum now?";
     p.kind = ProbeKind::yes_no;
     p.answer = "No";
-    p.evidence.push_back({"p1-f1", "Mira hums only when the kettle boils.", {"m1"}, {{"entity", {"Mira"}}, {"condition", {"kettle boils"}}}});
+    p.evidence.push_back({"p1-f1", "Mira hums only when the kettle boils.", {"m1"}, {{"entity", {"Mira"}}, {"condition", {"kettle boils"}}}, {}, true});
     s.probes.push_back(p);
     Probe m;
     m.id = "p2";
@@ -34,7 +34,7 @@ Scenario tiny() {
     m.kind = ProbeKind::mcq;
     m.choices = {"tea", "coffee"};
     m.correct_choice = "A";
-    m.evidence.push_back({"p2-f1", "I like tea.", {"m2"}, {{"preference", {"tea"}}}});
+    m.evidence.push_back({"p2-f1", "I like tea.", {"m2"}, {{"preference", {"tea"}}}, {}, true});
     s.probes.push_back(m);
     return s;
 }

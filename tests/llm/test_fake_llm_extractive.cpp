@@ -288,7 +288,7 @@ TEST(Extractive, ServerAnswersWithItWhenNoRuleMatches) {
         client->chat(prompts::graph_resolve("m", {"Tom", "person", {}}, {{"Mango", "animal", {}}}));
     ASSERT_TRUE(resolved.has_value());
     EXPECT_EQ(resolved->json->at("match"), 1);
-    const auto judged = client->chat(prompts::judge_retrieval("m", {1, "A fact.", {}}, {}));
+    const auto judged = client->chat(prompts::judge_retrieval("m", {1, "A fact.", {}, {}}, {}));
     ASSERT_TRUE(judged.has_value());
     EXPECT_EQ(judged->json->at("reason"), "ok");
     const json stats = server->stats();

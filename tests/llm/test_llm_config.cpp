@@ -105,7 +105,7 @@ TEST(LlmConfig, EnvironmentGivesTheBaseUrlAndTheKey) {
 
 TEST(Prompts, EachJudgeStageHasItsOwnStrictSchema) {
     using namespace prompts;
-    const JudgedFact fact{1, "Mango chews shoelaces in the garden.", {"shoelaces", "garden"}};
+    const JudgedFact fact{1, "Mango chews shoelaces in the garden.", {"shoelaces", "garden"}, {}};
     const std::vector<LabelledMemory> memories = {{"m1", "Mango chews shoelaces."}, {"m2", "Unrelated."}};
     const std::vector<ChatRequest> calls = {
         judge_storage("j", memories, {fact}), judge_summary("j", fact, memories), judge_retrieval("j", fact, memories),

@@ -15,7 +15,7 @@ using test::ids_of;
 using test::ok;
 
 data::EvidenceFact fact(std::string id, std::string text, std::vector<std::string> message_ids) {
-    return {std::move(id), std::move(text), std::move(message_ids), {}};
+    return {std::move(id), std::move(text), std::move(message_ids), {}, {}, true};
 }
 
 data::Probe probe(std::string id, std::string after, std::string question,

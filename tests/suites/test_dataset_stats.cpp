@@ -161,9 +161,12 @@ TEST(DatasetStats, ImportedReleaseFixture) {
             // The importer labels the voice: "I"/"my" chains are first person, Esme's chain is named.
             for (const auto& p : s.probes) {
                 const auto id = p.meta.at("id").get<std::string>();
-                if (id == "longhop-1hop-001" || id == "longhop-3hop-001")
+                if (id == "longhop-1hop-001" || id == "longhop-3hop-001") {
                     EXPECT_EQ(p.meta.at("voice"), "first_person") << id;
-                if (id == "longhop-2hop-001") EXPECT_EQ(p.meta.at("voice"), "named") << id;
+                }
+                if (id == "longhop-2hop-001") {
+                    EXPECT_EQ(p.meta.at("voice"), "named") << id;
+                }
             }
             EXPECT_GT(st.voices.at("named"), 0);
             EXPECT_EQ(st.voices.count("unknown"), 0u);
