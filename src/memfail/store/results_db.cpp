@@ -618,22 +618,48 @@ Result<std::vector<DisagreementRow>> ResultsDb::disagreements(std::int64_t run_i
     return out;
 }
 
+namespace {
+
+// The stage counts of a group of probe_results rows `p`, as read_stage_sums reads them (15 columns).
+// `incomplete` is an SQL condition on a row: its probe has a fact whose details are incomplete.
+std::string stage_sums_sql(const std::string& incomplete) {
+    return "SUM(p.stage NOT IN ('needs_answer_stage', 'ambiguous')), SUM(p.memory_success), "
+           "SUM(p.stage = 'not_stored'), SUM(p.stage = 'summary_error'), "
+           "SUM(p.stage = 'not_retrieved'), SUM(p.stage = 'error'), SUM(p.stage = 'needs_answer_stage'), "
+           "SUM(p.stage = 'correct'), SUM(p.stage = 'reasoning_error'), SUM(p.answer_correct IS NOT NULL), "
+           "SUM(p.kind = 'abstain' AND p.stage IN ('correct', 'reasoning_error')), "
+           "AVG(p.retrieved_tokens), SUM(p.stage = 'unverified'), SUM(p.stage = 'ambiguous'), "
+           "SUM(" + incomplete + ")";
+}
+
+void read_stage_sums(Statement& s, int at, SummaryRow& r) {
+    r.graded = s.column_int(at);
+    r.success = s.column_int(at + 1);
+    r.not_stored = s.column_int(at + 2);
+    r.summary_error = s.column_int(at + 3);
+    r.not_retrieved = s.column_int(at + 4);
+    r.errors = s.column_int(at + 5);
+    r.needs_answer_stage = s.column_int(at + 6);
+    r.correct = s.column_int(at + 7);
+    r.reasoning_error = s.column_int(at + 8);
+    r.answered = s.column_int(at + 9);
+    r.abstain_graded = s.column_int(at + 10);
+    if (!s.column_is_null(at + 11)) r.retrieved_tokens = s.column_double(at + 11);
+    r.unverified = s.column_int(at + 12);
+    r.ambiguous = s.column_int(at + 13);
+    r.incomplete = s.column_int(at + 14);
+}
+
+}  // namespace
+
 Result<std::vector<SummaryRow>> ResultsDb::summary(const std::vector<std::int64_t>& run_ids) {
     std::vector<SummaryRow> out;
     MF_TRY_ASSIGN(Statement s, m_db.prepare(
-        "SELECT r.system_spec, p.dataset, p.k, "
-        "  SUM(p.stage NOT IN ('needs_answer_stage', 'ambiguous')), "
-        "  SUM(p.memory_success), "
-        "  SUM(p.stage = 'not_stored'), SUM(p.stage = 'summary_error'), "
-        "  SUM(p.stage = 'not_retrieved'), SUM(p.stage = 'error'), "
-        "  SUM(p.stage = 'needs_answer_stage'), "
-        "  SUM(p.stage = 'correct'), SUM(p.stage = 'reasoning_error'), SUM(p.answer_correct IS NOT NULL), "
-        "  SUM(p.kind = 'abstain' AND p.stage IN ('correct', 'reasoning_error')), "
-        "  AVG(p.retrieved_tokens), SUM(p.stage = 'unverified'), SUM(p.stage = 'ambiguous'), "
-        "  SUM(EXISTS (SELECT 1 FROM probe_texts t, json_each(t.probe_json, '$.evidence') e "
-        "    WHERE t.run_id = p.run_id AND t.scenario_id = p.scenario_id AND t.probe_id = p.probe_id "
-        "      AND json_valid(t.probe_json) AND json_extract(e.value, '$.details_complete') = 0)) "
-        "FROM probe_results p JOIN runs r ON r.id = p.run_id "
+        "SELECT r.system_spec, p.dataset, p.k, " +
+        stage_sums_sql("EXISTS (SELECT 1 FROM probe_texts t, json_each(t.probe_json, '$.evidence') e "
+                       "WHERE t.run_id = p.run_id AND t.scenario_id = p.scenario_id AND t.probe_id = p.probe_id "
+                       "AND json_valid(t.probe_json) AND json_extract(e.value, '$.details_complete') = 0)") +
+        " FROM probe_results p JOIN runs r ON r.id = p.run_id "
         "JOIN run_scenarios sc ON sc.run_id = p.run_id AND sc.scenario_id = p.scenario_id "
         "WHERE p.run_id = ? GROUP BY p.dataset, p.k ORDER BY MIN(sc.rowid), p.k"));
     for (std::int64_t run_id : run_ids) {
@@ -645,21 +671,7 @@ Result<std::vector<SummaryRow>> ResultsDb::summary(const std::vector<std::int64_
             r.system_spec = s.column_text(0);
             r.dataset = s.column_text(1);
             r.k = static_cast<int>(s.column_int(2));
-            r.graded = s.column_int(3);
-            r.success = s.column_int(4);
-            r.not_stored = s.column_int(5);
-            r.summary_error = s.column_int(6);
-            r.not_retrieved = s.column_int(7);
-            r.errors = s.column_int(8);
-            r.needs_answer_stage = s.column_int(9);
-            r.correct = s.column_int(10);
-            r.reasoning_error = s.column_int(11);
-            r.answered = s.column_int(12);
-            r.abstain_graded = s.column_int(13);
-            if (!s.column_is_null(14)) r.retrieved_tokens = s.column_double(14);
-            r.unverified = s.column_int(15);
-            r.ambiguous = s.column_int(16);
-            r.incomplete = s.column_int(17);
+            read_stage_sums(s, 3, r);
             out.push_back(std::move(r));
         }));
     }
@@ -726,14 +738,8 @@ Result<std::vector<SliceCountsRow>> slice_counts(ResultsDb& db, const std::vecto
         "  (COALESCE(json_extract(p.pj, '$.meta.ambiguous'), 0) != 0 OR p.stage = 'ambiguous'), "
         "  COALESCE(json_array_length(p.pj, '$.evidence'), 0), "
         // The counts of ResultsDb::summary, in its order.
-        "  SUM(p.stage NOT IN ('needs_answer_stage', 'ambiguous')), SUM(p.memory_success), "
-        "  SUM(p.stage = 'not_stored'), SUM(p.stage = 'summary_error'), "
-        "  SUM(p.stage = 'not_retrieved'), SUM(p.stage = 'error'), SUM(p.stage = 'needs_answer_stage'), "
-        "  SUM(p.stage = 'correct'), SUM(p.stage = 'reasoning_error'), SUM(p.answer_correct IS NOT NULL), "
-        "  SUM(p.kind = 'abstain' AND p.stage IN ('correct', 'reasoning_error')), "
-        "  AVG(p.retrieved_tokens), SUM(p.stage = 'unverified'), SUM(p.stage = 'ambiguous'), "
-        "  SUM(EXISTS (SELECT 1 FROM json_each(p.pj, '$.evidence') e "
-        "    WHERE json_extract(e.value, '$.details_complete') = 0)), "
+        + stage_sums_sql("EXISTS (SELECT 1 FROM json_each(p.pj, '$.evidence') e "
+                         "WHERE json_extract(e.value, '$.details_complete') = 0)") + ", "
         "  SUM(p.answer_correct IS NOT NULL OR " + read_by_polarity + "), "
         "  SUM(CASE WHEN p.answer_correct IS NOT NULL THEN p.answer_correct = 1 "
         "           WHEN " + read_by_polarity + " THEN " + answer + " = " + reference + " ELSE 0 END) "
@@ -766,21 +772,7 @@ Result<std::vector<SliceCountsRow>> slice_counts(ResultsDb& db, const std::vecto
             if (!s.column_is_null(10)) l.is_misleading = s.column_int(10) != 0;
             l.ambiguous = s.column_int(11) != 0;
             l.evidence = s.column_int(12);
-            r.graded = s.column_int(13);
-            r.success = s.column_int(14);
-            r.not_stored = s.column_int(15);
-            r.summary_error = s.column_int(16);
-            r.not_retrieved = s.column_int(17);
-            r.errors = s.column_int(18);
-            r.needs_answer_stage = s.column_int(19);
-            r.correct = s.column_int(20);
-            r.reasoning_error = s.column_int(21);
-            r.answered = s.column_int(22);
-            r.abstain_graded = s.column_int(23);
-            if (!s.column_is_null(24)) r.retrieved_tokens = s.column_double(24);
-            r.unverified = s.column_int(25);
-            r.ambiguous = s.column_int(26);
-            r.incomplete = s.column_int(27);
+            read_stage_sums(s, 13, r);
             row.answers_read = s.column_int(28);
             row.answers_right = s.column_int(29);
             out.push_back(std::move(row));
