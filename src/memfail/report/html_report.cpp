@@ -195,23 +195,21 @@ std::string section_success(const Model& m, const Table& table) {
     return out + "</section>";
 }
 
+// Probes per stage (svg::stage_order's names) of one summary row.
+std::map<std::string, std::int64_t> stage_counts(const store::SummaryRow& r) {
+    return {{"not_stored", r.not_stored},       {"summary_error", r.summary_error},
+            {"unverified", r.unverified},       {"not_retrieved", r.not_retrieved},
+            {"reasoning_error", r.reasoning_error}, {"retrieved", r.retrieved()},
+            {"correct", r.correct},             {"needs_answer_stage", r.needs_answer_stage},
+            {"ambiguous", r.ambiguous},         {"error", r.errors}};
+}
+
 std::string section_stages(const Model& m) {
     std::vector<std::string> stages;
     // Only the stages that occur, always in pipeline order and colour.
     std::map<std::string, bool> present;
-    for (const auto& r : m.summary) {
-        const std::int64_t retrieved = r.retrieved();
-        present["not_stored"] |= r.not_stored > 0;
-        present["summary_error"] |= r.summary_error > 0;
-        present["unverified"] |= r.unverified > 0;
-        present["not_retrieved"] |= r.not_retrieved > 0;
-        present["reasoning_error"] |= r.reasoning_error > 0;
-        present["retrieved"] |= retrieved > 0;
-        present["correct"] |= r.correct > 0;
-        present["needs_answer_stage"] |= r.needs_answer_stage > 0;
-        present["ambiguous"] |= r.ambiguous > 0;
-        present["error"] |= r.errors > 0;
-    }
+    for (const auto& r : m.summary)
+        for (const auto& [stage, count] : stage_counts(r)) present[stage] |= count > 0;
     // The five stages of the taxonomy are always in the legend, so colours read the same everywhere.
     for (const auto& s : svg::stage_order())
         if (s == "not_stored" || s == "summary_error" || s == "not_retrieved" || present[s] ||
@@ -242,14 +240,7 @@ std::string section_stages(const Model& m) {
             for (const auto& run : m.runs) {
                 const store::SummaryRow* r = m.find(run.record.id, d, k);
                 if (!r) continue;
-                const std::int64_t retrieved = r->retrieved();
-                const std::map<std::string, std::int64_t> counts = {
-                    {"not_stored", r->not_stored},   {"summary_error", r->summary_error},
-                    {"unverified", r->unverified},
-                    {"not_retrieved", r->not_retrieved}, {"reasoning_error", r->reasoning_error},
-                    {"retrieved", retrieved},        {"correct", r->correct},
-                    {"needs_answer_stage", r->needs_answer_stage}, {"ambiguous", r->ambiguous},
-                    {"error", r->errors}};
+                const auto counts = stage_counts(*r);
                 std::int64_t total = 0;
                 for (const auto& s : stages) total += counts.at(s);
                 svg::StackedBar bar;
@@ -295,17 +286,8 @@ std::string section_slices(const Model& m, const std::vector<Slice>& all, const 
     // The stages that occur in the slices, in pipeline order; the taxonomy's three always.
     std::vector<std::string> stages;
     std::map<std::string, bool> present;
-    for (const auto& sl : all) {
-        const auto& r = sl.counts;
-        present["summary_error"] |= r.summary_error > 0;
-        present["unverified"] |= r.unverified > 0;
-        present["reasoning_error"] |= r.reasoning_error > 0;
-        present["retrieved"] |= r.retrieved() > 0;
-        present["correct"] |= r.correct > 0;
-        present["needs_answer_stage"] |= r.needs_answer_stage > 0;
-        present["ambiguous"] |= r.ambiguous > 0;
-        present["error"] |= r.errors > 0;
-    }
+    for (const auto& sl : all)
+        for (const auto& [stage, count] : stage_counts(sl.counts)) present[stage] |= count > 0;
     for (const auto& st : svg::stage_order())
         if (st == "not_stored" || st == "summary_error" || st == "not_retrieved" || present[st] ||
             (st == "correct" && m.end_to_end) || (st == "retrieved" && !m.end_to_end))
@@ -337,12 +319,7 @@ std::string section_slices(const Model& m, const std::vector<Slice>& all, const 
                             sl.label != label || sl.counts.k != k)
                             continue;
                         const auto& r = sl.counts;
-                        const std::map<std::string, std::int64_t> counts = {
-                            {"not_stored", r.not_stored},       {"summary_error", r.summary_error},
-                            {"unverified", r.unverified},       {"not_retrieved", r.not_retrieved},
-                            {"reasoning_error", r.reasoning_error}, {"retrieved", r.retrieved()},
-                            {"correct", r.correct},             {"needs_answer_stage", r.needs_answer_stage},
-                            {"ambiguous", r.ambiguous},         {"error", r.errors}};
+                        const auto counts = stage_counts(r);
                         std::int64_t total = 0;
                         for (const auto& st : stages) total += counts.at(st);
                         svg::StackedBar bar;
