@@ -8,9 +8,13 @@
 #include <filesystem>
 #include <fstream>
 #include <unistd.h>
+#include <cstdint>
+#include <iterator>
 
 namespace memfail::data {
 namespace {
+
+using nlohmann::json;
 
 Scenario tiny() {
     Scenario s;
@@ -180,6 +184,112 @@ TEST(Validate, AbstainProbesCarryNoEvidence) {
     EXPECT_TRUE(has_field(violations_of(s), "probes[0].evidence"));
     s.probes[0].evidence.clear();
     EXPECT_TRUE(violations_of(s).empty());
+}
+
+// Ids end up in file names and logs: a restricted character set and length, checked where defined.
+TEST(Validate, IdsOutsideTheCharacterSetAreRefused) {
+    EXPECT_EQ(id_problem("memfail.long_hop:s-01_a"), "");
+    EXPECT_EQ(id_problem(std::string(k_max_id_length, 'a')), "");
+    EXPECT_NE(id_problem(std::string(k_max_id_length + 1, 'a')), "");
+    for (const std::string bad : {"", "/tmp/victim", "../../../victim", "a/b", "a\\b", ".hidden", "a b",
+                                  "caf\xc3\xa9", std::string("a\0b", 3), "a\nb"})
+        EXPECT_NE(id_problem(bad), "") << bad;
+
+    Scenario s = tiny();
+    s.id = "/tmp/victim";
+    s.sessions[0].id = "../../../victim";
+    s.sessions[1].messages[0].id = "m 2";
+    s.probes[0].id = std::string(200, 'p');
+    s.probes[1].evidence[0].id = ".f";
+    const auto v = violations_of(s);
+    EXPECT_TRUE(has_field(v, "id"));
+    EXPECT_TRUE(has_field(v, "sessions[0].id"));
+    EXPECT_TRUE(has_field(v, "sessions[1].messages[0].id"));
+    EXPECT_TRUE(has_field(v, "probes[0].id"));
+    EXPECT_TRUE(has_field(v, "probes[1].evidence[0].id"));
+    for (const auto& x : v) EXPECT_EQ(x.line, 7u);
+    EXPECT_EQ(format_violation("d.jsonl", v.front()).rfind("d.jsonl:7: id: scenario id '/tmp/victim' contains '/'", 0), 0u)
+        << format_violation("d.jsonl", v.front());
+}
+
+TEST(Validate, DuplicateIdsAreReported) {
+    Scenario s = tiny();
+    s.probes[0].evidence.push_back(s.probes[0].evidence[0]);  // same fact id twice in one probe
+    s.probes[1].id = "p1";
+    s.sessions[1].messages[1].id = "m2";
+    const auto v = violations_of(s);
+    EXPECT_TRUE(has_field(v, "probes[0].evidence[1].id"));
+    EXPECT_TRUE(has_field(v, "probes[1].id"));
+    EXPECT_TRUE(has_field(v, "sessions[1].messages[1].id"));
+}
+
+std::string write_lines(const std::string& name, const std::vector<std::string>& lines) {
+    const std::string path = temp_path(name);
+    std::ofstream out(path, std::ios::binary);
+    for (const auto& l : lines) out << l << "\n";
+    return path;
+}
+
+TEST(Jsonl, DeepNestingIsRefusedWithTheLine) {
+    const std::size_t depths[] = {65, 1000, 60000};
+    for (const std::size_t depth : depths) {
+        auto j = to_json(tiny());
+        const std::string nested = std::string(depth, '[') + std::string(depth, ']');
+        std::string line = j.dump();
+        line.insert(line.size() - 1, ",\"deep\":" + nested);
+        const std::string path = write_lines("deep.jsonl", {to_json(tiny()).dump(), line});
+        auto r = read_jsonl(path);
+        ASSERT_FALSE(r.has_value()) << depth;
+        EXPECT_EQ(r.error().describe(), path + ":2: nesting deeper than 64");
+        std::filesystem::remove(path);
+    }
+    // Brackets inside strings do not count, and 64 levels are fine.
+    auto j = to_json(tiny());
+    j["sessions"][0]["messages"][0]["content"] = std::string(500, '[');
+    json meta = json::array();
+    for (int i = 0; i < 60; ++i) meta = json::array({meta});
+    j["meta"] = {{"m", meta}};
+    const std::string path = write_lines("shallow.jsonl", {j.dump()});
+    auto r = read_jsonl(path);
+    EXPECT_TRUE(r.has_value()) << r.error().describe();
+    std::filesystem::remove(path);
+}
+
+TEST(Jsonl, HugeNumbersGiveLineAndField) {
+    std::string line = to_json(tiny()).dump();
+    const std::string probe_meta = "\"meta\":{\"row\":1e999},";
+    const auto at = line.find("\"question\":\"Pick one\"");
+    ASSERT_NE(at, std::string::npos);
+    line.insert(at, probe_meta);
+    const std::string path = write_lines("huge.jsonl", {line});
+    auto r = read_jsonl(path);
+    ASSERT_FALSE(r.has_value());
+    EXPECT_EQ(r.error().kind, ErrorKind::invalid_input);
+    EXPECT_EQ(r.error().where, path + ":1: probes[1].meta.row") << r.error().describe();
+    EXPECT_NE(r.error().message.find("1e999"), std::string::npos) << r.error().describe();
+    std::filesystem::remove(path);
+}
+
+// Bounded and deterministic: mutations of a valid line never escape as an exception or a crash.
+TEST(Jsonl, MutatedLinesNeverThrow) {
+    const std::string base = to_json(tiny()).dump();
+    const std::string inserts[] = {"1e999", "-1e999", "99999999999999999999999", "\"\\ud800\"", "\xff", "[[[[",
+                                   "}", "null", "18446744073709551616"};
+    std::uint64_t state = 42;
+    for (int i = 0; i < 300; ++i) {
+        state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+        std::string line = base;
+        const std::size_t pos = (state >> 33) % line.size();
+        line.insert(pos, inserts[(state >> 13) % std::size(inserts)]);
+        const std::string path = write_lines("mutated.jsonl", {line});
+        auto r = read_jsonl(path);  // must return, valid or not
+        if (!r) EXPECT_NE(r.error().where.find(path + ":1"), std::string::npos) << r.error().describe();
+        if (r) {
+            std::vector<Violation> v;
+            for (const auto& l : *r) validate_structure(l.scenario, l.line, v);
+        }
+        std::filesystem::remove(path);
+    }
 }
 
 TEST(MessageIndex, FindsMessagesAndSessions) {

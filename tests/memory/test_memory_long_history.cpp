@@ -16,6 +16,7 @@
 
 #include <memfail/core/text.hpp>
 #include <memfail/store/database.hpp>
+#include <memfail/memory/builtin/system_store.hpp>
 #include <memfail/memory/memory_system.hpp>
 
 #include "memory_test_util.hpp"
@@ -247,7 +248,7 @@ TEST(LongHistory, AReopenedNotesStoreRebuildsItsLinksBySeq) {
     }
     {
         // A store written before the derived table existed has none of its rows.
-        auto db = ok(store::Database::open((std::filesystem::path(dir.path()) / "memory.sqlite").string()));
+        auto db = ok(store::Database::open(memory::store_file_path(dir.path(), "memory")));
         ok(db.exec("DELETE FROM notes_link_seqs;"));
     }
     auto reopened = ok(make_memory_system("notes", context_of(model, dir.path())));

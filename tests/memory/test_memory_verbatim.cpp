@@ -2,6 +2,7 @@
 // The verbatim memory system: chunking, provenance, idempotence, persistence, reset and k.
 #include <gtest/gtest.h>
 
+#include <memfail/memory/builtin/system_store.hpp>
 #include <memfail/memory/memory_system.hpp>
 
 #include "memory_test_util.hpp"
@@ -136,7 +137,7 @@ TEST(Verbatim, PersistsAcrossReopening) {
             stored = ids_of(ok(system->all_memories()));
             retrieved = ids_of(ok(system->retrieve_memories("Biscuit hides from thunderstorms", {}, 3)));
         }
-        EXPECT_TRUE(std::filesystem::exists(dir.path() + "/nested/store/alice.sqlite")) << spec;
+        EXPECT_TRUE(std::filesystem::exists(memory::store_file_path(dir.path() + "/nested/store", "alice"))) << spec;
         auto reopened = make(spec, context);
         EXPECT_EQ(ids_of(ok(reopened->all_memories())), stored) << spec;
         EXPECT_EQ(ids_of(ok(reopened->retrieve_memories("Biscuit hides from thunderstorms", {}, 3))),

@@ -209,6 +209,31 @@ TEST(Resume, AKilledRunContinuesWithoutLosingOrDoublingProbes) {
     }
 }
 
+TEST(Resume, AFinishedRunIsNeverDuplicated) {
+    TempDir dir;
+    RunConfig config;
+    config.system_spec = "none";
+    config.ks = {1};
+    config.results_path = dir.file("r.db");
+    const std::vector<LoadedDataset> one = {all_datasets()[2]};
+    auto first = run_datasets(config, one, factory_for_spec("none"));
+    ASSERT_TRUE(first.has_value()) << first.error().describe();
+    config.resume = true;
+    for (long long id : {0LL, static_cast<long long>(first->run_id)}) {
+        config.resume_run_id = id;
+        auto again = run_datasets(config, one, factory_for_spec("none"));
+        ASSERT_TRUE(again.has_value()) << again.error().describe();
+        EXPECT_TRUE(again->already_finished);
+        EXPECT_EQ(again->run_id, first->run_id);
+        EXPECT_EQ(again->probes_graded, 0u);
+    }
+    auto db = store::ResultsDb::open(config.results_path).value();
+    EXPECT_EQ(db.runs().value().size(), 1u);
+    auto rows = db.database().prepare("SELECT COUNT(*) FROM probe_results").value();
+    ASSERT_TRUE(rows.step().value());
+    EXPECT_EQ(static_cast<std::size_t>(rows.column_int(0)), one[0].scenario.probes.size());
+}
+
 TEST(Resume, AnotherConfigurationIsNotResumedByMistake) {
     TempDir dir;
     RunConfig config;
@@ -268,6 +293,52 @@ TEST(Runner, AFailedRetrievalIsRecordedAndTheRunGoesOn) {
     auto message = db.database().prepare("SELECT error FROM probe_results WHERE stage = 'error' LIMIT 1").value();
     ASSERT_TRUE(message.step().value());
     EXPECT_NE(message.column_text(0).find("did not answer"), std::string::npos);
+}
+
+TEST(Runner, RetryErrorsGradesExactlyTheProbesInErrorAgainInPlace) {
+    TempDir dir;
+    RunConfig config;
+    config.system_spec = "test:flaky";
+    config.ks = {5};
+    config.results_path = dir.file("r.db");
+    const std::vector<LoadedDataset> one = {all_datasets()[4]};
+    // The same spec either way (same configuration); the second process's system happens to answer.
+    bool flaky = true;
+    const SystemFactory factory = [&](const memory::SystemContext& c) -> Result<std::unique_ptr<memory::MemorySystem>> {
+        if (flaky) return std::unique_ptr<memory::MemorySystem>(std::make_unique<FlakyRetriever>(c));
+        return memory::make_memory_system("verbatim", c);
+    };
+    auto first = run_datasets(config, one, factory);
+    ASSERT_TRUE(first.has_value()) << first.error().describe();
+    auto db = store::ResultsDb::open(config.results_path).value();
+    const auto probes = static_cast<long>(one[0].scenario.probes.size());
+    ASSERT_EQ(db.summary({first->run_id}).value()[0].errors, probes / 3);
+    // Plain --resume does nothing to a finished run, errors included.
+    config.resume = true;
+    auto resumed = run_datasets(config, one, factory);
+    ASSERT_TRUE(resumed.has_value());
+    EXPECT_TRUE(resumed->already_finished);
+    EXPECT_EQ(db.summary({first->run_id}).value()[0].errors, probes / 3);
+
+    flaky = false;
+    config.retry_errors = true;
+    auto retried = run_datasets(config, one, factory);
+    ASSERT_TRUE(retried.has_value()) << retried.error().describe();
+    EXPECT_EQ(retried->run_id, first->run_id);
+    EXPECT_EQ(retried->retried, probes / 3);
+    EXPECT_EQ(static_cast<long>(retried->probes_graded), probes / 3);  // exactly those, nothing else
+    const auto after = db.summary({first->run_id}).value();
+    ASSERT_EQ(after.size(), 1u);
+    EXPECT_EQ(after[0].errors, 0);
+    EXPECT_EQ(after[0].graded, probes);
+    EXPECT_EQ(db.runs().value().size(), 1u);
+    EXPECT_EQ(db.run(first->run_id).value()->status, "finished");
+    // Nothing left to retry, and no run to retry in an empty file.
+    auto again = run_datasets(config, one, factory);
+    ASSERT_TRUE(again.has_value());
+    EXPECT_EQ(again->retried, 0);
+    config.results_path = dir.file("empty.db");
+    EXPECT_FALSE(run_datasets(config, one, factory).has_value());
 }
 
 // An outside system that "crashes" on its Nth store or Nth retrieval: like an exec adapter, it comes

@@ -95,6 +95,18 @@ TEST(LongHop, DispatchRunsLongHopRules) {
     EXPECT_EQ(out.front().line, 3u);
 }
 
+// A hop count read as int would wrap: 4294967297 became 1 and passed.
+TEST(LongHop, HugeHopCountsAreRefusedNotWrapped) {
+    const nlohmann::json huge[] = {4294967297ULL, 18446744073709551615ULL, -4294967295LL, 0, 1e30};
+    for (const auto& value : huge) {
+        Scenario s = default_scenario();
+        s.probes[0].meta["hops"] = value;
+        std::vector<Violation> out;
+        mf::check_dataset_rules(s, 5, out);
+        EXPECT_TRUE(has_violation(out, "probes[0].meta.hops")) << value.dump() << "\n" << describe(out);
+    }
+}
+
 TEST(LongHop, CatchesTwoFactsOfOneChainInOneSession) {
     Scenario s = default_scenario();
     std::size_t probe = 0;

@@ -3,7 +3,9 @@
 #include <memfail/core/hash.hpp>
 #include <memfail/data/jsonl.hpp>
 
+#include <algorithm>
 #include <cstdio>
+#include <string_view>
 #include <unistd.h>
 #include <filesystem>
 #include <fstream>
@@ -97,6 +99,78 @@ Result<EvidenceFact> fact_from_json(const json& j, const std::string& path) {
         f.details_complete = it->get<bool>();
     }
     return f;
+}
+
+// nlohmann's what() without its "[json.exception.out_of_range.406] " prefix.
+std::string without_exception_id(const std::string& what) {
+    const auto end = what.find("] ");
+    return !what.empty() && what.front() == '[' && end != std::string::npos ? what.substr(end + 2) : what;
+}
+
+// Deepest nesting of arrays and objects in `text`, brackets inside strings not counted. Returns as
+// soon as the limit is passed, so a hostile line costs one scan and no recursion.
+std::size_t nesting_depth(std::string_view text) {
+    std::size_t depth = 0, deepest = 0;
+    bool in_string = false, escaped = false;
+    for (const char c : text) {
+        if (in_string) {
+            if (escaped) escaped = false;
+            else if (c == '\\') escaped = true;
+            else if (c == '"') in_string = false;
+            continue;
+        }
+        if (c == '"') in_string = true;
+        else if (c == '[' || c == '{') {
+            deepest = std::max(deepest, ++depth);
+            if (deepest > k_max_json_depth) return deepest;
+        } else if ((c == ']' || c == '}') && depth > 0) --depth;
+    }
+    return deepest;
+}
+
+// The JSON path ("probes[2].meta.row") of the value being read when parsing `text` fails on a
+// non-syntax error. Parses again with a callback that tracks where it is; only called on failure.
+std::string field_at_failure(const std::string& text) {
+    struct Frame {
+        bool array = false;
+        std::size_t index = 0;
+        std::string key;
+    };
+    std::vector<Frame> stack;
+    auto path = [&stack] {
+        std::string out;
+        for (std::size_t i = 0; i < stack.size(); ++i) {
+            const Frame& f = stack[i];
+            if (f.array) out += "[" + std::to_string(f.index) + "]";
+            else if (!f.key.empty()) out += (out.empty() ? "" : ".") + f.key;
+        }
+        return out;
+    };
+    auto finished_value = [&stack] {
+        if (!stack.empty() && stack.back().array) ++stack.back().index;
+    };
+    try {
+        const json kept = json::parse(text, [&](int, json::parse_event_t event, json& parsed) {
+            switch (event) {
+                case json::parse_event_t::object_start: stack.push_back({false, 0, {}}); break;
+                case json::parse_event_t::array_start: stack.push_back({true, 0, {}}); break;
+                case json::parse_event_t::key:
+                    if (!stack.empty() && parsed.is_string()) stack.back().key = parsed.get<std::string>();
+                    break;
+                case json::parse_event_t::object_end:
+                case json::parse_event_t::array_end:
+                    if (!stack.empty()) stack.pop_back();
+                    finished_value();
+                    break;
+                case json::parse_event_t::value: finished_value(); break;
+            }
+            return false;  // keep nothing: only the position matters
+        });
+        (void)kept;
+    } catch (const json::exception&) {
+        return path();
+    }
+    return {};
 }
 
 }  // namespace
@@ -219,12 +293,20 @@ Result<std::vector<LoadedScenario>> read_jsonl(const std::string& path) {
         ++line_no;
         if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
         const std::string where = path + ":" + std::to_string(line_no);
+        if (nesting_depth(line) > k_max_json_depth)
+            return make_error(ErrorKind::invalid_input,
+                              "nesting deeper than " + std::to_string(k_max_json_depth), where);
         json j;
         try {
             j = json::parse(line);
         } catch (const json::parse_error& e) {
             return make_error(ErrorKind::invalid_input,
                               std::string("not valid JSON: ") + e.what(), where);
+        } catch (const json::exception& e) {
+            // A number too large for a double (1e999) and the like: name the field it is in.
+            return make_error(ErrorKind::invalid_input, "value out of range: " + without_exception_id(e.what()),
+                              field_at_failure(line))
+                .with_context(where);
         }
         auto scenario = scenario_from_json(j);
         if (!scenario) return scenario.error().with_context(where);
@@ -279,7 +361,13 @@ Result<std::string> read_file(const std::string& path) {
 Result<void> write_jsonl(const std::string& path, const std::vector<Scenario>& scenarios) {
     std::string content;
     for (const auto& s : scenarios) {
-        content += to_json(s).dump();
+        try {
+            content += to_json(s).dump();
+        } catch (const json::exception& e) {
+            // Text that is not UTF-8 cannot be written as JSON.
+            return make_error(ErrorKind::invalid_input,
+                              "scenario '" + s.id + "' cannot be written: " + without_exception_id(e.what()), path);
+        }
         content += '\n';
     }
     return write_file_atomically(path, content);

@@ -25,6 +25,10 @@ struct LoadedScenario {
     std::size_t line = 0;
 };
 
+// Deepest nesting of arrays and objects a JSONL line may have; a deeper line is refused with
+// "path:line: nesting deeper than 64" before it is parsed.
+inline constexpr std::size_t k_max_json_depth = 64;
+
 // Reads every scenario of a JSONL file. The first error stops reading and names "path:line: field".
 Result<std::vector<LoadedScenario>> read_jsonl(const std::string& path);
 

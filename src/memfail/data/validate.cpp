@@ -4,6 +4,7 @@
 #include <memfail/data/validate.hpp>
 
 #include <algorithm>
+#include <cstdio>
 #include <set>
 
 namespace memfail::data {
@@ -15,7 +16,46 @@ std::string format_violation(const std::string& path, const Violation& v) {
     return out + ": " + v.message;
 }
 
+std::string id_problem(std::string_view id) {
+    if (id.empty()) return "is empty";
+    if (id.size() > k_max_id_length)
+        return "is " + std::to_string(id.size()) + " characters long; at most " + std::to_string(k_max_id_length) +
+               " are allowed";
+    if (id.front() == '.') return "starts with '.'; ids may not";
+    for (const char c : id) {
+        const auto u = static_cast<unsigned char>(c);
+        const bool ok = (u >= 'a' && u <= 'z') || (u >= 'A' && u <= 'Z') || (u >= '0' && u <= '9') || u == '.' ||
+                        u == '_' || u == ':' || u == '-';
+        if (ok) continue;
+        std::string shown;
+        if (u >= 0x21 && u < 0x7f) shown = std::string("'") + c + "'";
+        else {
+            char buf[8];
+            std::snprintf(buf, sizeof buf, "0x%02X", u);
+            shown = std::string("byte ") + buf;
+        }
+        return "contains " + shown + "; ids use only letters, digits and . _ : -";
+    }
+    return {};
+}
+
 namespace {
+// An id as a message may quote it: control and non-ASCII bytes escaped, long ids cut.
+std::string shown_id(std::string_view id) {
+    std::string out;
+    for (const char c : id.substr(0, 48)) {
+        const auto u = static_cast<unsigned char>(c);
+        if (u >= 0x20 && u < 0x7f) out += c;
+        else {
+            char buf[8];
+            std::snprintf(buf, sizeof buf, "\\x%02X", u);
+            out += buf;
+        }
+    }
+    if (id.size() > 48) out += "...";
+    return out;
+}
+
 bool any_variant_in(const KeyDetail& detail, const std::string& normalized_text) {
     for (const auto& v : detail.variants)
         if (text::normalized_contains(normalized_text, text::normalize(v))) return true;
@@ -27,21 +67,27 @@ void validate_structure(const Scenario& s, std::size_t line, std::vector<Violati
     auto add = [&](std::string field, std::string message) {
         out.push_back({line, std::move(field), std::move(message)});
     };
-    if (s.id.empty()) add("id", "scenario id is empty");
+    // Every id is checked where it is defined; references to ids (after_session, message_ids) must
+    // name a defined id, so they need no check of their own.
+    auto check_id = [&](const std::string& field, const char* what, const std::string& id) {
+        if (const std::string problem = id_problem(id); !problem.empty())
+            add(field, std::string(what) + " id " + (id.empty() ? "" : "'" + shown_id(id) + "' ") + problem);
+    };
+    check_id("id", "scenario", s.id);
     if (s.sessions.empty()) add("sessions", "a scenario needs at least one session");
 
     std::set<std::string> session_ids, message_ids;
     for (std::size_t i = 0; i < s.sessions.size(); ++i) {
         const auto& session = s.sessions[i];
         const std::string path = "sessions[" + std::to_string(i) + "]";
-        if (session.id.empty()) add(path + ".id", "session id is empty");
+        check_id(path + ".id", "session", session.id);
         if (!session_ids.insert(session.id).second)
             add(path + ".id", "duplicate session id '" + session.id + "'");
         if (session.messages.empty()) add(path + ".messages", "a session needs at least one message");
         for (std::size_t m = 0; m < session.messages.size(); ++m) {
             const auto& msg = session.messages[m];
             const std::string mpath = path + ".messages[" + std::to_string(m) + "]";
-            if (msg.id.empty()) add(mpath + ".id", "message id is empty");
+            check_id(mpath + ".id", "message", msg.id);
             if (!message_ids.insert(msg.id).second)
                 add(mpath + ".id", "duplicate message id '" + msg.id + "'");
             if (msg.role != "user" && msg.role != "assistant" && msg.role != "system")
@@ -55,7 +101,7 @@ void validate_structure(const Scenario& s, std::size_t line, std::vector<Violati
     for (std::size_t i = 0; i < s.probes.size(); ++i) {
         const auto& p = s.probes[i];
         const std::string path = "probes[" + std::to_string(i) + "]";
-        if (p.id.empty()) add(path + ".id", "probe id is empty");
+        check_id(path + ".id", "probe", p.id);
         if (!probe_ids.insert(p.id).second) add(path + ".id", "duplicate probe id '" + p.id + "'");
         if (!session_ids.count(p.after_session))
             add(path + ".after_session", "checkpoint session '" + p.after_session + "' does not exist");
@@ -77,10 +123,12 @@ void validate_structure(const Scenario& s, std::size_t line, std::vector<Violati
         if (p.kind != ProbeKind::abstain && p.evidence.empty())
             add(path + ".evidence", "an answerable probe needs at least one evidence fact");
         const std::size_t checkpoint = index.session_position(p.after_session);
+        std::set<std::string> fact_ids;
         for (std::size_t e = 0; e < p.evidence.size(); ++e) {
             const auto& f = p.evidence[e];
             const std::string fpath = path + ".evidence[" + std::to_string(e) + "]";
-            if (f.id.empty()) add(fpath + ".id", "fact id is empty");
+            check_id(fpath + ".id", "fact", f.id);
+            if (!fact_ids.insert(f.id).second) add(fpath + ".id", "duplicate fact id '" + f.id + "' in this probe");
             if (f.message_ids.empty()) add(fpath + ".message_ids", "a fact must cite at least one message");
             // A fact whose details could not all be derived (details_complete: false, an imported
             // row in other words) may list none: its statements or cited messages are then what a

@@ -3,6 +3,7 @@
 // their generators (suites/memfail/rules.hpp) and report through the same Violation type.
 #pragma once
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <memfail/data/model.hpp>
@@ -15,10 +16,17 @@ struct Violation {
     std::string message;   // what rule is broken, in a sentence
 };
 
+// Ids (scenario, session, message, probe and evidence-fact ids) are 1..k_max_id_length characters
+// from [A-Za-z0-9._:-] and do not start with '.': they end up in file names, logs and SQL rows, and
+// a restricted set keeps them from naming paths ("../x", "/etc/x") or hiding control characters.
+inline constexpr std::size_t k_max_id_length = 128;
+// Empty when `id` is acceptable, otherwise what is wrong with it ("contains '/' ...").
+std::string id_problem(std::string_view id);
+
 // Formats "path:line: field: message".
 std::string format_violation(const std::string& path, const Violation& v);
 
-// Appends a violation for every structural problem: duplicate or empty ids, probes whose checkpoint
+// Appends a violation for every structural problem: duplicate, empty or malformed ids (see id_problem), probes whose checkpoint
 // session does not exist, evidence that points at unknown messages, key details absent from the
 // messages they cite or from the fact's own text, malformed multiple-choice probes, abstain probes
 // with evidence and answerable probes without.

@@ -3,6 +3,7 @@
 #include <memfail/report/run_report.hpp>
 #include <memfail/report/stats.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
@@ -78,6 +79,7 @@ Result<Table> success_table(store::ResultsDb& db, const std::vector<std::int64_t
         if (end_to_end) {
             // Memory ok: probes with evidence whose memory side passed, over probes with evidence.
             const std::int64_t with_evidence = graded - r.abstain_graded;
+            MF_ASSERT(r.success <= std::max<std::int64_t>(with_evidence, 0), "memory-side successes exceed their probes");
             const double memory_ok = with_evidence > 0 ? static_cast<double>(r.success) / static_cast<double>(with_evidence) : 0.0;
             row.push_back(std::to_string(r.reasoning_error));
             row.push_back(std::to_string(r.errors));

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Wilson score interval.
+#include <memfail/core/error.hpp>
 #include <memfail/report/stats.hpp>
 
 #include <algorithm>
@@ -8,6 +9,9 @@
 namespace memfail::report {
 
 Interval wilson_interval(long successes, long trials, double z) {
+    // Every rate memfail prints goes through here: a count above its denominator is a bug in the
+    // counting (an error row in a numerator), never a rate above 100% to print.
+    MF_ASSERT(successes >= 0 && successes <= std::max(trials, 0L), "a success count exceeds its probes");
     if (trials <= 0) return {0.0, 1.0};
     const double n = static_cast<double>(trials);
     const double p = static_cast<double>(successes) / n;

@@ -43,6 +43,15 @@ Result<std::vector<LoadedDataset>> load_datasets(const std::vector<std::string>&
         if (n == "all") expanded.insert(expanded.end(), mf::dataset_names().begin(), mf::dataset_names().end());
         else expanded.push_back(n);
     }
+    if (!data_dir.empty()) {
+        // A mistyped folder must not quietly turn into freshly generated data.
+        std::error_code ec;
+        if (!std::filesystem::is_directory(data_dir, ec))
+            return make_error(std::filesystem::exists(data_dir, ec) ? ErrorKind::invalid_input : ErrorKind::not_found,
+                              std::filesystem::exists(data_dir, ec) ? "--data-dir is not a folder"
+                                                                    : "--data-dir names a folder that does not exist",
+                              data_dir);
+    }
     std::vector<LoadedDataset> out;
     for (const auto& name : expanded) {
         const auto& known = mf::dataset_names();

@@ -18,7 +18,8 @@ struct LoadedDataset {
 
 // Resolves each entry: "all" -> the five MemFail datasets; a known dataset name -> DATA_DIR/<name>.jsonl
 // when that file exists, else generated with `seed`; anything else -> a JSONL file (every scenario in
-// it). Files are validated structurally; a file with violations is refused with the first few.
+// it). Files are validated structurally; a file with violations is refused with the first few. A
+// non-empty `data_dir` that is not an existing folder is an error (not_found), not a reason to generate.
 Result<std::vector<LoadedDataset>> load_datasets(const std::vector<std::string>& names,
                                                  const std::string& data_dir, std::uint64_t seed);
 

@@ -16,6 +16,9 @@ struct RunConfig {
     std::string data_dir;                  // where named datasets are looked up before generating
     unsigned long long seed = 42;          // for datasets generated on the fly
     bool resume = false;
+    // With resume: delete the run's probes that ended in error and grade exactly them again, in
+    // place (the run may be finished; nothing else is redone).
+    bool retry_errors = false;
     long long resume_run_id = 0;           // 0: the latest unfinished run with the same config
     bool quiet = false;
 

@@ -807,6 +807,7 @@ private:
         if (!p.answer_error.empty()) {
             row.stage = "error";
             row.error = p.answer_error;
+            row.memory_success = false;  // an error row is in no numerator (docs/TAXONOMY.md)
             return row;
         }
         if (!reached) {
@@ -828,6 +829,7 @@ private:
             if (!v) {
                 row.stage = "error";
                 row.error = v.error().describe();
+                row.memory_success = false;
                 return row;
             }
             row.checks.push_back(check("", stage_label, "llm", v->passed, true, v->reason));
@@ -888,6 +890,10 @@ Result<RunOutcome> run_datasets(const RunConfig& config, const std::vector<Loade
                           "--protocol");
     for (int k : config.ks)
         if (k < 1) return make_error(ErrorKind::invalid_input, "k must be at least 1, got " + std::to_string(k));
+    for (std::size_t i = 1; i < config.ks.size(); ++i)
+        if (std::find(config.ks.begin(), config.ks.begin() + static_cast<std::ptrdiff_t>(i), config.ks[i]) !=
+            config.ks.begin() + static_cast<std::ptrdiff_t>(i))
+            return make_error(ErrorKind::invalid_input, "k " + std::to_string(config.ks[i]) + " is listed twice");
     if (const auto parent = std::filesystem::path(config.results_path).parent_path(); !parent.empty()) {
         std::error_code ec;
         std::filesystem::create_directories(parent, ec);
@@ -911,11 +917,40 @@ Result<RunOutcome> run_datasets(const RunConfig& config, const std::vector<Loade
                                       "resume it with the same command, or start a new run",
                                   config.results_path);
             outcome.run_id = existing->id;
+            if (existing->status == "finished" && !config.retry_errors) {
+                outcome.already_finished = true;
+                return outcome;
+            }
         } else {
             MF_TRY_ASSIGN(auto existing, db.find_resumable(hash));
-            if (existing) outcome.run_id = existing->id;
+            if (existing) {
+                outcome.run_id = existing->id;
+            } else if (config.retry_errors) {
+                MF_TRY_ASSIGN(auto done, db.find_finished(hash));
+                if (done) outcome.run_id = done->id;
+            } else {
+                // Resuming what already finished does nothing: a second full run would double every
+                // report's rows.
+                MF_TRY_ASSIGN(auto done, db.find_finished(hash));
+                if (done) {
+                    outcome.run_id = done->id;
+                    outcome.already_finished = true;
+                    return outcome;
+                }
+            }
         }
         outcome.resumed = outcome.run_id != 0;
+        if (config.retry_errors) {
+            if (!outcome.resumed)
+                return make_error(ErrorKind::not_found,
+                                  "no run with this configuration to retry: --retry-errors re-grades the probes "
+                                  "in error of an existing run (name it with --run-id)",
+                                  config.results_path);
+            MF_TRY_ASSIGN(outcome.retried, db.clear_error_probes(outcome.run_id));
+            if (progress)
+                progress("run " + std::to_string(outcome.run_id) + ": grading again the " +
+                         std::to_string(outcome.retried) + " probe x k rows that ended in error");
+        }
         if (!outcome.resumed && progress) progress("nothing to resume with this configuration: starting a new run");
     } else if (progress) {
         MF_TRY_ASSIGN(auto unfinished, db.find_resumable(hash));

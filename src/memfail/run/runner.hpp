@@ -27,6 +27,10 @@ SystemFactory factory_for_spec(const std::string& spec);
 struct RunOutcome {
     std::int64_t run_id = 0;
     bool resumed = false;
+    // --resume found the run already finished: nothing was done and no run was started (resume
+    // never duplicates a finished run).
+    bool already_finished = false;
+    std::int64_t retried = 0;  // --retry-errors: probe x k rows in error that were graded again
     std::size_t probes_graded = 0;   // graded in this invocation
     std::size_t probes_skipped = 0;  // already recorded by an earlier attempt
 };

@@ -3,17 +3,28 @@
 // adapter::handle_operation, a bearer-token check, body limits, and the hashed-embeddings endpoint.
 #include <memfail/serve/protocol_server.hpp>
 
+#include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <cstring>
+#include <deque>
+#include <functional>
 #include <mutex>
+#include <regex>
+#include <string_view>
 #include <thread>
+#include <vector>
 
 #include <arpa/inet.h>
 #include <httplib.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
 #include <nlohmann/json.hpp>
 
 #include <memfail/core/text.hpp>
@@ -89,15 +100,313 @@ std::string base64(const std::vector<float>& values) {
     return out;
 }
 
-// httplib 0.11 listens with a backlog of 5; listening again on the bound socket raises it, so a
-// burst of clients is not left waiting for SYN retries.
+using Clock = std::chrono::steady_clock;
+
+// What a worker thread knows about the connection it serves. httplib calls the pre-routing
+// handler and the route handlers on the thread that reads the request, so a thread-local is
+// race-free.
+class ConnectionStream;
+thread_local ConnectionStream* t_connection = nullptr;
+// Set by the accept queue while it hands a connection over that it has no room for.
+thread_local bool t_refuse = false;
+// When the connection handed to this thread was accepted.
+thread_local Clock::time_point t_accepted_at{};
+
+constexpr std::size_t k_header_allowance = 64u * 1024u;  // request line and headers, raw bytes
+
+// The socket side of one connection, in place of httplib's own stream: every read waits at most
+// until the current phase's deadline (headers, then body), and reads at most a byte allowance per
+// phase, so neither a slow client nor an endless one (a chunked body, a header line without end)
+// can hold a thread or memory past the limits.
+class ConnectionStream final : public httplib::Stream {
+public:
+    ConnectionStream(socket_t sock, const std::atomic<socket_t>& listening, int write_timeout_ms)
+        : m_sock(sock), m_listening(listening), m_write_timeout_ms(write_timeout_ms) {}
+
+    void begin_phase(Clock::time_point deadline, std::size_t allowance) {
+        m_deadline = deadline;
+        m_allowance = allowance;
+    }
+    bool over_allowance() const { return m_over_allowance; }
+    bool timed_out() const { return m_timed_out; }
+    // Something a handler decided means this connection must not serve another request.
+    void close_after_answer() { m_close = true; }
+    bool closing() const { return m_close; }
+    bool buffered() const { return m_begin < m_end; }
+
+    bool is_readable() const override { return buffered() || wait(POLLIN, m_deadline); }
+    bool is_writable() const override {
+        return wait(POLLOUT, Clock::now() + std::chrono::milliseconds(m_write_timeout_ms));
+    }
+
+    ssize_t read(char* ptr, std::size_t size) override {
+        if (size == 0) return 0;
+        if (!buffered()) {
+            if (m_allowance == 0) {
+                m_over_allowance = true;
+                return -1;
+            }
+            if (!wait(POLLIN, m_deadline)) {
+                m_timed_out = true;
+                return -1;
+            }
+            const std::size_t want = std::min(sizeof m_buffer, m_allowance);
+            const ssize_t n = ::recv(m_sock, m_buffer, want, 0);
+            if (n <= 0) return n < 0 ? -1 : 0;
+            m_allowance -= static_cast<std::size_t>(n);
+            m_begin = 0;
+            m_end = static_cast<std::size_t>(n);
+        }
+        const std::size_t n = std::min(size, m_end - m_begin);
+        std::memcpy(ptr, m_buffer + m_begin, n);
+        m_begin += n;
+        return static_cast<ssize_t>(n);
+    }
+
+    ssize_t write(const char* ptr, std::size_t size) override {
+        std::size_t done = 0;
+        const auto deadline = Clock::now() + std::chrono::milliseconds(m_write_timeout_ms);
+        while (done < size) {
+            if (!wait(POLLOUT, deadline)) return -1;
+            const ssize_t n = ::send(m_sock, ptr + done, size - done, MSG_NOSIGNAL);
+            if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)) continue;
+            if (n <= 0) return -1;
+            done += static_cast<std::size_t>(n);
+        }
+        return static_cast<ssize_t>(done);
+    }
+
+    void get_remote_ip_and_port(std::string& ip, int& port) const override { address(false, ip, port); }
+    void get_local_ip_and_port(std::string& ip, int& port) const override { address(true, ip, port); }
+    socket_t socket() const override { return m_sock; }
+
+    // Waits for `events` until `deadline`, in short slices so a stopping server is noticed.
+    bool wait(short events, Clock::time_point deadline) const {
+        for (;;) {
+            if (m_listening.load() == INVALID_SOCKET) return false;
+            // Past the deadline, what already arrived is still taken (a request that waited in the
+            // accept queue was sent in time), but nothing more is waited for.
+            const auto left = std::max<long long>(
+                0, std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count());
+            pollfd fd{m_sock, events, 0};
+            const int ready = ::poll(&fd, 1, static_cast<int>(std::min<long long>(left, 100)));
+            if (ready > 0) return true;  // readable, writable, or an error the next call reports
+            if (left == 0 || (ready < 0 && errno != EINTR)) return false;
+        }
+    }
+
+private:
+    void address(bool local, std::string& ip, int& port) const {
+        sockaddr_storage addr{};
+        socklen_t len = sizeof addr;
+        ip.clear();
+        port = 0;
+        const int rc = local ? ::getsockname(m_sock, reinterpret_cast<sockaddr*>(&addr), &len)
+                             : ::getpeername(m_sock, reinterpret_cast<sockaddr*>(&addr), &len);
+        if (rc != 0) return;
+        char text[INET6_ADDRSTRLEN] = {};
+        if (addr.ss_family == AF_INET) {
+            const auto* in = reinterpret_cast<const sockaddr_in*>(&addr);
+            ::inet_ntop(AF_INET, &in->sin_addr, text, sizeof text);
+            port = ntohs(in->sin_port);
+        } else if (addr.ss_family == AF_INET6) {
+            const auto* in6 = reinterpret_cast<const sockaddr_in6*>(&addr);
+            ::inet_ntop(AF_INET6, &in6->sin6_addr, text, sizeof text);
+            port = ntohs(in6->sin6_port);
+        }
+        ip = text;
+    }
+
+    socket_t m_sock;
+    const std::atomic<socket_t>& m_listening;
+    int m_write_timeout_ms;
+    Clock::time_point m_deadline{};
+    std::size_t m_allowance = 0;
+    bool m_over_allowance = false;
+    bool m_timed_out = false;
+    bool m_close = false;
+    char m_buffer[4096];
+    std::size_t m_begin = 0;
+    std::size_t m_end = 0;
+};
+
+// The accept queue: `threads` workers, and at most `max_queued` accepted connections waiting for
+// one. A connection beyond that is handed over at once with t_refuse set, which answers 503.
+class BoundedPool final : public httplib::TaskQueue {
+public:
+    BoundedPool(int threads, int max_queued) : m_max_queued(static_cast<std::size_t>(max_queued)) {
+        for (int i = 0; i < threads; ++i) m_threads.emplace_back([this] { work(); });
+    }
+    ~BoundedPool() override { shutdown(); }
+
+    void enqueue(std::function<void()> fn) override {
+        {
+            std::lock_guard lock(m_mutex);
+            if (!m_shutdown && m_jobs.size() < m_max_queued) {
+                m_jobs.push_back({std::move(fn), Clock::now()});
+                m_ready.notify_one();
+                return;
+            }
+        }
+        t_refuse = true;
+        fn();
+        t_refuse = false;
+    }
+
+    void shutdown() override {
+        {
+            std::lock_guard lock(m_mutex);
+            if (m_shutdown) return;
+            m_shutdown = true;
+        }
+        m_ready.notify_all();
+        for (auto& t : m_threads)
+            if (t.joinable()) t.join();
+    }
+
+private:
+    struct Job {
+        std::function<void()> fn;
+        Clock::time_point accepted_at;
+    };
+
+    void work() {
+        for (;;) {
+            Job job;
+            {
+                std::unique_lock lock(m_mutex);
+                m_ready.wait(lock, [&] { return m_shutdown || !m_jobs.empty(); });
+                if (m_jobs.empty()) return;  // shut down and drained
+                job = std::move(m_jobs.front());
+                m_jobs.pop_front();
+            }
+            t_accepted_at = job.accepted_at;
+            job.fn();
+        }
+    }
+
+    std::size_t m_max_queued;
+    std::mutex m_mutex;
+    std::condition_variable m_ready;
+    std::deque<Job> m_jobs;
+    bool m_shutdown = false;
+    std::vector<std::thread> m_threads;
+};
+
+struct ConnectionLimits {
+    int header_timeout_ms = 5000;
+    int body_timeout_ms = 30000;
+    int idle_timeout_ms = 1000;
+    int write_timeout_ms = 5000;
+    std::size_t max_body = k_default_max_body;
+    std::size_t max_requests = 100;  // per connection
+};
+
+// Discards what a refused client is still sending for a moment after the answer, so closing
+// does not reset the connection before the client has read the answer.
+void linger_close(socket_t sock) {
+    ::shutdown(sock, SHUT_WR);
+    const auto deadline = Clock::now() + std::chrono::milliseconds(300);
+    std::size_t drained = 0;
+    char sink[16384];
+    while (drained < 4u * 1024u * 1024u) {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+        if (left <= 0) break;
+        pollfd fd{sock, POLLIN, 0};
+        if (::poll(&fd, 1, static_cast<int>(left)) <= 0) break;
+        const ssize_t n = ::recv(sock, sink, sizeof sink, 0);
+        if (n <= 0) break;
+        drained += static_cast<std::size_t>(n);
+    }
+    ::close(sock);
+}
+
+// httplib's server with memfail's connection handling in place of its own (see ConnectionStream).
 class Server : public httplib::Server {
 public:
+    ConnectionLimits limits;
+
+    // httplib 0.11 listens with a backlog of 5; listening again on the bound socket raises it, so a
+    // burst of clients is not left waiting for SYN retries.
     void widen_backlog() {
         const auto sock = svr_sock_.load();
         if (sock != INVALID_SOCKET) ::listen(sock, SOMAXCONN);
     }
+
+private:
+    bool process_and_close_socket(socket_t sock) override {
+        if (t_refuse) {
+            static const std::string k_busy = [] {
+                const std::string body =
+                    R"({"error": {"kind": "internal", "message": "memfail serve: too many connections, try again later"}})";
+                return "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nConnection: close\r\n"
+                       "Retry-After: 1\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+            }();
+            (void)::send(sock, k_busy.data(), k_busy.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+            ::shutdown(sock, SHUT_RDWR);
+            ::close(sock);
+            return false;
+        }
+        ConnectionStream stream(sock, svr_sock_, limits.write_timeout_ms);
+        t_connection = &stream;
+        const auto accepted = t_accepted_at == Clock::time_point{} ? Clock::now() : t_accepted_at;
+        t_accepted_at = {};
+        bool ret = false;
+        bool refused = false;
+        for (std::size_t count = 0; count < limits.max_requests; ++count) {
+            const auto start = count == 0 ? accepted : Clock::now();
+            // The next request must begin within the idle timeout (the first one: the header timeout)
+            // and its headers must be complete within the header timeout.
+            const auto header_deadline = start + std::chrono::milliseconds(limits.header_timeout_ms);
+            if (count > 0 && !stream.buffered() &&
+                !stream.wait(POLLIN, std::min(header_deadline, start + std::chrono::milliseconds(limits.idle_timeout_ms))))
+                break;
+            stream.begin_phase(header_deadline, k_header_allowance);
+            bool connection_closed = false;
+            const bool last = count + 1 == limits.max_requests || svr_sock_.load() == INVALID_SOCKET;
+            ret = process_request(stream, last, connection_closed, nullptr);
+            if (stream.closing() || stream.over_allowance() || stream.timed_out()) refused = true;
+            if (!ret || connection_closed || refused) break;
+        }
+        t_connection = nullptr;
+        if (refused) {
+            linger_close(sock);
+        } else {
+            ::shutdown(sock, SHUT_RDWR);
+            ::close(sock);
+        }
+        return ret;
+    }
 };
+
+// Reads a body through httplib's content reader up to `max_body` bytes. False, with a 413 answer
+// and the connection marked for closing, when the body is larger; false with 400 when it could not
+// be read whole (the client stopped or was too slow).
+bool read_body(const httplib::ContentReader& reader, std::size_t max_body, std::string& body,
+               httplib::Response& res, bool openai) {
+    bool too_large = false;
+    const bool ok = reader([&](const char* data, std::size_t length) {
+        if (length > max_body - body.size()) {
+            too_large = true;
+            return false;
+        }
+        body.append(data, length);
+        return true;
+    });
+    if (ok && !too_large) return true;
+    if (t_connection) {
+        t_connection->close_after_answer();
+        if (t_connection->over_allowance()) too_large = true;
+    }
+    res.set_header("Connection", "close");
+    if (too_large)
+        send_error(res, 413, ErrorKind::invalid_input,
+                   "the request body exceeds the server's limit of " + std::to_string(max_body) + " bytes", openai);
+    else
+        send_error(res, 400, ErrorKind::invalid_input, "the request body could not be read whole (incomplete or too slow)",
+                   openai);
+    return false;
+}
 
 }  // namespace
 
@@ -134,6 +443,72 @@ struct ProtocolServer::Impl {
         };
     }
 
+    // The same for a route that reads its body itself, up to max_body.
+    template <class F>
+    httplib::Server::HandlerWithContentReader guarded_body(F f, bool openai) {
+        return [this, f, openai](const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader) {
+            try {
+                std::string body;
+                if (!read_body(reader, options.max_body, body, res, openai)) return;
+                (this->*f)(req, body, res);
+            } catch (const std::exception& e) {
+                send_error(res, 500, ErrorKind::internal, std::string("memfail serve: internal error: ") + e.what(), openai);
+            } catch (...) {
+                send_error(res, 500, ErrorKind::internal, "memfail serve: internal error", openai);
+            }
+        };
+    }
+
+    // Runs on the headers, before any of the body is read: the token check for every /v1/ route,
+    // a declared Content-Length over the limit, and a POST that declares no body at all (httplib
+    // would read it until the client closes). A refusal closes the connection, so the unread body
+    // is never taken for a next request.
+    httplib::Server::HandlerResponse pre_routing(const httplib::Request& req, httplib::Response& res) {
+        const bool v1 = req.path.rfind("/v1/", 0) == 0;
+        const bool openai = req.path == "/v1/embeddings" || req.path == "/v1/models";
+        auto refuse = [&] {
+            if (t_connection) t_connection->close_after_answer();
+            res.set_header("Connection", "close");
+            return httplib::Server::HandlerResponse::Handled;
+        };
+        if (v1 && !authorized(req, res, openai)) return refuse();
+        if (req.has_header("Content-Length")) {
+            const std::string value = req.get_header_value("Content-Length");
+            const bool digits = !value.empty() && value.size() <= 19 &&
+                                std::all_of(value.begin(), value.end(), [](char c) { return c >= '0' && c <= '9'; });
+            if (!digits) {
+                send_error(res, 400, ErrorKind::invalid_input, "the Content-Length header is not a number", openai);
+                return refuse();
+            }
+            if (std::stoull(value) > options.max_body) {
+                send_error(res, 413, ErrorKind::invalid_input,
+                           "the request body exceeds the server's limit of " + std::to_string(options.max_body) + " bytes",
+                           openai);
+                return refuse();
+            }
+        } else if (!req.has_header("Transfer-Encoding") && req.method == "POST") {
+            // No body (RFC 9112 6.3): served here, since httplib would wait for one until EOF.
+            try {
+                if (openai && options.embeddings && req.path == "/v1/embeddings") {
+                    handle_embeddings(req, std::string(), res);
+                    return httplib::Server::HandlerResponse::Handled;
+                }
+                static const std::regex k_operation(R"(/v1/([a-z_]+))");
+                std::smatch match;
+                if (!openai && std::regex_match(req.path, match, k_operation)) {
+                    serve_operation(match[1].str(), std::string(), res);
+                    return httplib::Server::HandlerResponse::Handled;
+                }
+            } catch (const std::exception& e) {
+                send_error(res, 500, ErrorKind::internal, std::string("memfail serve: internal error: ") + e.what(), openai);
+                return httplib::Server::HandlerResponse::Handled;
+            }
+            send_error(res, 404, ErrorKind::not_found, "no route for " + req.method + " " + req.path);
+            return httplib::Server::HandlerResponse::Handled;
+        }
+        return httplib::Server::HandlerResponse::Unhandled;
+    }
+
     bool authorized(const httplib::Request& req, httplib::Response& res, bool openai = false) {
         if (options.token.empty()) return true;
         const std::string header = req.get_header_value("Authorization");
@@ -146,12 +521,18 @@ struct ProtocolServer::Impl {
         return false;
     }
 
-    void handle_operation(const httplib::Request& req, httplib::Response& res) {
-        if (!authorized(req, res)) return;
-        const std::string op = req.matches[1];
+    void handle_operation(const httplib::Request& req, const std::string& body, httplib::Response& res) {
+        serve_operation(req.matches[1], body, res);
+    }
+
+    void serve_operation(const std::string& op, const std::string& body, httplib::Response& res) {
+        if (!options.system)
+            return send_error(res, 404, ErrorKind::not_found,
+                              "this server serves only embeddings (memfail serve --embeddings without --system): no "
+                              "memory system answers /v1/" + op);
         json params = json::object();
-        if (!text::trim(req.body).empty()) {
-            params = json::parse(req.body, nullptr, false);
+        if (!text::trim(body).empty()) {
+            params = json::parse(body, nullptr, false);
             if (params.is_discarded())
                 return send_error(res, 400, ErrorKind::invalid_input, "the request body is not valid JSON");
             if (!params.is_object())
@@ -169,10 +550,9 @@ struct ProtocolServer::Impl {
         send_json(res, 200, json{{"status", "ok"}, {"protocol", memory::adapter::k_protocol_version}});
     }
 
-    void handle_embeddings(const httplib::Request& req, httplib::Response& res) {
-        if (!authorized(req, res, true)) return;
+    void handle_embeddings(const httplib::Request&, const std::string& text_body, httplib::Response& res) {
         auto bad = [&](const std::string& message) { send_error(res, 400, ErrorKind::invalid_input, message, true); };
-        const json body = json::parse(req.body, nullptr, false);
+        const json body = json::parse(text_body, nullptr, false);
         if (body.is_discarded() || !body.is_object()) return bad("the request body is not a JSON object");
         std::vector<std::string> inputs;
         if (!body.contains("input")) return bad("'input' is required: a string or an array of strings");
@@ -234,8 +614,21 @@ struct ProtocolServer::Impl {
     }
 
     void install_routes() {
-        server.new_task_queue = [n = options.threads] { return new httplib::ThreadPool(static_cast<std::size_t>(n)); };
+        server.new_task_queue = [n = options.threads, q = options.max_queued] { return new BoundedPool(n, q); };
         server.set_payload_max_length(options.max_body);
+        server.limits.header_timeout_ms = options.header_timeout_ms;
+        server.limits.body_timeout_ms = options.body_timeout_ms;
+        server.limits.idle_timeout_ms = options.idle_timeout_ms;
+        server.limits.write_timeout_ms = options.write_timeout_ms;
+        server.limits.max_body = options.max_body;
+        server.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+            const auto handled = pre_routing(req, res);
+            // Past the headers: the body (if any) gets its own deadline and allowance.
+            if (handled == httplib::Server::HandlerResponse::Unhandled && t_connection)
+                t_connection->begin_phase(Clock::now() + std::chrono::milliseconds(options.body_timeout_ms),
+                                          2 * options.max_body + k_header_allowance);
+            return handled;
+        });
         // SO_REUSEADDR without httplib's default SO_REUSEPORT: a second server on a busy port must
         // fail loudly, not share it. TCP_NODELAY: httplib writes headers and body separately.
         server.set_socket_options([](socket_t sock) {
@@ -248,10 +641,10 @@ struct ProtocolServer::Impl {
         server.set_keep_alive_timeout(1);
         server.Get("/healthz", guarded(&Impl::handle_healthz));
         if (options.embeddings) {
-            server.Post("/v1/embeddings", guarded(&Impl::handle_embeddings));
+            server.Post("/v1/embeddings", guarded_body(&Impl::handle_embeddings, true));
             server.Get("/v1/models", guarded(&Impl::handle_models));
         }
-        server.Post(R"(/v1/([a-z_]+))", guarded(&Impl::handle_operation));
+        server.Post(R"(/v1/([a-z_]+))", guarded_body(&Impl::handle_operation, false));
         server.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
             send_error(res, 500, ErrorKind::internal, "memfail serve: internal error");
         });
@@ -287,7 +680,12 @@ ProtocolServer::ProtocolServer(std::unique_ptr<Impl> impl) : m_impl(std::move(im
 ProtocolServer::~ProtocolServer() { stop(); }
 
 Result<std::unique_ptr<ProtocolServer>> ProtocolServer::start(ServerOptions options) {
-    if (!options.system) return make_error(ErrorKind::invalid_input, "no memory system to serve", "system");
+    if (!options.system && !options.embeddings)
+        return make_error(ErrorKind::invalid_input, "no memory system to serve (and no embeddings)", "system");
+    if (options.max_queued < 0) return make_error(ErrorKind::invalid_input, "max_queued must not be negative", "max_queued");
+    for (const int ms : {options.header_timeout_ms, options.body_timeout_ms, options.idle_timeout_ms, options.write_timeout_ms})
+        if (ms < 1 || ms > 24 * 3600 * 1000)
+            return make_error(ErrorKind::invalid_input, "timeouts must be between 1 ms and 24 hours", "timeout");
     if (options.port < 0 || options.port > 65535)
         return make_error(ErrorKind::invalid_input, "port must be between 0 and 65535", "port");
     if (options.host.empty()) return make_error(ErrorKind::invalid_input, "host must not be empty", "host");

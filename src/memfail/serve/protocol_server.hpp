@@ -19,18 +19,36 @@ inline constexpr int k_default_embedding_dim = 256;
 struct ServerOptions {
     std::string host = "127.0.0.1";
     int port = k_default_port;  // 0: the system picks a free port
-    // The system served. Its calls are serialised: memory systems are single-threaded.
+    // The system served. Its calls are serialised: memory systems are single-threaded. May be null
+    // with `embeddings`: then only the embeddings routes are served and /v1/<op> answers 404.
     std::unique_ptr<memory::MemorySystem> system;
-    // Non-empty: every /v1/ request needs "Authorization: Bearer <token>", else 401. Never logged.
+    // Non-empty: every /v1/ request needs "Authorization: Bearer <token>", else 401, decided on the
+    // headers before any of the body is read. Never logged.
     std::string token;
-    std::size_t max_body = k_default_max_body;  // larger request bodies get 413
+    // Larger request bodies get 413, chunked ones included (counted as they arrive, never buffered
+    // past the limit); the connection is then closed.
+    std::size_t max_body = k_default_max_body;
     // Also serve POST /v1/embeddings and GET /v1/models (OpenAI-compatible).
     bool embeddings = false;
     int embedding_dim = k_default_embedding_dim;  // when a request names no "dimensions"
-    int threads = 8;                              // requests read and answered at the same time
+    int threads = 8;                              // connections served at the same time
+    // Connections accepted while every thread is busy wait in a queue of at most this many; beyond
+    // it they get 503 and are closed at once.
+    int max_queued = 64;
+    // The request line and headers must arrive within this many milliseconds of the connection
+    // being accepted (time spent queued counts), or of the previous answer on a kept-alive
+    // connection; otherwise the connection is closed. Idle and slow-header clients cannot hold a
+    // thread longer than this.
+    int header_timeout_ms = 5000;
+    // The whole body must arrive within this many milliseconds of the headers.
+    int body_timeout_ms = 30000;
+    // A kept-alive connection with no next request is closed after this many milliseconds.
+    int idle_timeout_ms = 1000;
+    // Writing the answer to a client that does not read it gives up after this many milliseconds.
+    int write_timeout_ms = 5000;
 };
 
-// Routes: POST /v1/<op> (the protocol; status 200 with the result, or 400 invalid_request,
+// Routes (only when a system is served): POST /v1/<op> (the protocol; status 200 with the result, or 400 invalid_request,
 // 404 not_found, 501 unsupported, 500 internal with the {"error"} object), GET /healthz, and with
 // `embeddings` POST /v1/embeddings and GET /v1/models. Every other path is a JSON 404; no handler
 // lets an exception escape.

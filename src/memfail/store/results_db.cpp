@@ -243,6 +243,16 @@ Result<std::optional<RunRecord>> ResultsDb::find_resumable(const std::string& co
     return std::optional<RunRecord>{read_run(s)};
 }
 
+Result<std::optional<RunRecord>> ResultsDb::find_finished(const std::string& config_hash) {
+    MF_TRY_ASSIGN(Statement s, m_db.prepare(std::string(k_run_columns) +
+                                            "WHERE config_hash = ? AND status = 'finished' "
+                                            "ORDER BY id DESC LIMIT 1"));
+    s.bind(1, config_hash);
+    MF_TRY_ASSIGN(bool row, s.step());
+    if (!row) return std::optional<RunRecord>{};
+    return std::optional<RunRecord>{read_run(s)};
+}
+
 Result<std::optional<RunRecord>> ResultsDb::run(std::int64_t id) {
     MF_TRY_ASSIGN(Statement s, m_db.prepare(std::string(k_run_columns) + "WHERE id = ?"));
     s.bind(1, id);
@@ -268,6 +278,23 @@ Result<void> ResultsDb::finish_run(std::int64_t id, const std::string& status, c
     else s.bind(3, error);
     s.bind(4, id);
     return s.run();
+}
+
+Result<std::int64_t> ResultsDb::clear_error_probes(std::int64_t run_id) {
+    MF_TRY_ASSIGN(Transaction tx, Transaction::begin(m_db));
+    for (const char* table : {"stage_checks", "fact_results"}) {
+        MF_TRY_ASSIGN(Statement s, m_db.prepare(
+            std::string("DELETE FROM ") + table + " WHERE run_id = ?1 AND (scenario_id, probe_id, k) IN "
+            "(SELECT scenario_id, probe_id, k FROM probe_results WHERE run_id = ?1 AND stage = 'error')"));
+        s.bind(1, run_id);
+        MF_TRY(s.run());
+    }
+    MF_TRY_ASSIGN(Statement s, m_db.prepare("DELETE FROM probe_results WHERE run_id = ? AND stage = 'error'"));
+    s.bind(1, run_id);
+    MF_TRY(s.run());
+    const std::int64_t removed = m_db.changes();
+    MF_TRY(tx.commit());
+    return removed;
 }
 
 Result<void> ResultsDb::reopen_run(std::int64_t id) {
@@ -623,7 +650,9 @@ namespace {
 // The stage counts of a group of probe_results rows `p`, as read_stage_sums reads them (15 columns).
 // `incomplete` is an SQL condition on a row: its probe has a fact whose details are incomplete.
 std::string stage_sums_sql(const std::string& incomplete) {
-    return "SUM(p.stage NOT IN ('needs_answer_stage', 'ambiguous')), SUM(p.memory_success), "
+    // An error row is in no numerator, whatever its memory side did (files written before it was
+    // cleared on error rows carry memory_success = 1 on some).
+    return "SUM(p.stage NOT IN ('needs_answer_stage', 'ambiguous')), SUM(p.memory_success AND p.stage != 'error'), "
            "SUM(p.stage = 'not_stored'), SUM(p.stage = 'summary_error'), "
            "SUM(p.stage = 'not_retrieved'), SUM(p.stage = 'error'), SUM(p.stage = 'needs_answer_stage'), "
            "SUM(p.stage = 'correct'), SUM(p.stage = 'reasoning_error'), SUM(p.answer_correct IS NOT NULL), "

@@ -210,8 +210,13 @@ public:
     Result<std::int64_t> create_run(const RunRecord& run);
     // The newest unfinished run with this config hash, if any.
     Result<std::optional<RunRecord>> find_resumable(const std::string& config_hash);
+    // The newest finished run with this config hash, if any.
+    Result<std::optional<RunRecord>> find_finished(const std::string& config_hash);
     Result<std::optional<RunRecord>> run(std::int64_t id);
     Result<std::vector<RunRecord>> runs();
+    // Deletes the run's probes that ended in error (with their facts and checks), so resuming grades
+    // exactly them again in place (--retry-errors). Returns how many probe x k rows were removed.
+    Result<std::int64_t> clear_error_probes(std::int64_t run_id);
     // Marks a run being resumed as running again and clears its last error.
     Result<void> reopen_run(std::int64_t id);
     Result<void> finish_run(std::int64_t id, const std::string& status, const std::string& error = {});

@@ -2,6 +2,8 @@
 // Shared CLI helpers.
 #include <commands/common.hpp>
 
+#include <algorithm>
+
 #include <memfail/core/error.hpp>
 #include <memfail/core/text.hpp>
 
@@ -18,7 +20,12 @@ std::vector<int> parse_int_list(const std::string& input, const std::string& opt
             std::size_t used = 0;
             const int v = std::stoi(item, &used);
             if (used != item.size()) throw std::invalid_argument("trailing");
+            if (std::find(out.begin(), out.end(), v) != out.end())
+                throw Fatal(make_error(ErrorKind::invalid_input,
+                                       option + " lists " + item + " twice; give each value once"));
             out.push_back(v);
+        } catch (const Fatal&) {
+            throw;
         } catch (const std::exception&) {
             throw Fatal(make_error(ErrorKind::invalid_input,
                                    option + " takes whole numbers separated by commas; '" + item + "' is not one"));

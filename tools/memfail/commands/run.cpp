@@ -28,6 +28,7 @@ struct RunOptions {
     bool quiet = false;
     std::string grader = "auto";
     bool store_replies = false;
+    bool retry_errors = false;
     std::string protocol = "memfail";
     LlmOptions llm;
 };
@@ -65,11 +66,14 @@ void add_run_command(CLI::App& app, std::function<void()>& action) {
         ->capture_default_str();
     cmd->add_option("--data-dir", opts->data_dir,
                     "Folder with <dataset>.jsonl files (from `memfail datasets generate`); named datasets "
-                    "missing there are generated in memory");
+                    "missing there are generated in memory; the folder must exist");
     cmd->add_option("--seed", opts->seed, "Seed for datasets generated in memory")->capture_default_str();
     cmd->add_flag("--resume", opts->resume,
                   "Continue the newest unfinished run with the same system, datasets, k list, code version, grader and models");
-    cmd->add_option("--run-id", opts->run_id, "With --resume: the run to continue");
+    cmd->add_option("--run-id", opts->run_id, "With --resume or --retry-errors: the run to continue");
+    cmd->add_flag("--retry-errors", opts->retry_errors,
+                  "Grade again, in place, exactly the probes of the run (--run-id, else the newest with the same "
+                  "configuration, finished or not) that ended in error; nothing else is redone");
     cmd->add_flag("--quiet,-q", opts->quiet, "No progress on stderr");
     cmd->add_option("--grader", opts->grader,
                     "auto (llm when --judge-model is set, else rules) | rules | llm | both (both: the judge decides, "
@@ -97,7 +101,8 @@ void add_run_command(CLI::App& app, std::function<void()>& action) {
             config.results_path = opts->out;
             config.data_dir = opts->data_dir;
             config.seed = opts->seed;
-            config.resume = opts->resume || opts->run_id != 0;
+            config.resume = opts->resume || opts->run_id != 0 || opts->retry_errors;
+            config.retry_errors = opts->retry_errors;
             config.resume_run_id = opts->run_id;
             config.llm = opts->llm.resolve();
             config.grader = opts->grader;
@@ -117,6 +122,15 @@ void add_run_command(CLI::App& app, std::function<void()>& action) {
             if (wants_llm) stack = value_or_fatal(llm::make_llm_stack(config.llm, config.results_path));
             auto outcome = value_or_fatal(run::run_datasets(config, datasets, run::factory_for_spec(config.system_spec), sink,
                                                             {}, stack ? stack->client.get() : nullptr));
+            if (outcome.already_finished) {
+                std::printf("run %lld already finished: nothing to resume (results in %s; `memfail report %s`)\n",
+                            static_cast<long long>(outcome.run_id), config.results_path.c_str(),
+                            config.results_path.c_str());
+                return;
+            }
+            if (config.retry_errors)
+                std::printf("run %lld: %lld probe x k rows in error graded again\n",
+                            static_cast<long long>(outcome.run_id), static_cast<long long>(outcome.retried));
             std::printf("run %lld %s: %zu probe x k graded%s; results in %s (memory stores in %s)\n",
                         static_cast<long long>(outcome.run_id), outcome.resumed ? "resumed" : "finished",
                         outcome.probes_graded,

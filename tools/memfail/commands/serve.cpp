@@ -40,6 +40,10 @@ struct ServeOptions {
     int embedding_dim = serve::k_default_embedding_dim;
     std::string port_file;
     bool stdio = false;
+    int threads = 8;
+    int max_queued = 64;
+    double header_timeout = 5.0;
+    double body_timeout = 30.0;
     LlmOptions llm;
 };
 
@@ -117,6 +121,11 @@ void serve_command(const ServeOptions& opts) {
                                    "and erase the memory: give --token-env NAME to require a bearer token, or "
                                    "--allow-remote if the network is trusted"));
     if (opts.max_body < 1) throw Fatal(make_error(ErrorKind::invalid_input, "--max-body must be at least 1 byte"));
+    if (opts.system.empty() && !opts.embeddings)
+        throw Fatal(make_error(ErrorKind::invalid_input,
+                               "nothing to serve: give --system SPEC, or --embeddings to serve only embeddings"));
+    if (opts.system.empty() && opts.stdio)
+        throw Fatal(make_error(ErrorKind::invalid_input, "--stdio serves a memory system: give --system SPEC"));
     std::string token;
     if (!opts.token_env.empty()) {
         const char* value = std::getenv(opts.token_env.c_str());
@@ -145,13 +154,15 @@ void serve_command(const ServeOptions& opts) {
         std::filesystem::create_directories(opts.storage, ec);
         if (ec) throw Fatal(make_error(ErrorKind::io, "cannot create the storage folder: " + ec.message(), opts.storage));
     }
-    auto system = value_or_fatal(memory::make_memory_system(opts.system, context));
-    const std::string spec = system->spec();
+    std::unique_ptr<memory::MemorySystem> system;
+    if (!opts.system.empty()) system = value_or_fatal(memory::make_memory_system(opts.system, context));
+    const std::string spec = system ? system->spec() : std::string();
     if (opts.stdio) {
         serve_stdio(*system);
         return;
     }
 
+    const bool system_served = system != nullptr;
     serve::ServerOptions server_options;
     server_options.host = opts.host;
     server_options.port = opts.port;
@@ -160,11 +171,18 @@ void serve_command(const ServeOptions& opts) {
     server_options.max_body = opts.max_body;
     server_options.embeddings = opts.embeddings;
     server_options.embedding_dim = opts.embedding_dim;
+    server_options.threads = opts.threads;
+    server_options.max_queued = opts.max_queued;
+    server_options.header_timeout_ms = static_cast<int>(opts.header_timeout * 1000.0);
+    server_options.body_timeout_ms = static_cast<int>(opts.body_timeout * 1000.0);
 
     StopSignals signals;
     auto server = value_or_fatal(serve::ProtocolServer::start(std::move(server_options)));
     if (!opts.port_file.empty()) write_port_file(opts.port_file, server->port());
-    std::printf("memfail serve: listening on %s (system %s)\n", server->base_url().c_str(), spec.c_str());
+    if (system_served)
+        std::printf("memfail serve: listening on %s (system %s)\n", server->base_url().c_str(), spec.c_str());
+    else
+        std::printf("memfail serve: listening on %s (embeddings only, no memory system)\n", server->base_url().c_str());
     if (opts.embeddings)
         std::printf("memfail serve: OpenAI-compatible embeddings at %s/v1/embeddings (%d dimensions)\n",
                     server->base_url().c_str(), opts.embedding_dim);
@@ -190,8 +208,8 @@ void add_serve_command(CLI::App& app, std::function<void()>& action) {
                  "OpenAI-compatible embeddings endpoint");
     cmd->add_option("--system,-s", opts->system,
                     "Memory system spec to serve: a built-in one (see `memfail ls systems`) or an adapter "
-                    "(exec:cmd=..., http:url=...)")
-        ->required();
+                    "(exec:cmd=..., http:url=...); may be left out with --embeddings, which then serves only "
+                    "the embeddings endpoint");
     cmd->add_option("--storage", opts->storage,
                     "Folder where the system keeps its SQLite stores (created when missing); default: in memory, "
                     "lost when the server stops");
@@ -203,11 +221,28 @@ void add_serve_command(CLI::App& app, std::function<void()>& action) {
         ->check(CLI::Range(0, 65535));
     cmd->add_option("--token-env", opts->token_env,
                     "Name of the environment variable holding the bearer token every /v1/ request must send "
-                    "(never the token itself)");
+                    "(never the token itself); checked on the headers, before any body is read");
     cmd->add_flag("--allow-remote", opts->allow_remote,
                   "Allow a non-loopback --host without a token (only on a network you trust)");
-    cmd->add_option("--max-body", opts->max_body, "Largest request body in bytes; larger ones are refused with 413")
+    cmd->add_option("--max-body", opts->max_body,
+                    "Largest request body in bytes, chunked ones included; larger ones are refused with 413 and the "
+                    "connection closed")
         ->capture_default_str();
+    cmd->add_option("--threads", opts->threads, "Connections served at the same time")
+        ->capture_default_str()
+        ->check(CLI::Range(1, 1024));
+    cmd->add_option("--max-queued", opts->max_queued,
+                    "Connections that may wait for a free thread; more are answered 503 at once")
+        ->capture_default_str()
+        ->check(CLI::Range(0, 100000));
+    cmd->add_option("--header-timeout", opts->header_timeout,
+                    "Seconds a client has, from connecting (time spent waiting for a thread included), to send "
+                    "the request line and headers; idle and slow clients are disconnected after it")
+        ->capture_default_str()
+        ->check(CLI::Range(0.001, 86400.0));
+    cmd->add_option("--body-timeout", opts->body_timeout, "Seconds a client has to send the whole request body")
+        ->capture_default_str()
+        ->check(CLI::Range(0.001, 86400.0));
     cmd->add_flag("--embeddings", opts->embeddings,
                   "Also serve POST /v1/embeddings and GET /v1/models (OpenAI-compatible) from the offline hashed "
                   "embedder, e.g. for Mem0 with infer=false");

@@ -4,16 +4,48 @@
 
 #include <filesystem>
 
+#include <memfail/core/hash.hpp>
 #include <memfail/core/text.hpp>
 
 namespace memfail::memory {
+
+namespace {
+
+// A name an older memfail used as a file stem without harm.
+bool plain_id(std::string_view name) {
+    if (name.empty() || name.size() > 128 || name.front() == '.') return false;
+    for (const char c : name) {
+        const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+                        c == '_' || c == ':' || c == '-';
+        if (!ok) return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+std::string store_file_path(const std::string& storage_dir, const std::string& store_name) {
+    const std::filesystem::path dir(storage_dir);
+    if (plain_id(store_name)) {
+        std::error_code ec;
+        const auto legacy = dir / (store_name + ".sqlite");
+        if (std::filesystem::is_regular_file(legacy, ec)) return legacy.string();
+    }
+    std::string prefix;
+    for (const char c : store_name.substr(0, 40)) {
+        const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+        prefix += ok ? c : '_';
+    }
+    if (prefix.empty()) prefix = "store";
+    return (dir / (prefix + "-" + content_hash(store_name).substr(0, 16) + ".sqlite")).string();
+}
 
 Result<std::string> store_path(const SystemContext& context) {
     if (context.storage_dir.empty()) return std::string(":memory:");
     std::error_code ec;
     std::filesystem::create_directories(context.storage_dir, ec);
     if (ec) return make_error(ErrorKind::io, "cannot create the storage folder: " + ec.message(), context.storage_dir);
-    return (std::filesystem::path(context.storage_dir) / (context.store_name + ".sqlite")).string();
+    return store_file_path(context.storage_dir, context.store_name);
 }
 
 Result<store::Database> open_store(const std::string& path, const char* schema, int version) {

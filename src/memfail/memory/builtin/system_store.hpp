@@ -16,8 +16,16 @@
 
 namespace memfail::memory {
 
-// "<storage_dir>/<store_name>.sqlite" (the folder created when missing), or ":memory:" when the
-// context names no folder.
+// The file a store named `store_name` lives in, inside `storage_dir`. The name is never used as a
+// path: the file is "<readable prefix>-<16 hex digits of the name's hash>.sqlite", the prefix being
+// the name's first 40 characters with everything but letters, digits, '_' and '-' replaced by '_'.
+// So a store name such as "../../x" or "/etc/x" stays inside `storage_dir`, and the same name
+// always maps to the same file (a resumed run reopens its stores). A store written by an older
+// memfail as "<store_name>.sqlite" is reopened when its name is a plain id (letters, digits, . _ : -).
+std::string store_file_path(const std::string& storage_dir, const std::string& store_name);
+
+// store_file_path in the context's folder (created when missing), or ":memory:" when the context
+// names no folder.
 Result<std::string> store_path(const SystemContext& context);
 
 // Opens `path`, refuses a file from a newer schema, creates the tables (`schema` is idempotent SQL)

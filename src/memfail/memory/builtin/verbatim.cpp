@@ -113,7 +113,7 @@ Result<std::unique_ptr<VerbatimSystem>> VerbatimSystem::open(const VerbatimOptio
         if (ec)
             return make_error(ErrorKind::io, "cannot create the storage folder: " + ec.message(),
                               context.storage_dir);
-        path = (std::filesystem::path(context.storage_dir) / (context.store_name + ".sqlite")).string();
+        path = store_file_path(context.storage_dir, context.store_name);
     }
     std::unique_ptr<VerbatimSystem> system(new VerbatimSystem(options, context.services));
     MF_TRY(system->initialise(path));

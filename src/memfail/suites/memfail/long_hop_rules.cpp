@@ -4,6 +4,7 @@
 #include <memfail/suites/memfail/rules.hpp>
 
 #include <array>
+#include <cstdint>
 #include <map>
 #include <string>
 
@@ -72,8 +73,10 @@ void check_long_hop_rules(const data::Scenario& s, std::size_t line,
                 "Long-Hop asks every question after the last session (" + last_session + ")");
 
         const auto hops_it = p.meta.find("hops");
-        if (hops_it == p.meta.end() || !hops_it->is_number_integer() || hops_it->get<int>() < 1 ||
-            hops_it->get<int>() > 3) {
+        // Compared as the 64-bit value it is: get<int>() would wrap 4294967297 to 1.
+        if (hops_it == p.meta.end() || !hops_it->is_number_integer() ||
+            (hops_it->is_number_unsigned() ? (hops_it->get<std::uint64_t>() < 1 || hops_it->get<std::uint64_t>() > 3)
+                                           : (hops_it->get<std::int64_t>() < 1 || hops_it->get<std::int64_t>() > 3))) {
             add(path + ".meta.hops", "must be the hop count K, an integer from 1 to 3");
             continue;
         }
