@@ -191,7 +191,7 @@ TEST(Validate, IdsOutsideTheCharacterSetAreRefused) {
     EXPECT_EQ(id_problem("memfail.long_hop:s-01_a"), "");
     EXPECT_EQ(id_problem(std::string(k_max_id_length, 'a')), "");
     EXPECT_NE(id_problem(std::string(k_max_id_length + 1, 'a')), "");
-    for (const std::string bad : {"", "/tmp/victim", "../../../victim", "a/b", "a\\b", ".hidden", "a b",
+    for (const std::string& bad : std::vector<std::string>{"", "/tmp/victim", "../../../victim", "a/b", "a\\b", ".hidden", "a b",
                                   "caf\xc3\xa9", std::string("a\0b", 3), "a\nb"})
         EXPECT_NE(id_problem(bad), "") << bad;
 
@@ -283,8 +283,9 @@ TEST(Jsonl, MutatedLinesNeverThrow) {
         line.insert(pos, inserts[(state >> 13) % std::size(inserts)]);
         const std::string path = write_lines("mutated.jsonl", {line});
         auto r = read_jsonl(path);  // must return, valid or not
-        if (!r) EXPECT_NE(r.error().where.find(path + ":1"), std::string::npos) << r.error().describe();
-        if (r) {
+        if (!r) {
+            EXPECT_NE(r.error().where.find(path + ":1"), std::string::npos) << r.error().describe();
+        } else {
             std::vector<Violation> v;
             for (const auto& l : *r) validate_structure(l.scenario, l.line, v);
         }

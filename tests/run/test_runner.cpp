@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // End-to-end runs on the generated datasets: planted faults show their own stage, verbatim shows
 // the paper's retrieval pattern, oracles reach the ceiling, and a killed run resumes exactly.
+#include <memfail/memory/builtin/system_store.hpp>
 #include <memfail/run/runner.hpp>
 #include <memfail/store/results_db.hpp>
 
@@ -8,6 +9,9 @@
 #include <support/temp_dir.hpp>
 
 #include <gtest/gtest.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <map>
 #include <set>
@@ -163,6 +167,48 @@ TEST(Oracle, IdealRetrievalOverVerbatimRemovesEveryRetrievalFailure) {
     for (const auto& [dataset, by_k] : counts) EXPECT_EQ(by_k.at(1).not_retrieved, 0) << dataset;
 }
 
+// A scenario id never becomes a path: even given programmatically (the reader refuses such ids),
+// "../../../victim" or an absolute id writes nothing outside the run's folder.
+TEST(Runner, HostileScenarioIdsStayInsideTheRunFolder) {
+    TempDir dir;
+    namespace fs = std::filesystem;
+    const fs::path runs = dir.path() / "a" / "b" / "runs";
+    const fs::path absolute = dir.path() / "absolute-victim";
+    for (const std::string id : {std::string("../../../victim"), std::string("../../../../victim"), absolute.string(),
+                                 std::string("/dev/null/x")}) {
+        RunConfig config;
+        config.system_spec = "verbatim";
+        config.ks = {1};
+        config.results_path = (runs / "r.db").string();
+        LoadedDataset d = all_datasets().front();
+        d.scenario.id = id;
+        auto outcome = run_datasets(config, {d}, factory_for_spec("verbatim"));
+        ASSERT_TRUE(outcome.has_value()) << outcome.error().describe();
+        // The same id maps to the same store: a second run on it reopens nothing else.
+        const std::string store = memory::store_file_path(memory_dir_for(config.results_path, outcome->run_id), id);
+        EXPECT_TRUE(fs::exists(store)) << store;
+    }
+    for (const auto& entry : fs::recursive_directory_iterator(dir.path())) {
+        if (entry.is_directory()) continue;
+        const auto relative = entry.path().lexically_relative(runs);
+        EXPECT_FALSE(relative.empty() || *relative.begin() == "..") << entry.path();
+    }
+    EXPECT_FALSE(fs::exists(absolute.string() + ".sqlite"));
+}
+
+TEST(Runner, RepeatedKIsRefusedBeforeAnythingIsWritten) {
+    TempDir dir;
+    RunConfig config;
+    config.system_spec = "verbatim";
+    config.ks = {5, 5};
+    config.results_path = dir.file("sub/r.db");
+    auto outcome = run_datasets(config, {all_datasets().front()}, factory_for_spec("verbatim"));
+    ASSERT_FALSE(outcome.has_value());
+    EXPECT_EQ(outcome.error().kind, ErrorKind::invalid_input);
+    EXPECT_NE(outcome.error().message.find("listed twice"), std::string::npos) << outcome.error().describe();
+    EXPECT_FALSE(std::filesystem::exists(config.results_path));
+}
+
 TEST(Resume, AKilledRunContinuesWithoutLosingOrDoublingProbes) {
     TempDir dir;
     const std::string results = dir.file("r.db");
@@ -232,6 +278,45 @@ TEST(Resume, AFinishedRunIsNeverDuplicated) {
     auto rows = db.database().prepare("SELECT COUNT(*) FROM probe_results").value();
     ASSERT_TRUE(rows.step().value());
     EXPECT_EQ(static_cast<std::size_t>(rows.column_int(0)), one[0].scenario.probes.size());
+}
+
+TEST(Resume, OneRunHasOneWriter) {
+    TempDir dir;
+    RunConfig config;
+    config.system_spec = "none";
+    config.ks = {1};
+    config.results_path = dir.file("r.db");
+    const std::vector<LoadedDataset> one = {all_datasets()[2]};
+    auto first = run_datasets(config, one, factory_for_spec("none"), {}, [](const std::string&, int) { return false; });
+    ASSERT_TRUE(first.has_value());
+    auto db = store::ResultsDb::open(config.results_path).value();
+    EXPECT_FALSE(db.run_writer(first->run_id).value().has_value());  // given up when it stopped
+    char host[256] = {};
+    ASSERT_EQ(::gethostname(host, sizeof host - 1), 0);
+    const auto hold = [&](long long pid) {
+        auto s = db.database().prepare("INSERT OR REPLACE INTO run_writers(run_id, pid, host, since) VALUES(?, ?, ?, 'then')").value();
+        s.bind(1, first->run_id).bind(2, static_cast<std::int64_t>(pid)).bind(3, std::string(host));
+        ASSERT_TRUE(s.run().has_value());
+    };
+    // A live process (this test's parent) holds it: a second writer is refused and changes nothing.
+    hold(static_cast<long long>(::getppid()));
+    config.resume = true;
+    auto refused = run_datasets(config, one, factory_for_spec("none"));
+    ASSERT_FALSE(refused.has_value());
+    EXPECT_EQ(refused.error().kind, ErrorKind::invalid_input);  // exit 2
+    EXPECT_NE(refused.error().message.find("is being written by pid " + std::to_string(::getppid())), std::string::npos)
+        << refused.error().message;
+    EXPECT_EQ(db.run(first->run_id).value()->status, "running");
+    // A claim left by a process that died is taken over, and the run finishes.
+    const pid_t child = ::fork();
+    if (child == 0) ::_exit(0);
+    ASSERT_GT(child, 0);
+    ::waitpid(child, nullptr, 0);
+    hold(child);
+    auto resumed = run_datasets(config, one, factory_for_spec("none"));
+    ASSERT_TRUE(resumed.has_value()) << resumed.error().describe();
+    EXPECT_EQ(db.run(first->run_id).value()->status, "finished");
+    EXPECT_FALSE(db.run_writer(first->run_id).value().has_value());
 }
 
 TEST(Resume, AnotherConfigurationIsNotResumedByMistake) {

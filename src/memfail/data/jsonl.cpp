@@ -164,7 +164,7 @@ std::string field_at_failure(const std::string& text) {
                     break;
                 case json::parse_event_t::value: finished_value(); break;
             }
-            return false;  // keep nothing: only the position matters
+            return true;  // keep everything: a discarded object reports no object_end
         });
         (void)kept;
     } catch (const json::exception&) {

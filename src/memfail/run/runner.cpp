@@ -904,6 +904,17 @@ Result<RunOutcome> run_datasets(const RunConfig& config, const std::vector<Loade
 
     RunOutcome outcome;
     const std::string hash = config_hash(config, datasets, grader);
+    // The claim on the run is given up however this returns (finished, failed, or stopped by the
+    // test hook); a killed process leaves it behind for the next writer to take over.
+    struct ReleaseClaim {
+        ReleaseClaim(store::ResultsDb& db_, std::int64_t run_id_) : db(db_), run_id(run_id_) {}
+        ReleaseClaim(const ReleaseClaim&) = delete;
+        ReleaseClaim& operator=(const ReleaseClaim&) = delete;
+        ~ReleaseClaim() { (void)db.release_run(run_id); }
+        store::ResultsDb& db;
+        std::int64_t run_id;
+    };
+    std::optional<ReleaseClaim> claim;
     if (config.resume) {
         if (config.resume_run_id) {
             MF_TRY_ASSIGN(auto existing, db.run(config.resume_run_id));
@@ -940,6 +951,12 @@ Result<RunOutcome> run_datasets(const RunConfig& config, const std::vector<Loade
             }
         }
         outcome.resumed = outcome.run_id != 0;
+        // One run, one writer: a second process resuming a run another live process is writing is
+        // refused before it touches anything.
+        if (outcome.resumed) {
+            MF_TRY(db.claim_run(outcome.run_id));
+            claim.emplace(db, outcome.run_id);
+        }
         if (config.retry_errors) {
             if (!outcome.resumed)
                 return make_error(ErrorKind::not_found,
@@ -979,6 +996,8 @@ Result<RunOutcome> run_datasets(const RunConfig& config, const std::vector<Loade
         record.config_hash = hash;
         record.code_version = std::string(code_version());
         MF_TRY_ASSIGN(outcome.run_id, db.create_run(record));
+        MF_TRY(db.claim_run(outcome.run_id));
+        claim.emplace(db, outcome.run_id);
     } else {
         MF_TRY(db.reopen_run(outcome.run_id));
     }

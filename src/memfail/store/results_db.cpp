@@ -5,10 +5,14 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <ctime>
 #include <map>
 #include <tuple>
+
+#include <signal.h>
+#include <unistd.h>
 
 namespace memfail::store {
 
@@ -24,6 +28,14 @@ namespace {
 // Schema version 3 (version 1 lacked the answer columns, stage_checks and llm_calls; version 2 lacked
 // probe_texts and memory_texts; open() migrates both). Changing it means bumping k_results_schema_version and adding a migration.
 constexpr const char* k_schema = R"sql(
+-- Who is writing a run: one process at a time (ResultsDb::claim_run). A row left by a process that
+-- died is taken over by the next writer on the same host.
+CREATE TABLE IF NOT EXISTS run_writers(
+  run_id          INTEGER PRIMARY KEY,
+  pid             INTEGER NOT NULL,
+  host            TEXT NOT NULL,
+  since           TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS runs(
   id            INTEGER PRIMARY KEY,
   status        TEXT NOT NULL,
@@ -278,6 +290,65 @@ Result<void> ResultsDb::finish_run(std::int64_t id, const std::string& status, c
     else s.bind(3, error);
     s.bind(4, id);
     return s.run();
+}
+
+namespace {
+
+std::string this_host() {
+    char name[256] = {};
+    if (::gethostname(name, sizeof name - 1) != 0) return "localhost";
+    return name;
+}
+
+// A process on this host is alive when signal 0 reaches it (EPERM: it exists, owned by another user).
+bool process_alive(std::int64_t pid) {
+    if (pid <= 0) return false;
+    return ::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM;
+}
+
+}  // namespace
+
+Result<void> ResultsDb::claim_run(std::int64_t run_id) {
+    const std::int64_t me = static_cast<std::int64_t>(::getpid());
+    const std::string host = this_host();
+    MF_TRY_ASSIGN(Transaction tx, Transaction::begin(m_db));  // BEGIN IMMEDIATE: one claimant at a time
+    MF_TRY_ASSIGN(Statement q, m_db.prepare("SELECT pid, host, since FROM run_writers WHERE run_id = ?"));
+    q.bind(1, run_id);
+    MF_TRY_ASSIGN(bool held, q.step());
+    if (held) {
+        const std::int64_t pid = q.column_int(0);
+        const std::string their_host = q.column_text(1);
+        const bool mine = pid == me && their_host == host;
+        // Another host's process cannot be checked from here: only a dead process on this host, or
+        // this very process, gives its claim up.
+        if (!mine && (their_host != host || process_alive(pid)))
+            return make_error(ErrorKind::invalid_input,
+                              "run " + std::to_string(run_id) + " is being written by pid " + std::to_string(pid) +
+                                  " on " + their_host + " (since " + q.column_text(2) +
+                                  "); wait for it to finish, or stop it",
+                              m_db.path());
+    }
+    q.reset();
+    MF_TRY_ASSIGN(Statement w, m_db.prepare(
+        "INSERT INTO run_writers(run_id, pid, host, since) VALUES(?, ?, ?, ?) "
+        "ON CONFLICT(run_id) DO UPDATE SET pid = excluded.pid, host = excluded.host, since = excluded.since"));
+    w.bind(1, run_id).bind(2, me).bind(3, host).bind(4, utc_now());
+    MF_TRY(w.run());
+    return tx.commit();
+}
+
+Result<void> ResultsDb::release_run(std::int64_t run_id) {
+    MF_TRY_ASSIGN(Statement s, m_db.prepare("DELETE FROM run_writers WHERE run_id = ? AND pid = ? AND host = ?"));
+    s.bind(1, run_id).bind(2, static_cast<std::int64_t>(::getpid())).bind(3, this_host());
+    return s.run();
+}
+
+Result<std::optional<std::string>> ResultsDb::run_writer(std::int64_t run_id) {
+    MF_TRY_ASSIGN(Statement s, m_db.prepare("SELECT pid, host FROM run_writers WHERE run_id = ?"));
+    s.bind(1, run_id);
+    MF_TRY_ASSIGN(bool row, s.step());
+    if (!row) return std::optional<std::string>{};
+    return std::optional<std::string>{"pid " + std::to_string(s.column_int(0)) + " on " + s.column_text(1)};
 }
 
 Result<std::int64_t> ResultsDb::clear_error_probes(std::int64_t run_id) {

@@ -214,6 +214,14 @@ public:
     Result<std::optional<RunRecord>> find_finished(const std::string& config_hash);
     Result<std::optional<RunRecord>> run(std::int64_t id);
     Result<std::vector<RunRecord>> runs();
+    // Takes the run for this process (pid and host, in one IMMEDIATE transaction). Refused with
+    // "run N is being written by pid P on HOST" while another live process holds it; a claim left
+    // by a process that died on this host is taken over.
+    Result<void> claim_run(std::int64_t run_id);
+    // Gives this process's claim up (a no-op when it holds none).
+    Result<void> release_run(std::int64_t run_id);
+    // "pid P on HOST" while some process holds the run.
+    Result<std::optional<std::string>> run_writer(std::int64_t run_id);
     // Deletes the run's probes that ended in error (with their facts and checks), so resuming grades
     // exactly them again in place (--retry-errors). Returns how many probe x k rows were removed.
     Result<std::int64_t> clear_error_probes(std::int64_t run_id);

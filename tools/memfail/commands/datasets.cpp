@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <memory>
+#include <unistd.h>
 
 namespace memfail::cli {
 
@@ -69,12 +70,57 @@ json summary_of(const data::Scenario& s) {
             {"hash", data::scenario_hash(s)}};
 }
 
-// Writes each scenario to OUT/<dataset>.jsonl and a manifest naming them with their hashes.
+// Moves every file of `staging` into `out_dir`, the manifest last, and removes `staging`. When
+// `out_dir` does not exist, the whole folder is renamed into place in one step; otherwise every
+// target is checked first, so a file that cannot be replaced stops the move before anything moved.
+Result<void> publish_staged(const std::filesystem::path& staging, const std::filesystem::path& out_dir,
+                            const std::vector<std::string>& names) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (!fs::exists(out_dir, ec)) {
+        fs::rename(staging, out_dir, ec);
+        if (ec) return make_error(ErrorKind::io, "cannot move the finished datasets into place: " + ec.message(), out_dir.string());
+        return {};
+    }
+    if (!fs::is_directory(out_dir, ec)) return make_error(ErrorKind::io, "--out exists and is not a folder", out_dir.string());
+    for (const auto& name : names)
+        if (fs::exists(out_dir / name, ec) && !fs::is_regular_file(out_dir / name, ec))
+            return make_error(ErrorKind::io, "cannot replace it: not a regular file", (out_dir / name).string());
+    for (const auto& name : names) {
+        fs::rename(staging / name, out_dir / name, ec);
+        if (ec) return make_error(ErrorKind::io, "cannot move into place: " + ec.message(), (out_dir / name).string());
+    }
+    fs::remove_all(staging, ec);
+    return {};
+}
+
+// Writes each scenario to OUT/<dataset>.jsonl and a manifest naming them with their hashes. All or
+// nothing: the files are written into a temporary folder beside OUT and moved into OUT only when
+// every one of them, manifest included, is written.
 void write_datasets(const std::vector<data::Scenario>& scenarios, const std::string& out_dir, json manifest_extra) {
+    namespace fs = std::filesystem;
+    const fs::path out = fs::path(out_dir).lexically_normal();
+    const fs::path target = out.has_filename() ? out : out.parent_path();
+    const fs::path staging = target.parent_path() / ("." + target.filename().string() + ".partial-" + std::to_string(::getpid()));
+    std::error_code ec;
+    fs::remove_all(staging, ec);
+    if (!target.parent_path().empty()) fs::create_directories(target.parent_path(), ec);
+    fs::create_directory(staging, ec);
+    if (ec) throw Fatal(make_error(ErrorKind::io, "cannot create a temporary folder: " + ec.message(), staging.string()));
+    // Removes the temporary folder on every way out, a thrown Fatal included.
+    struct Cleanup {
+        fs::path dir;
+        ~Cleanup() {
+            std::error_code ignored;
+            fs::remove_all(dir, ignored);
+        }
+    } cleanup{staging};
+    std::vector<std::string> names;
     json files = json::array();
     for (const auto& s : scenarios) {
-        const std::string path = (std::filesystem::path(out_dir) / (s.dataset + ".jsonl")).string();
-        value_or_fatal(data::write_jsonl(path, {s}));
+        const std::string path = (target / (s.dataset + ".jsonl")).string();
+        value_or_fatal(data::write_jsonl((staging / (s.dataset + ".jsonl")).string(), {s}));
+        names.push_back(s.dataset + ".jsonl");
         json entry = summary_of(s);
         entry["file"] = s.dataset + ".jsonl";
         if (s.meta.contains("dedup")) {
@@ -95,8 +141,11 @@ void write_datasets(const std::vector<data::Scenario>& scenarios, const std::str
     manifest_extra["format"] = data::k_format;
     manifest_extra["code_version"] = std::string(code_version());
     manifest_extra["datasets"] = files;
-    value_or_fatal(data::write_file_atomically((std::filesystem::path(out_dir) / "manifest.json").string(),
-                                               manifest_extra.dump(2) + "\n"));
+    // The manifest quotes paths given on the command line: bytes that are not UTF-8 are replaced.
+    value_or_fatal(data::write_file_atomically((staging / "manifest.json").string(),
+                                               manifest_extra.dump(2, ' ', false, json::error_handler_t::replace) + "\n"));
+    names.push_back("manifest.json");
+    value_or_fatal(publish_staged(staging, target, names));
 }
 
 void generate(const GenerateOptions& o) {

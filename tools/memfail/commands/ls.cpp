@@ -37,17 +37,30 @@ void add_ls_command(CLI::App& app, std::function<void()>& action) {
     });
 
     auto results = std::make_shared<std::string>();
-    CLI::App* runs = cmd->add_subcommand("runs", "Runs recorded in a results database");
+    CLI::App* runs = cmd->add_subcommand("runs", "Runs recorded in a results database: status, probe x k rows and how many ended in error, and the process writing the run (if any)");
     runs->add_option("results", *results, "Results database")->required();
     runs->callback([results, &action] {
         action = [results] {
             if (!std::filesystem::exists(*results))
                 throw Fatal(make_error(ErrorKind::not_found, "no such results file", *results));
             auto db = value_or_fatal(store::ResultsDb::open(*results));
-            for (const auto& r : value_or_fatal(db.runs()))
-                std::printf("%lld  %-9s %s  %s  %s%s\n", static_cast<long long>(r.id), r.status.c_str(),
-                            r.started_at.c_str(), r.system_spec.c_str(), r.code_version.c_str(),
+            auto errors = value_or_fatal(db.database().prepare(
+                "SELECT COUNT(*), COALESCE(SUM(stage = 'error'), 0) FROM probe_results WHERE run_id = ?"));
+            for (const auto& r : value_or_fatal(db.runs())) {
+                errors.reset();
+                errors.bind(1, r.id);
+                std::int64_t rows = 0, in_error = 0;
+                if (value_or_fatal(errors.step())) {
+                    rows = errors.column_int(0);
+                    in_error = errors.column_int(1);
+                }
+                const auto writer = value_or_fatal(db.run_writer(r.id));
+                std::printf("%lld  %-9s %s  %s  %s  %lld probe x k, %lld in error%s%s\n", static_cast<long long>(r.id),
+                            r.status.c_str(), r.started_at.c_str(), r.system_spec.c_str(), r.code_version.c_str(),
+                            static_cast<long long>(rows), static_cast<long long>(in_error),
+                            writer ? ("  written by " + *writer).c_str() : "",
                             r.error.empty() ? "" : ("  error: " + r.error).c_str());
+            }
         };
     });
 }
