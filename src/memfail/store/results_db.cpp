@@ -351,6 +351,24 @@ Result<std::optional<std::string>> ResultsDb::run_writer(std::int64_t run_id) {
     return std::optional<std::string>{"pid " + std::to_string(s.column_int(0)) + " on " + s.column_text(1)};
 }
 
+Result<ResultsDb::ErrorSummary> ResultsDb::error_summary(std::int64_t run_id, std::size_t causes) {
+    ErrorSummary out;
+    MF_TRY_ASSIGN(Statement counts, m_db.prepare(
+        "SELECT COUNT(*), COALESCE(SUM(stage = 'error'), 0) FROM probe_results WHERE run_id = ?"));
+    counts.bind(1, run_id);
+    MF_TRY_ASSIGN(bool row, counts.step());
+    if (row) {
+        out.rows = counts.column_int(0);
+        out.errors = counts.column_int(1);
+    }
+    MF_TRY_ASSIGN(Statement why, m_db.prepare(
+        "SELECT COALESCE(error, '(no message)'), COUNT(*) FROM probe_results WHERE run_id = ? AND stage = 'error' "
+        "GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT ?"));
+    why.bind(1, run_id).bind(2, static_cast<std::int64_t>(causes));
+    MF_TRY(why.for_each_row([&] { out.causes.emplace_back(why.column_text(0), why.column_int(1)); }));
+    return out;
+}
+
 Result<std::int64_t> ResultsDb::clear_error_probes(std::int64_t run_id) {
     MF_TRY_ASSIGN(Transaction tx, Transaction::begin(m_db));
     for (const char* table : {"stage_checks", "fact_results"}) {

@@ -222,6 +222,14 @@ public:
     Result<void> release_run(std::int64_t run_id);
     // "pid P on HOST" while some process holds the run.
     Result<std::optional<std::string>> run_writer(std::int64_t run_id);
+    // How many of the run's probe x k rows ended in error, and the commonest causes (at most
+    // `causes`, most frequent first).
+    struct ErrorSummary {
+        std::int64_t rows = 0;
+        std::int64_t errors = 0;
+        std::vector<std::pair<std::string, std::int64_t>> causes;
+    };
+    Result<ErrorSummary> error_summary(std::int64_t run_id, std::size_t causes = 5);
     // Deletes the run's probes that ended in error (with their facts and checks), so resuming grades
     // exactly them again in place (--retry-errors). Returns how many probe x k rows were removed.
     Result<std::int64_t> clear_error_probes(std::int64_t run_id);

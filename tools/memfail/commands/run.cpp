@@ -29,6 +29,7 @@ struct RunOptions {
     std::string grader = "auto";
     bool store_replies = false;
     bool retry_errors = false;
+    double max_error_rate = 0.05;
     std::string protocol = "memfail";
     LlmOptions llm;
 };
@@ -47,6 +48,29 @@ void print_llm_usage(const std::string& results_path, std::int64_t run_id, const
                     static_cast<long long>(u.errors), static_cast<long long>(u.retries), u.p50_ms, u.p95_ms);
     std::printf("  llm cache: %s\n", stack.cache_path.c_str());
 }
+// A run with more rows in error than --max-error-rate allows has failed, whatever it printed: say
+// so, with the commonest causes, and exit 1.
+void fail_on_errors(const std::string& results_path, std::int64_t run_id, double max_rate) {
+    auto db = value_or_fatal(store::ResultsDb::open(results_path));
+    const auto summary = value_or_fatal(db.error_summary(run_id));
+    if (summary.rows == 0 || summary.errors == 0) return;
+    const double rate = static_cast<double>(summary.errors) / static_cast<double>(summary.rows);
+    if (rate <= max_rate) {
+        std::fprintf(stderr, "memfail: note: %lld of %lld probe x k rows ended in error (see `memfail report`)\n",
+                     static_cast<long long>(summary.errors), static_cast<long long>(summary.rows));
+        return;
+    }
+    std::fprintf(stderr,
+                 "memfail: error: run %lld: %lld of %lld probe x k rows (%.1f%%) ended in error, more than "
+                 "--max-error-rate %.3g allows; the commonest causes:\n",
+                 static_cast<long long>(run_id), static_cast<long long>(summary.errors),
+                 static_cast<long long>(summary.rows), 100.0 * rate, max_rate);
+    for (const auto& [cause, count] : summary.causes)
+        std::fprintf(stderr, "  %6lld  %s\n", static_cast<long long>(count), cause.c_str());
+    std::fprintf(stderr, "Fix the cause, then grade exactly those rows again with the same command and --retry-errors.\n");
+    throw ExitStatus{1};
+}
+
 }  // namespace
 
 void add_run_command(CLI::App& app, std::function<void()>& action) {
@@ -71,6 +95,11 @@ void add_run_command(CLI::App& app, std::function<void()>& action) {
     cmd->add_flag("--resume", opts->resume,
                   "Continue the newest unfinished run with the same system, datasets, k list, code version, grader and models");
     cmd->add_option("--run-id", opts->run_id, "With --resume or --retry-errors: the run to continue");
+    cmd->add_option("--max-error-rate", opts->max_error_rate,
+                    "A run whose share of probe x k rows in error exceeds this exits 1 with the causes (the rows stay "
+                    "recorded; --retry-errors grades them again)")
+        ->check(CLI::Range(0.0, 1.0))
+        ->capture_default_str();
     cmd->add_flag("--retry-errors", opts->retry_errors,
                   "Grade again, in place, exactly the probes of the run (--run-id, else the newest with the same "
                   "configuration, finished or not) that ended in error; nothing else is redone");
@@ -137,6 +166,7 @@ void add_run_command(CLI::App& app, std::function<void()>& action) {
                         outcome.probes_skipped ? (", " + std::to_string(outcome.probes_skipped) + " already recorded").c_str() : "",
                         config.results_path.c_str(), run::memory_dir_for(config.results_path, outcome.run_id).c_str());
             if (stack) print_llm_usage(config.results_path, outcome.run_id, *stack);
+            fail_on_errors(config.results_path, outcome.run_id, opts->max_error_rate);
         };
     });
 }
