@@ -103,6 +103,24 @@ TEST(LlmConfig, EnvironmentGivesTheBaseUrlAndTheKey) {
     ::unsetenv("MEMFAIL_CONFIG_TEST_KEY");
 }
 
+TEST(LlmConfig, ACredentialInTheBaseUrlIsRefusedWithoutEchoingIt) {
+    for (const char* url : {"http://user:sk-secret-1234@127.0.0.1:8000/v1", "https://sk-secret-1234@api.example/v1",
+                            "http://127.0.0.1:8000/v1?api_key=sk-secret-1234", "http://127.0.0.1/v1?x=1&Access_Token=sk-secret-1234"}) {
+        LlmSettings s;
+        s.base_url = url;
+        auto v = s.validate();
+        ASSERT_FALSE(v.has_value()) << url;
+        EXPECT_EQ(v.error().kind, ErrorKind::invalid_input);
+        EXPECT_NE(v.error().message.find("--api-key-env"), std::string::npos);
+        EXPECT_EQ(v.error().describe().find("sk-secret-1234"), std::string::npos) << url;
+    }
+    for (const char* url : {"http://127.0.0.1:8000/v1", "https://api.example/v1?region=eu", "http://h/v1/@me"}) {
+        LlmSettings s;
+        s.base_url = url;
+        EXPECT_TRUE(s.validate().has_value()) << url;
+    }
+}
+
 TEST(Prompts, EachJudgeStageHasItsOwnStrictSchema) {
     using namespace prompts;
     const JudgedFact fact{1, "Mango chews shoelaces in the garden.", {"shoelaces", "garden"}, {}};

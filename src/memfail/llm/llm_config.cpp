@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 // Layered LLM settings and the TOML reader.
 #include <memfail/core/spec.hpp>
+#include <memfail/core/text.hpp>
 #include <memfail/llm/llm_config.hpp>
 
+#include <cctype>
 #include <cstdlib>
 #include <toml++/toml.h>
 
@@ -27,6 +29,32 @@ nlohmann::json LlmSettings::to_json() const {
     return j;
 }
 
+namespace {
+
+// A base URL is recorded with every run (runs table, exports, the HTML report), so a credential in
+// it would be written everywhere: "user:key@host" or a key-like query parameter.
+bool carries_credential(const std::string& url) {
+    const auto scheme = url.find("://");
+    const std::size_t start = scheme == std::string::npos ? 0 : scheme + 3;
+    const std::size_t end = url.find_first_of("/?#", start);
+    const std::string authority = url.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    if (authority.find('@') != std::string::npos) return true;
+    const auto query = url.find('?');
+    if (query == std::string::npos) return false;
+    std::string rest = url.substr(query + 1);
+    for (auto& c : rest) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    for (const auto& part : text::split(rest, '&')) {
+        const std::string name = part.substr(0, part.find('='));
+        if (name.find("key") != std::string::npos || name.find("token") != std::string::npos ||
+            name.find("secret") != std::string::npos || name.find("password") != std::string::npos ||
+            name == "sig" || name == "signature")
+            return true;
+    }
+    return false;
+}
+
+}  // namespace
+
 Result<void> LlmSettings::validate() const {
     auto bad = [](const std::string& what) { return make_error(ErrorKind::invalid_input, what); };
     if (concurrency < 1 || concurrency > 1024) return bad("concurrency must be between 1 and 1024, got " + std::to_string(concurrency));
@@ -38,6 +66,11 @@ Result<void> LlmSettings::validate() const {
         return bad("cache must be off, on or refresh, got '" + cache + "'");
     if (structured_output != "auto" && structured_output != "json_schema" && structured_output != "json_object")
         return bad("structured_output must be auto, json_schema or json_object, got '" + structured_output + "'");
+    // Checked first, so no message below can echo a URL that carries a key.
+    if (carries_credential(base_url))
+        return bad("the base URL carries a credential (user:key@ or a key or token parameter), and the URL is "
+                   "recorded with every run: put the key in an environment variable and name it with --api-key-env "
+                   "(default OPENAI_API_KEY)");
     if (base_url.rfind("http://", 0) != 0 && base_url.rfind("https://", 0) != 0)
         return bad("base URL must start with http:// or https://, got '" + base_url + "'");
     if (temperature && (*temperature < 0 || *temperature > 2)) return bad("temperature must be between 0 and 2");
