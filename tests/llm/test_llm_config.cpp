@@ -83,6 +83,17 @@ TEST(LlmConfig, ErrorsNameFileLineAndKey) {
     auto range = apply_toml_file(write_file("range.toml", "cache = \"sometimes\"\n"), s);
     ASSERT_FALSE(range.has_value());
 
+    // 4294967297 would wrap to 1 in an int: refused with its line instead.
+    LlmSettings fresh;
+    auto wraps = apply_toml_file(write_file("wrap.toml", "base_url = \"http://x/v1\"\nconcurrency = 4294967297\n"), fresh);
+    ASSERT_FALSE(wraps.has_value());
+    EXPECT_NE(wraps.error().where.find("wrap.toml:2"), std::string::npos) << wraps.error().describe();
+    EXPECT_NE(wraps.error().message.find("between 1 and 1024"), std::string::npos);
+    EXPECT_EQ(fresh.concurrency, LlmSettings{}.concurrency);
+    auto negative = apply_toml_file(write_file("neg.toml", "max_retries = -1\n"), fresh);
+    ASSERT_FALSE(negative.has_value());
+    EXPECT_NE(negative.error().where.find("neg.toml:1"), std::string::npos);
+
     auto syntax = apply_toml_file(write_file("syntax.toml", "base_url = \n"), s);
     ASSERT_FALSE(syntax.has_value());
     EXPECT_NE(syntax.error().where.find("syntax.toml:1"), std::string::npos);

@@ -167,6 +167,14 @@ Result<void> apply_toml_file(const std::string& path, LlmSettings& s) {
         else if (key == "seed") { MF_TRY_ASSIGN(std::int64_t v, read_value<std::int64_t>(path, node, key)); s.seed = v; }
         else {
             MF_TRY_ASSIGN(std::int64_t v, read_value<std::int64_t>(path, node, key));
+            // Range-checked here, with the line: a cast alone would wrap 4294967297 to 1.
+            const std::int64_t most = key == "concurrency" ? 1024 : 100;
+            const std::int64_t least = key == "concurrency" ? 1 : 0;
+            if (v < least || v > most)
+                return make_error(ErrorKind::invalid_input,
+                                  key + " must be between " + std::to_string(least) + " and " + std::to_string(most) +
+                                      ", got " + std::to_string(v),
+                                  where_of(path, node, key));
             if (key == "concurrency") s.concurrency = static_cast<int>(v);
             else if (key == "max_retries") s.max_retries = static_cast<int>(v);
             else s.max_schema_retries = static_cast<int>(v);
