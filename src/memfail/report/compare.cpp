@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Run comparison: matched cells, two-proportion and Fisher tests, Holm-Bonferroni, and the summary.
+// Run comparison: matched cells, paired (exact McNemar) or unpaired (two-proportion z, Fisher) tests,
+// mirror rows kept out of the family, Holm-Bonferroni, and the summary.
 #include <memfail/report/compare.hpp>
 
 #include <algorithm>
@@ -21,6 +22,7 @@ using CellKey = std::pair<std::string, int>;  // dataset, k
 struct Side {
     CompareSideInfo info;
     std::map<CellKey, store::SummaryRow> rows;
+    std::map<CellKey, std::int64_t> owner;  // the run holding each dataset x k
     std::vector<std::string> dataset_order;
     std::map<std::string, std::set<std::string>> hashes;
 };
@@ -78,6 +80,7 @@ Result<Side> load_side(store::ResultsDb& db, const std::vector<std::int64_t>& ru
                                   std::to_string(r.run_id) + "; choose one run for side " + name,
                               db.database().path());
         owner[key] = r.run_id;
+        side.owner[key] = r.run_id;
         side.info.end_to_end |= r.answered > 0;
         if (std::find(side.dataset_order.begin(), side.dataset_order.end(), r.dataset) == side.dataset_order.end())
             side.dataset_order.push_back(r.dataset);
@@ -108,6 +111,45 @@ Counts counts_of(const store::SummaryRow& r, bool end_to_end) {
     c.outcomes["not_retrieved"] = r.not_retrieved;
     if (end_to_end) c.outcomes["reasoning_error"] = r.reasoning_error;
     return c;
+}
+
+// Whether a probe counts toward a cell, as counts_of counts it: graded, not an error, and (on the
+// memory side) not an abstain probe (it has no evidence to store or retrieve).
+bool counted(const store::ProbeOutcomeRow& p, bool end_to_end) {
+    if (p.stage == "needs_answer_stage" || p.stage == "ambiguous" || p.stage == "error") return false;
+    if (!end_to_end && p.kind == "abstain" && (p.stage == "correct" || p.stage == "reasoning_error")) return false;
+    return true;
+}
+
+// Whether a counted probe had `outcome`: success (a correct answer end to end, else the memory side
+// passed) or ended at that failure stage.
+bool holds(const store::ProbeOutcomeRow& p, const std::string& outcome, bool end_to_end) {
+    if (outcome == "success") return end_to_end ? p.stage == "correct" : p.memory_success;
+    return p.stage == outcome;
+}
+
+using ProbePair = std::pair<const store::ProbeOutcomeRow*, const store::ProbeOutcomeRow*>;  // A, B
+
+// The probes of one dataset and k counted on both sides, matched by scenario and probe id; `unmatched`
+// counts those counted on one side only.
+std::vector<ProbePair> match_probes(const std::vector<store::ProbeOutcomeRow>& a,
+                                    const std::vector<store::ProbeOutcomeRow>& b, const CellKey& key,
+                                    bool end_to_end, std::int64_t& unmatched) {
+    std::map<std::pair<std::string, std::string>, const store::ProbeOutcomeRow*> in_b;
+    for (const auto& p : b)
+        if (p.dataset == key.first && p.k == key.second && counted(p, end_to_end))
+            in_b.emplace(std::make_pair(p.scenario_id, p.probe_id), &p);
+    std::vector<ProbePair> out;
+    unmatched = 0;
+    for (const auto& p : a) {
+        if (p.dataset != key.first || p.k != key.second || !counted(p, end_to_end)) continue;
+        const auto it = in_b.find({p.scenario_id, p.probe_id});
+        if (it == in_b.end()) { ++unmatched; continue; }
+        out.emplace_back(&p, it->second);
+        in_b.erase(it);
+    }
+    unmatched += static_cast<std::int64_t>(in_b.size());
+    return out;
 }
 
 std::vector<std::string> outcome_names(bool end_to_end) {
@@ -179,10 +221,12 @@ std::string join_phrases(const std::vector<std::string>& items) {
 
 const char* compare_test_name(CompareTest test) {
     switch (test) {
+        case CompareTest::mcnemar: return "mcnemar";
         case CompareTest::z_test: return "z";
         case CompareTest::fisher: return "fisher";
         case CompareTest::too_few: return "too few";
         case CompareTest::constant: return "none";
+        case CompareTest::mirror: return "mirror";
     }
     return "?";
 }
@@ -246,6 +290,35 @@ bool needs_exact_test(std::int64_t x1, std::int64_t n1, std::int64_t x2, std::in
     return false;
 }
 
+double mcnemar_exact_p(std::int64_t a_only, std::int64_t b_only) {
+    MF_ASSERT(a_only >= 0 && b_only >= 0, "discordant pairs are counts");
+    const std::int64_t n = a_only + b_only, low = std::min(a_only, b_only);
+    if (n == 0) return 1.0;
+    // P(X <= low) for X ~ Binomial(n, 1/2): C(n, i) / 2^n summed, each term from the last by
+    // C(n, i + 1) = C(n, i) (n - i) / (i + 1). Up to n = 1000, 2^-n is an exact normal double; beyond,
+    // the terms are summed in logarithms scaled by the largest (the last: low <= n / 2).
+    double tail = 0;
+    if (n <= 1000) {
+        double term = std::ldexp(1.0, -static_cast<int>(n));
+        for (std::int64_t i = 0; i <= low; ++i) {
+            tail += term;
+            term = term * static_cast<double>(n - i) / static_cast<double>(i + 1);
+        }
+    } else {
+        std::vector<double> logs;
+        double log_term = -static_cast<double>(n) * std::log(2.0);
+        for (std::int64_t i = 0; i <= low; ++i) {
+            logs.push_back(log_term);
+            log_term += std::log(static_cast<double>(n - i)) - std::log(static_cast<double>(i + 1));
+        }
+        const double top = logs.back();
+        double scaled = 0;
+        for (double l : logs) scaled += std::exp(l - top);
+        tail = std::exp(top) * scaled;
+    }
+    return std::min(1.0, 2 * tail);
+}
+
 std::vector<double> holm_adjust(const std::vector<double>& p_values) {
     const std::size_t m = p_values.size();
     std::vector<std::size_t> order(m);
@@ -292,6 +365,18 @@ Result<Comparison> compare_runs(store::ResultsDb& a, const std::vector<std::int6
     for (const auto& d : side_b.dataset_order)
         if (std::find(datasets.begin(), datasets.end(), d) == datasets.end()) datasets.push_back(d);
     std::set<std::string> compared_datasets;
+    // Each run's probe outcomes, read once when some cell of it is paired.
+    std::map<std::pair<int, std::int64_t>, std::vector<store::ProbeOutcomeRow>> probe_cache;
+    auto probes_of = [&](int side, store::ResultsDb& db,
+                         std::int64_t run) -> Result<const std::vector<store::ProbeOutcomeRow>*> {
+        const auto cache_key = std::make_pair(side, run);
+        auto it = probe_cache.find(cache_key);
+        if (it == probe_cache.end()) {
+            MF_TRY_ASSIGN(auto rows, store::probe_outcomes(db, run));
+            it = probe_cache.emplace(cache_key, std::move(rows)).first;
+        }
+        return &it->second;
+    };
     for (const auto& dataset : datasets) {
         std::set<int> ks;
         for (const auto* side : {&side_a, &side_b})
@@ -304,22 +389,86 @@ Result<Comparison> compare_runs(store::ResultsDb& a, const std::vector<std::int6
             if (ib == side_b.rows.end()) { out.only_in_a.push_back(name); continue; }
             if (ia == side_a.rows.end()) { out.only_in_b.push_back(name); continue; }
             compared_datasets.insert(dataset);
-            const Counts ca = counts_of(ia->second, out.end_to_end), cb = counts_of(ib->second, out.end_to_end);
-            for (const auto& outcome : outcome_names(out.end_to_end)) {
+            const bool e2e = out.end_to_end;
+            // Same dataset content on both sides: the same probes were asked, so pair them.
+            std::vector<ProbePair> pairs;
+            const auto& ha = side_a.hashes[dataset];
+            const auto& hb = side_b.hashes[dataset];
+            if (!ha.empty() && ha == hb) {
+                MF_TRY_ASSIGN(const auto* pa, probes_of(0, a, side_a.owner.at(key)));
+                MF_TRY_ASSIGN(const auto* pb, probes_of(1, b, side_b.owner.at(key)));
+                std::int64_t unmatched = 0;
+                pairs = match_probes(*pa, *pb, key, e2e, unmatched);
+                if (pairs.empty())
+                    out.warnings.push_back(name + ": no probe graded on one side was graded on the other, so the "
+                                           "sides are compared as independent samples");
+                else if (unmatched > 0)
+                    out.warnings.push_back(name + ": " + std::to_string(unmatched) + " probe" +
+                                           (unmatched == 1 ? "" : "s") + " graded on one side only (an error or an "
+                                           "unfinished run on the other) left out of the paired comparison");
+            }
+            const bool paired = !pairs.empty();
+            out.paired |= paired;
+            const Counts ca = counts_of(ia->second, e2e), cb = counts_of(ib->second, e2e);
+            std::vector<CompareCell> group;  // success first, then the stages
+            for (const auto& outcome : outcome_names(e2e)) {
                 CompareCell c;
                 c.dataset = dataset;
                 c.k = k;
                 c.outcome = outcome;
                 c.higher_is_better = outcome == "success";
-                c.a_count = ca.outcomes.at(outcome);
-                c.a_probes = ca.probes;
-                c.b_count = cb.outcomes.at(outcome);
-                c.b_probes = cb.probes;
+                c.paired = paired;
+                if (paired) {
+                    c.a_probes = c.b_probes = static_cast<std::int64_t>(pairs.size());
+                    for (const auto& [pa, pb] : pairs) {
+                        const bool in_a = holds(*pa, outcome, e2e), in_b = holds(*pb, outcome, e2e);
+                        c.a_count += in_a;
+                        c.b_count += in_b;
+                        c.a_only += in_a && !in_b;
+                        c.b_only += in_b && !in_a;
+                    }
+                } else {
+                    c.a_count = ca.outcomes.at(outcome);
+                    c.a_probes = ca.probes;
+                    c.b_count = cb.outcomes.at(outcome);
+                    c.b_probes = cb.probes;
+                }
                 c.a_rate = c.a_probes > 0 ? static_cast<double>(c.a_count) / static_cast<double>(c.a_probes) : 0.0;
                 c.b_rate = c.b_probes > 0 ? static_cast<double>(c.b_count) / static_cast<double>(c.b_probes) : 0.0;
                 c.diff_points = 100.0 * (c.b_rate - c.a_rate);
+                group.push_back(std::move(c));
+            }
+            const CompareCell& success = group.front();
+            // A stage mirrors success when, on both sides, the probes that failed at it are exactly the
+            // probes that did not succeed (and some probe did not succeed): paired, probe by probe;
+            // unpaired, by counts (a probe that failed at a stage never succeeded, so equal counts mean
+            // the same probes).
+            auto mirrors_success = [&](const CompareCell& c) {
+                if (c.outcome == "success") return false;
+                if (success.a_count == success.a_probes && success.b_count == success.b_probes) return false;
+                if (!paired)
+                    return c.a_count == success.a_probes - success.a_count &&
+                           c.b_count == success.b_probes - success.b_count;
+                return std::all_of(pairs.begin(), pairs.end(), [&](const ProbePair& pair) {
+                    return holds(*pair.first, c.outcome, e2e) != holds(*pair.first, "success", e2e) &&
+                           holds(*pair.second, c.outcome, e2e) != holds(*pair.second, "success", e2e);
+                });
+            };
+            std::vector<bool> mirror(group.size());
+            for (std::size_t i = 0; i < group.size(); ++i) mirror[i] = mirrors_success(group[i]);
+            for (std::size_t i = 0; i < group.size(); ++i) {
+                CompareCell& c = group[i];
                 if (c.a_probes < options.min_probes || c.b_probes < options.min_probes) {
                     c.test = CompareTest::too_few;
+                } else if (mirror[i]) {
+                    c.test = CompareTest::mirror;  // the success row read backwards: tested there, once
+                } else if (paired) {
+                    if (c.a_only + c.b_only == 0) {
+                        c.test = CompareTest::constant;  // the same outcome on every probe on both sides
+                    } else {
+                        c.test = CompareTest::mcnemar;
+                        c.p_value = mcnemar_exact_p(c.a_only, c.b_only);
+                    }
                 } else if ((c.a_count == 0 && c.b_count == 0) ||
                            (c.a_count == c.a_probes && c.b_count == c.b_probes)) {
                     c.test = CompareTest::constant;
@@ -330,8 +479,8 @@ Result<Comparison> compare_runs(store::ResultsDb& a, const std::vector<std::int6
                     c.test = CompareTest::z_test;
                     c.p_value = two_proportion_p(c.a_count, c.a_probes, c.b_count, c.b_probes);
                 }
-                out.cells.push_back(std::move(c));
             }
+            for (auto& c : group) out.cells.push_back(std::move(c));
         }
     }
 
@@ -367,38 +516,61 @@ Table comparison_table(const Comparison& cmp) {
               side_label("A", cmp.a) + " vs " + side_label("B", cmp.b);
     t.columns = {{"dataset", Align::left}, {"k", Align::right},     {"outcome", Align::left},
                  {"A", Align::right},      {"A %", Align::right},   {"B", Align::right},
-                 {"B %", Align::right},    {"B-A pts", Align::right}, {"test", Align::left},
-                 {"p", Align::right},      {"Holm p", Align::right}, {"verdict", Align::left}};
+                 {"B %", Align::right},    {"B-A pts", Align::right}, {"A only/B only", Align::right},
+                 {"test", Align::left},    {"p", Align::right},       {"Holm p", Align::right},
+                 {"verdict", Align::left}};
     std::size_t left_out = 0;
-    bool any_constant = false;
+    bool any_constant = false, any_mirror = false, any_paired = false, any_unpaired = false;
     for (const auto& c : cmp.cells) {
         // A stage nobody reached on either side says nothing; success rows always stay.
         if (c.outcome != "success" && c.a_count == 0 && c.b_count == 0) {
             ++left_out;
             continue;
         }
-        std::string verdict = c.test == CompareTest::too_few ? "too few" : "-";
+        std::string verdict = c.test == CompareTest::too_few ? "too few"
+                              : c.test == CompareTest::mirror ? "mirrors success"
+                                                              : "-";
         if (c.verdict() > 0) verdict = "B better";
         if (c.verdict() < 0) verdict = "B worse";
         any_constant |= c.test == CompareTest::constant;
+        any_mirror |= c.test == CompareTest::mirror;
+        any_paired |= c.paired;
+        any_unpaired |= !c.paired;
         t.rows.push_back({c.dataset, std::to_string(c.k), c.outcome,
                           std::to_string(c.a_count) + "/" + std::to_string(c.a_probes), format("%.1f", 100 * c.a_rate),
                           std::to_string(c.b_count) + "/" + std::to_string(c.b_probes), format("%.1f", 100 * c.b_rate),
-                          format("%+.1f", c.diff_points), compare_test_name(c.test), p_text(c.p_value),
-                          p_text(c.holm_p), verdict});
+                          format("%+.1f", c.diff_points),
+                          c.paired ? std::to_string(c.a_only) + "/" + std::to_string(c.b_only) : "-",
+                          compare_test_name(c.test), p_text(c.p_value), p_text(c.holm_p), verdict});
     }
     t.notes.push_back(std::string("success: ") +
                       (cmp.end_to_end ? "a correct answer, over every graded probe"
                                       : "every evidence fact stored, faithful and retrieved, over probes with evidence") +
                       "; a stage row is the share of those probes that failed at that stage (lower is better).");
-    t.notes.push_back("test: pooled two-proportion z-test, or Fisher's exact test when an expected count is below 5; "
-                      "p is two-sided. Holm p: adjusted with Holm-Bonferroni over all " +
-                      std::to_string(cmp.tested()) + " tested rows; a verdict needs Holm p < " +
-                      format("%g", cmp.options.alpha) + ".");
+    if (any_paired)
+        t.notes.push_back("mcnemar: both sides graded the same probes (same dataset hash), so they are paired and "
+                          "the counts are over the probes graded on both; A only/B only are the probes where only A "
+                          "or only B had the outcome, and p is the exact McNemar test (two-sided binomial test of "
+                          "those discordant probes against an even split).");
+    if (any_unpaired)
+        t.notes.push_back(std::string(any_paired ? "z, fisher: the sides graded different probes (the dataset hashes "
+                                                   "differ), so they are compared as independent samples: "
+                                                 : "test: ") +
+                          "pooled two-proportion z-test, or Fisher's exact test when an expected count is below 5; "
+                          "p is two-sided.");
+    t.notes.push_back("Holm p: adjusted with Holm-Bonferroni over all " + std::to_string(cmp.tested()) +
+                      " tested rows; a verdict needs Holm p < " + format("%g", cmp.options.alpha) + ".");
+    if (any_mirror)
+        t.notes.push_back("mirror: every probe that did not succeed failed at this stage, on both sides, so the row "
+                          "is the success row read backwards; shown, but tested once, as success, and not counted "
+                          "in Holm's family.");
     if (left_out > 0)
         t.notes.push_back("Left out: " + std::to_string(left_out) + " stage row" + (left_out == 1 ? "" : "s") +
                           " that no probe reached on either side.");
-    if (any_constant) t.notes.push_back("none: 0% or 100% on both sides, nothing to test.");
+    if (any_constant)
+        t.notes.push_back(any_paired ? "none: the same outcome on every probe on both sides (paired: no probe differs; "
+                                       "independent: 0% or 100% on both sides), nothing to test."
+                                     : "none: 0% or 100% on both sides, nothing to test.");
     if (cmp.too_few() > 0)
         t.notes.push_back("too few: fewer than " + std::to_string(cmp.options.min_probes) +
                           " probes on a side; shown, never tested or flagged.");
@@ -451,10 +623,11 @@ std::string comparison_json(const Comparison& cmp) {
     };
     json cells = json::array();
     for (const auto& c : cmp.cells) {
-        const char* verdict = c.test == CompareTest::too_few ? "too_few"
-                              : c.verdict() > 0              ? "better"
-                              : c.verdict() < 0              ? "worse"
-                                                             : "none";
+        const char* verdict = c.test == CompareTest::too_few  ? "too_few"
+                              : c.test == CompareTest::mirror ? "mirror"
+                              : c.verdict() > 0               ? "better"
+                              : c.verdict() < 0               ? "worse"
+                                                              : "none";
         cells.push_back({{"dataset", c.dataset},
                          {"k", c.k},
                          {"outcome", c.outcome},
@@ -462,6 +635,8 @@ std::string comparison_json(const Comparison& cmp) {
                          {"a", {{"count", c.a_count}, {"probes", c.a_probes}, {"rate", c.a_rate}}},
                          {"b", {{"count", c.b_count}, {"probes", c.b_probes}, {"rate", c.b_rate}}},
                          {"diff_points", c.diff_points},
+                         {"paired", c.paired},
+                         {"discordant", c.paired ? json{{"a_only", c.a_only}, {"b_only", c.b_only}} : json(nullptr)},
                          {"test", c.test == CompareTest::too_few ? "too_few" : compare_test_name(c.test)},
                          {"p_value", c.p_value ? json(*c.p_value) : json(nullptr)},
                          {"holm_p", c.holm_p ? json(*c.holm_p) : json(nullptr)},
@@ -475,6 +650,7 @@ std::string comparison_json(const Comparison& cmp) {
                       {"a", side(cmp.a)},
                       {"b", side(cmp.b)},
                       {"same_datasets", cmp.same_datasets},
+                      {"paired", cmp.paired},
                       {"warnings", cmp.warnings},
                       {"summary", comparison_summary(cmp)},
                       {"only_in_a", cmp.only_in_a},

@@ -2,11 +2,17 @@
 // Comparing two sets of runs (A and B) cell by cell, flagging only the differences the sample sizes support.
 //
 // A cell is one dataset x k x outcome, where the outcome is success or one failure stage's share of
-// the probes. Each cell gets the difference B - A in percentage points and a two-sided p-value: the
-// pooled two-proportion z-test, or Fisher's exact test when an expected count is below 5 (the z
-// approximation is poor there). Cells with fewer than `min_probes` probes on either side are "too
-// few": not tested and never flagged. The tested cells form one family corrected with Holm-Bonferroni,
-// so running many cells does not manufacture significant differences.
+// the probes. Each cell gets the difference B - A in percentage points and a two-sided p-value.
+// When both sides graded the same probes (the dataset's hashes are the same on both sides) the
+// probes are paired by (scenario, probe, k) and the test is the exact McNemar test: a two-sided
+// binomial test with p = 1/2 on the discordant pairs (A yes/B no against A no/B yes). Only when the
+// sides graded different probes (the hashes differ) are the samples treated as independent: the
+// pooled two-proportion z-test, or Fisher's exact test when an expected count is below 5.
+// Cells with fewer than `min_probes` probes (pairs) on either side are "too few": not tested and
+// never flagged. A stage row that mirrors success (every probe that did not succeed failed at that
+// stage, on both sides) is the success row read backwards: shown, not tested again. The tested cells
+// form one family corrected with Holm-Bonferroni, so running many cells does not manufacture
+// significant differences.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -27,8 +33,9 @@ struct CompareOptions {
     bool force = false;
 };
 
-enum class CompareTest { z_test, fisher, too_few, constant };
-const char* compare_test_name(CompareTest test);  // "z", "fisher", "too few", "none"
+enum class CompareTest { mcnemar, z_test, fisher, too_few, constant, mirror };
+// "mcnemar", "z", "fisher", "too few", "none", "mirror"
+const char* compare_test_name(CompareTest test);
 
 struct CompareCell {
     std::string dataset;
@@ -39,8 +46,13 @@ struct CompareCell {
     std::int64_t b_count = 0, b_probes = 0;
     double a_rate = 0, b_rate = 0;
     double diff_points = 0;  // 100 * (b_rate - a_rate)
+    // Paired: both sides graded the same probes and the counts above are over the probes graded on
+    // both sides (a_probes == b_probes == the pairs). a_only counts the pairs where the outcome held
+    // on A and not on B, b_only the reverse: McNemar's discordant pairs b and c.
+    bool paired = false;
+    std::int64_t a_only = 0, b_only = 0;
     CompareTest test = CompareTest::too_few;
-    std::optional<double> p_value;  // unadjusted; absent when too few or constant
+    std::optional<double> p_value;  // unadjusted; absent when too few, constant or a mirror
     std::optional<double> holm_p;   // Holm-adjusted over every tested cell
     bool significant = false;       // holm_p < alpha
     // +1 when B is significantly better, -1 when significantly worse, 0 otherwise.
@@ -61,6 +73,7 @@ struct Comparison {
     // memory side only (every evidence fact stored, faithful and retrieved), on both sides alike.
     bool end_to_end = false;
     bool same_datasets = true;  // every compared dataset has the same hash(es) on both sides
+    bool paired = false;        // some cell was compared probe by probe (McNemar)
     std::vector<std::string> warnings;
     std::vector<CompareCell> cells;  // by dataset (A's order), k, then outcome
     std::vector<std::string> only_in_a, only_in_b;  // "dataset k=5" cells with no partner
@@ -95,6 +108,10 @@ double two_proportion_p(std::int64_t x1, std::int64_t n1, std::int64_t x2, std::
 double fisher_exact_p(std::int64_t a, std::int64_t b, std::int64_t c, std::int64_t d);
 // True when a 2x2 table of x1/n1 and x2/n2 has an expected cell count below 5.
 bool needs_exact_test(std::int64_t x1, std::int64_t n1, std::int64_t x2, std::int64_t n2);
+// Two-sided exact McNemar p-value for `a_only` pairs where only A had the outcome and `b_only` where
+// only B had it: the binomial probability, with n = a_only + b_only and p = 1/2, of a split no more
+// even than the observed one, i.e. min(1, 2 * P(X <= min(a_only, b_only))). 1 when n = 0.
+double mcnemar_exact_p(std::int64_t a_only, std::int64_t b_only);
 // Holm-Bonferroni adjusted p-values, in the input's order (monotone, capped at 1).
 std::vector<double> holm_adjust(const std::vector<double>& p_values);
 

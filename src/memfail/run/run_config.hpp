@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // What a run needs to know: which system, which datasets, which k values, where results go.
 #pragma once
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,9 @@ struct RunConfig {
     // as its text allows: per-dataset judge prompts deciding every stage, storage turns answered with
     // retrieved memories shown, answers restating the memories used; docs/PROTOCOLS.md).
     std::string protocol = "memfail";
+    // Asked between sessions and between probes; returning false stops the run where it is, as a
+    // kill would (nothing half-written; --resume continues). The CLI stops on SIGINT and SIGTERM.
+    std::function<bool()> keep_going;
 };
 
 }  // namespace memfail::run

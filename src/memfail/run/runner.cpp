@@ -329,6 +329,7 @@ public:
                 return stored.error().with_context(s.dataset + ": storing session '" + session.id + "'");
             }
             MF_TRY(m_db.record_store(m_run_id, s.id, session.id, micros_since(start)));
+            if (m_config.keep_going && !m_config.keep_going()) return false;
             if (m_progress && (i + 1 >= next_report || i + 1 == total)) {
                 m_progress(s.dataset + ": stored " + std::to_string(i + 1) + "/" + std::to_string(total) +
                            " sessions");
@@ -446,6 +447,8 @@ private:
 
         // 1. Retrieval, in order: memory systems need not be thread-safe, and retrieval is local.
         for (auto& p : pending) {
+            // Asked to stop: nothing of this checkpoint is recorded yet, so it is simply redone.
+            if (m_config.keep_going && !m_config.keep_going()) return false;
             if (memory_was_lost(system)) {
                 p.retrieve_error = lost_memory_reason(p.probe->id);
                 if (!m_warned_lost && m_progress)
@@ -514,7 +517,8 @@ private:
                            " probe x k");
                 next_report = i + 1 + std::max<std::size_t>(1, total / 5);
             }
-            if (m_hook && !m_hook(pending[i].probe->id, pending[i].k)) {
+            if ((m_hook && !m_hook(pending[i].probe->id, pending[i].k)) ||
+                (m_config.keep_going && !m_config.keep_going())) {
                 // Let the queued work finish before the references it holds go away.
                 for (std::size_t j = i + 1; j < total; ++j) rows[j].wait();
                 return false;
@@ -1059,7 +1063,10 @@ Result<RunOutcome> run_datasets(const RunConfig& config, const std::vector<Loade
             (void)db.finish_run(outcome.run_id, "error", finished.error().describe());
             return finished.error();
         }
-        if (!*finished) return outcome;  // stopped by the hook: left 'running' for --resume
+        if (!*finished) {  // stopped by the hook or keep_going: left unfinished for --resume
+            outcome.stopped = true;
+            return outcome;
+        }
     }
     MF_TRY(db.finish_run(outcome.run_id, "finished"));
     return outcome;

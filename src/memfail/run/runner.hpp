@@ -30,7 +30,8 @@ struct RunOutcome {
     // --resume found the run already finished: nothing was done and no run was started (resume
     // never duplicates a finished run).
     bool already_finished = false;
-    std::int64_t retried = 0;  // --retry-errors: probe x k rows in error that were graded again
+    std::int64_t retried = 0;
+    bool stopped = false;  // stopped early (test hook or RunConfig::keep_going): unfinished, resumable  // --retry-errors: probe x k rows in error that were graded again
     std::size_t probes_graded = 0;   // graded in this invocation
     std::size_t probes_skipped = 0;  // already recorded by an earlier attempt
 };

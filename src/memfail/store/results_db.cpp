@@ -900,3 +900,27 @@ Result<std::vector<SliceCountsRow>> slice_counts(ResultsDb& db, const std::vecto
 }
 
 }  // namespace memfail::store
+
+namespace memfail::store {
+
+Result<std::vector<ProbeOutcomeRow>> probe_outcomes(ResultsDb& db, std::int64_t run_id) {
+    MF_TRY_ASSIGN(Statement s, db.database().prepare(
+        "SELECT dataset, scenario_id, probe_id, k, kind, stage, memory_success FROM probe_results "
+        "WHERE run_id = ? ORDER BY dataset, scenario_id, probe_id, k"));
+    s.bind(1, run_id);
+    std::vector<ProbeOutcomeRow> out;
+    MF_TRY(s.for_each_row([&] {
+        ProbeOutcomeRow r;
+        r.dataset = s.column_text(0);
+        r.scenario_id = s.column_text(1);
+        r.probe_id = s.column_text(2);
+        r.k = static_cast<int>(s.column_int(3));
+        r.kind = s.column_text(4);
+        r.stage = s.column_text(5);
+        r.memory_success = s.column_int(6) != 0;
+        out.push_back(std::move(r));
+    }));
+    return out;
+}
+
+}  // namespace memfail::store

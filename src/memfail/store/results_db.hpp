@@ -330,3 +330,22 @@ struct SliceCountsRow {
 Result<std::vector<SliceCountsRow>> slice_counts(ResultsDb& db, const std::vector<std::int64_t>& run_ids);
 
 }  // namespace memfail::store
+
+namespace memfail::store {
+
+// One graded probe x k of a run, as `memfail compare` pairs it with the same probe of another run:
+// its key, kind, final stage and memory-side verdict (no facts, checks or texts).
+struct ProbeOutcomeRow {
+    std::string dataset;
+    std::string scenario_id;
+    std::string probe_id;
+    int k = 0;
+    std::string kind;
+    std::string stage;            // as in probe_results: a grade::Stage name, "needs_answer_stage", "error", ...
+    bool memory_success = false;  // as recorded (the caller decides how error rows count)
+};
+
+// Every probe x k recorded for `run_id`, ordered by dataset, scenario, probe and k. Errors: database.
+Result<std::vector<ProbeOutcomeRow>> probe_outcomes(ResultsDb& db, std::int64_t run_id);
+
+}  // namespace memfail::store

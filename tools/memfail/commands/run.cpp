@@ -11,7 +11,10 @@
 #include <memfail/run/runner.hpp>
 
 #include <CLI/CLI.hpp>
+#include <csignal>
 #include <memory>
+
+#include <signal.h>
 
 namespace memfail::cli {
 
@@ -48,6 +51,10 @@ void print_llm_usage(const std::string& results_path, std::int64_t run_id, const
                     static_cast<long long>(u.errors), static_cast<long long>(u.retries), u.p50_ms, u.p95_ms);
     std::printf("  llm cache: %s\n", stack.cache_path.c_str());
 }
+// The signal that asked a run to stop (SIGINT or SIGTERM), 0 while none has.
+volatile std::sig_atomic_t g_stop_signal = 0;
+extern "C" void on_run_stop_signal(int signal) { g_stop_signal = signal; }
+
 // A run with more rows in error than --max-error-rate allows has failed, whatever it printed: say
 // so, with the commonest causes, and exit 1.
 void fail_on_errors(const std::string& results_path, std::int64_t run_id, double max_rate) {
@@ -149,8 +156,28 @@ void add_run_command(CLI::App& app, std::function<void()>& action) {
             if (!opts->quiet) sink = progress_line;
             std::optional<llm::LlmStack> stack;
             if (wants_llm) stack = value_or_fatal(llm::make_llm_stack(config.llm, config.results_path));
+            // SIGINT and SIGTERM stop the run between probes: what is recorded stays, the run is
+            // marked interrupted, and --resume continues it.
+            struct sigaction stop = {};
+            stop.sa_handler = on_run_stop_signal;
+            sigemptyset(&stop.sa_mask);
+            ::sigaction(SIGINT, &stop, nullptr);
+            ::sigaction(SIGTERM, &stop, nullptr);
+            config.keep_going = [] { return g_stop_signal == 0; };
             auto outcome = value_or_fatal(run::run_datasets(config, datasets, run::factory_for_spec(config.system_spec), sink,
                                                             {}, stack ? stack->client.get() : nullptr));
+            if (outcome.stopped && g_stop_signal != 0) {
+                const int signal = static_cast<int>(g_stop_signal);
+                auto db = value_or_fatal(store::ResultsDb::open(config.results_path));
+                value_or_fatal(db.finish_run(outcome.run_id, "interrupted",
+                                             std::string("stopped by ") + (signal == SIGINT ? "SIGINT" : "SIGTERM") +
+                                                 "; --resume continues it"));
+                std::fprintf(stderr,
+                             "memfail: run %lld interrupted after %zu probe x k; what was recorded is kept, and the "
+                             "same command with --resume continues it\n",
+                             static_cast<long long>(outcome.run_id), outcome.probes_graded);
+                throw ExitStatus{128 + signal};
+            }
             if (outcome.already_finished) {
                 std::printf("run %lld already finished: nothing to resume (results in %s; `memfail report %s`)\n",
                             static_cast<long long>(outcome.run_id), config.results_path.c_str(),
