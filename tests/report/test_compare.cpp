@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Run comparison: the tests' p-values against hand computations, Holm, "too few", pairing errors.
+// Run comparison: the tests' p-values against hand computations, paired (McNemar) against unpaired
+// (z, Fisher) rows, mirror rows kept out of Holm's family, "too few", pairing errors.
 #include <memfail/report/compare.hpp>
 
 #include <cmath>
@@ -90,19 +91,24 @@ const CompareCell* find_cell(const Comparison& cmp, const std::string& dataset, 
 TEST(Compare, KnownCountsGiveKnownVerdicts) {
     TempResults file("compare-known");
     auto db = store::ResultsDb::open(file.path()).value();
+    // Side B ran other versions of the datasets (other hashes): different probes, so the sides are
+    // independent samples and the unpaired tests apply.
     // big: 40/100 vs 60/100 (p 0.0047). edge: 50/100 vs 64/100 (p about 0.047, below 0.05 on its own
-    // but not once Holm has counted every tested row). tiny: 0/5 vs 5/5, too few probes to test.
+    // but not once Holm has counted every tested row), its failures split over two stages so neither
+    // mirrors success. tiny: 0/5 vs 5/5, too few probes to test.
     const auto a = add_run(db, "facts", {{"big", 5, {{"retrieved", 40}, {"not_retrieved", 60}}},
-                                         {"edge", 5, {{"retrieved", 50}, {"not_stored", 50}}},
+                                         {"edge", 5, {{"retrieved", 50}, {"not_stored", 25}, {"not_retrieved", 25}}},
                                          {"tiny", 5, {{"not_stored", 5}}}});
-    const auto b = add_run(db, "mem0", {{"big", 5, {{"retrieved", 60}, {"not_retrieved", 40}}},
-                                        {"edge", 5, {{"retrieved", 64}, {"not_stored", 36}}},
-                                        {"tiny", 5, {{"retrieved", 5}}}});
+    const auto b = add_run(db, "mem0", {{"big", 5, {{"retrieved", 60}, {"not_retrieved", 40}}, "big-v2"},
+                                        {"edge", 5, {{"retrieved", 64}, {"not_stored", 18}, {"not_retrieved", 18}},
+                                         "edge-v2"},
+                                        {"tiny", 5, {{"retrieved", 5}}, "tiny-v2"}});
     auto result = compare_runs(db, {a}, db, {b});
     ASSERT_TRUE(result.has_value()) << result.error().describe();
     const Comparison& cmp = *result;
     EXPECT_FALSE(cmp.end_to_end);
-    EXPECT_TRUE(cmp.same_datasets);
+    EXPECT_FALSE(cmp.same_datasets);
+    EXPECT_FALSE(cmp.paired);
     EXPECT_EQ(cmp.a.system, "facts");
     EXPECT_EQ(cmp.b.system, "mem0");
 
@@ -116,11 +122,15 @@ TEST(Compare, KnownCountsGiveKnownVerdicts) {
     EXPECT_NEAR(*big->p_value, std::erfc(0.2 / std::sqrt(0.005) / std::sqrt(2.0)), 1e-9);
     EXPECT_TRUE(big->significant);
     EXPECT_EQ(big->verdict(), 1);
-    // Fewer probes failing retrieval is better for B.
+    EXPECT_FALSE(big->paired);
+    // Every big probe that did not succeed failed retrieval, on both sides: that row is success read
+    // backwards, shown but not tested a second time.
     const auto* big_retrieval = find_cell(cmp, "big", "not_retrieved");
     ASSERT_NE(big_retrieval, nullptr);
     EXPECT_NEAR(big_retrieval->diff_points, -20.0, 1e-9);
-    EXPECT_EQ(big_retrieval->verdict(), 1);
+    EXPECT_EQ(big_retrieval->test, CompareTest::mirror);
+    EXPECT_FALSE(big_retrieval->p_value.has_value());
+    EXPECT_EQ(big_retrieval->verdict(), 0);
     // No probe not stored on either side: nothing to test, and not counted in Holm's family.
     const auto* big_storage = find_cell(cmp, "big", "not_stored");
     ASSERT_NE(big_storage, nullptr);
@@ -142,9 +152,12 @@ TEST(Compare, KnownCountsGiveKnownVerdicts) {
         EXPECT_FALSE(c.significant);
     }
     EXPECT_EQ(cmp.too_few(), 5u);  // tiny: success and the four failure stages
-    EXPECT_EQ(cmp.tested(), 4u);  // big and edge: success and the one stage that moved
-    // Holm over 4: edge's p (about 0.0455) is second largest, so it is scaled by 2.
-    EXPECT_NEAR(*edge->holm_p, 2 * *edge->p_value, 1e-12);
+    // big: success (its not_retrieved row mirrors it); edge: success and its two failure stages.
+    EXPECT_EQ(cmp.tested(), 4u);
+    EXPECT_EQ(find_cell(cmp, "edge", "not_stored")->test, CompareTest::z_test);
+    EXPECT_EQ(find_cell(cmp, "edge", "not_retrieved")->test, CompareTest::z_test);
+    // Holm over 4: edge's p (about 0.0455) is third smallest, so it is scaled by 3.
+    EXPECT_NEAR(*edge->holm_p, 3 * *edge->p_value, 1e-12);
 
     // Every tested row's Holm p is at least its own p, and a verdict exactly when Holm p < alpha.
     for (const auto& c : cmp.cells) {
@@ -154,42 +167,50 @@ TEST(Compare, KnownCountsGiveKnownVerdicts) {
     }
 
     const std::string summary = comparison_summary(cmp);
-    EXPECT_NE(summary.find("B is better on big k=5 (success +20.0 points, not_retrieved -20.0 points)"),
-              std::string::npos) << summary;
+    EXPECT_NE(summary.find("B is better on big k=5 (success +20.0 points)"), std::string::npos) << summary;
     EXPECT_EQ(summary.find("worse"), std::string::npos) << summary;
     EXPECT_NE(summary.find("no supported difference elsewhere"), std::string::npos) << summary;
     EXPECT_NE(summary.find("tiny k=5 has fewer than 20 probes on a side and was not tested"), std::string::npos)
         << summary;
 
-    // Stage rows no probe reached on either side are left out of the table: 12 cells, 6 rows.
+    // Stage rows no probe reached on either side are left out of the table: 15 cells, 7 rows.
     const Table t = comparison_table(cmp);
-    ASSERT_EQ(t.rows.size(), 6u);
-    int better = 0, too_few = 0;
+    ASSERT_EQ(t.rows.size(), 7u);
+    int better = 0, too_few = 0, mirrors = 0;
     for (const auto& row : t.rows) {
         better += row.back() == "B better";
         too_few += row.back() == "too few";
+        mirrors += row.back() == "mirrors success";
     }
-    EXPECT_EQ(better, 2);
+    EXPECT_EQ(better, 1);
     EXPECT_EQ(too_few, 2);
+    EXPECT_EQ(mirrors, 1);
 }
 
 TEST(Compare, SmallCountsUseFisherAndConstantsAreNotTested) {
     TempResults file("compare-fisher");
     auto db = store::ResultsDb::open(file.path()).value();
+    // d differs between the sides (other hash): unpaired. e is the same dataset: paired.
     const auto a = add_run(db, "facts", {{"d", 5, {{"retrieved", 29}, {"not_stored", 1}}},
                                          {"e", 5, {{"retrieved", 30}}}});
-    const auto b = add_run(db, "mem0", {{"d", 5, {{"retrieved", 22}, {"not_stored", 8}}},
+    const auto b = add_run(db, "mem0", {{"d", 5, {{"retrieved", 22}, {"not_stored", 8}}, "d-v2"},
                                         {"e", 5, {{"retrieved", 30}}}});
     const auto cmp = compare_runs(db, {a}, db, {b}).value();
+    const auto* success = find_cell(cmp, "d", "success");
+    ASSERT_NE(success, nullptr);
+    EXPECT_EQ(success->test, CompareTest::fisher);  // expected failures per side: 4.5
+    EXPECT_NEAR(*success->p_value, fisher_by_hand(29, 1, 22, 8), 1e-10);
+    // not_stored is every failure on both sides: the mirror of success, not tested again.
     const auto* storage = find_cell(cmp, "d", "not_stored");
     ASSERT_NE(storage, nullptr);
-    EXPECT_EQ(storage->test, CompareTest::fisher);  // expected not_stored per side: 4.5
-    EXPECT_NEAR(*storage->p_value, fisher_by_hand(1, 29, 8, 22), 1e-10);
+    EXPECT_EQ(storage->test, CompareTest::mirror);
+    EXPECT_FALSE(storage->p_value.has_value());
     const auto* perfect = find_cell(cmp, "e", "success");
     ASSERT_NE(perfect, nullptr);
-    EXPECT_EQ(perfect->test, CompareTest::constant);  // 100% on both sides
+    EXPECT_TRUE(perfect->paired);
+    EXPECT_EQ(perfect->test, CompareTest::constant);  // 100% on both sides: no probe differs
     EXPECT_FALSE(perfect->significant);
-    EXPECT_EQ(cmp.tested(), 2u);  // d: success and not_stored
+    EXPECT_EQ(cmp.tested(), 1u);  // d: success only
 }
 
 TEST(Compare, MinProbesAndAlphaAreHonoured) {
@@ -198,7 +219,9 @@ TEST(Compare, MinProbesAndAlphaAreHonoured) {
     const auto a = add_run(db, "facts", {{"d", 5, {{"retrieved", 40}, {"not_retrieved", 60}}}});
     const auto b = add_run(db, "mem0", {{"d", 5, {{"retrieved", 60}, {"not_retrieved", 40}}}});
     CompareOptions strict;
-    strict.alpha = 0.001;  // p 0.0047 does not survive
+    // The same probes on both sides and B wins 20 of them, A none: McNemar p = 2 * 0.5^20, about
+    // 1.9e-6 (the only tested row: not_retrieved mirrors success), which does not survive 1e-6.
+    strict.alpha = 1e-6;
     auto cmp = compare_runs(db, {a}, db, {b}, strict).value();
     EXPECT_EQ(find_cell(cmp, "d", "success")->verdict(), 0);
     EXPECT_NE(comparison_summary(cmp).find("no difference is supported"), std::string::npos);
@@ -296,6 +319,179 @@ TEST(Compare, JsonHasNumbers) {
     EXPECT_EQ(cells[0]["outcome"], "success");
     EXPECT_EQ(cells[0]["verdict"], "better");
     EXPECT_NEAR(cells[0]["diff_points"].get<double>(), 20.0, 1e-9);
+}
+
+TEST(CompareStats, McNemarIsTheExactBinomialTail) {
+    // 9 discordant pairs, all won by one side: 2 * 0.5^9, whichever side won them.
+    EXPECT_NEAR(mcnemar_exact_p(0, 9), 0.00390625, 1e-12);
+    EXPECT_NEAR(mcnemar_exact_p(9, 0), 0.00390625, 1e-12);
+    // 2 against 8: 2 * (C(10,0) + C(10,1) + C(10,2)) / 2^10 = 2 * 56 / 1024.
+    EXPECT_NEAR(mcnemar_exact_p(2, 8), 112.0 / 1024.0, 1e-12);
+    EXPECT_NEAR(mcnemar_exact_p(8, 2), mcnemar_exact_p(2, 8), 1e-15);
+    // 3 against 5: 2 * (1 + 8 + 28 + 56) / 256.
+    EXPECT_NEAR(mcnemar_exact_p(3, 5), 2 * 93.0 / 256.0, 1e-12);
+    EXPECT_EQ(mcnemar_exact_p(4, 4), 1.0);  // an even split, capped at 1
+    EXPECT_EQ(mcnemar_exact_p(0, 0), 1.0);  // no discordant pair
+    // Beyond 1000 pairs the tail is summed in logarithms; it must still agree with the normal
+    // approximation with continuity correction to a few percent there.
+    const double z = (std::fabs(1100.0 - 1000.0) - 1) / std::sqrt(2100.0);
+    const double normal = std::erfc(z / std::sqrt(2.0));
+    EXPECT_NEAR(mcnemar_exact_p(1000, 1100) / normal, 1.0, 0.05);
+    EXPECT_NEAR(mcnemar_exact_p(1100, 1000), mcnemar_exact_p(1000, 1100), 1e-15);
+    // And the two paths meet: 1000 pairs (direct) and 1002 (logarithms) differ only a little.
+    EXPECT_NEAR(mcnemar_exact_p(450, 550) / mcnemar_exact_p(451, 551), 1.0, 0.05);
+}
+
+// Long-Hop at k=5 and 10, 60 probes each: the sides agree on every probe but 9, and B won all 9
+// (A: 40 retrieved, B: 49; every other probe failed retrieval on both sides).
+std::vector<CellSpec> long_hop(int retrieved, const std::string& hash = "hash-of-long_hop") {
+    return {{"long_hop", 5, {{"retrieved", retrieved}, {"not_retrieved", 60 - retrieved}}, hash},
+            {"long_hop", 10, {{"retrieved", retrieved}, {"not_retrieved", 60 - retrieved}}, hash}};
+}
+
+const CompareCell* find_cell_k(const Comparison& cmp, int k, const std::string& outcome) {
+    for (const auto& c : cmp.cells)
+        if (c.k == k && c.outcome == outcome) return &c;
+    return nullptr;
+}
+
+TEST(Compare, SameProbesArePairedAndTestedWithMcNemar) {
+    TempResults file("compare-paired");
+    auto db = store::ResultsDb::open(file.path()).value();
+    const auto a = add_run(db, "facts", long_hop(40));
+    const auto b = add_run(db, "mem0", long_hop(49));
+    const auto cmp = compare_runs(db, {a}, db, {b}).value();
+    EXPECT_TRUE(cmp.same_datasets);
+    EXPECT_TRUE(cmp.paired);
+    EXPECT_TRUE(cmp.warnings.empty());
+    // The family: the two success rows; the not_retrieved rows mirror them and are not tested.
+    EXPECT_EQ(cmp.tested(), 2u);
+    for (int k : {5, 10}) {
+        const auto* success = find_cell_k(cmp, k, "success");
+        ASSERT_NE(success, nullptr);
+        EXPECT_TRUE(success->paired);
+        EXPECT_EQ(success->test, CompareTest::mcnemar);
+        EXPECT_EQ(success->a_count, 40);
+        EXPECT_EQ(success->b_count, 49);
+        EXPECT_EQ(success->a_probes, 60);
+        EXPECT_EQ(success->a_only, 0);
+        EXPECT_EQ(success->b_only, 9);
+        ASSERT_TRUE(success->p_value.has_value());
+        EXPECT_NEAR(*success->p_value, 2 * std::pow(0.5, 9), 1e-12);
+        EXPECT_NEAR(*success->p_value, 0.00390625, 1e-12);
+        // Holm over 2 equal p-values: both scaled by 2, well below 0.05.
+        EXPECT_NEAR(*success->holm_p, 0.0078125, 1e-12);
+        EXPECT_TRUE(success->significant);
+        EXPECT_EQ(success->verdict(), 1);
+        const auto* retrieval = find_cell_k(cmp, k, "not_retrieved");
+        ASSERT_NE(retrieval, nullptr);
+        EXPECT_EQ(retrieval->test, CompareTest::mirror);
+        EXPECT_EQ(retrieval->a_only, 9);  // failed retrieval on A only
+        EXPECT_EQ(retrieval->b_only, 0);
+        EXPECT_FALSE(retrieval->p_value.has_value());
+        EXPECT_FALSE(retrieval->holm_p.has_value());
+        EXPECT_FALSE(retrieval->significant);
+    }
+    const std::string summary = comparison_summary(cmp);
+    EXPECT_NE(summary.find("B is better on long_hop k=5 (success +15.0 points) and long_hop k=10 (success +15.0 "
+                           "points)"),
+              std::string::npos)
+        << summary;
+
+    const Table t = comparison_table(cmp);
+    ASSERT_EQ(t.rows.size(), 4u);  // success and not_retrieved at each k
+    EXPECT_EQ(t.rows[0][2], "success");
+    EXPECT_EQ(t.rows[0][8], "0/9");
+    EXPECT_EQ(t.rows[0][9], "mcnemar");
+    EXPECT_EQ(t.rows[0].back(), "B better");
+    EXPECT_EQ(t.rows[1][2], "not_retrieved");
+    EXPECT_EQ(t.rows[1][8], "9/0");
+    EXPECT_EQ(t.rows[1][9], "mirror");
+    EXPECT_EQ(t.rows[1].back(), "mirrors success");
+
+    const auto doc = nlohmann::json::parse(comparison_json(cmp));
+    EXPECT_EQ(doc["paired"], true);
+    const auto& cells = doc["cells"];
+    EXPECT_EQ(cells[0]["test"], "mcnemar");
+    EXPECT_EQ(cells[0]["paired"], true);
+    EXPECT_EQ(cells[0]["discordant"]["a_only"], 0);
+    EXPECT_EQ(cells[0]["discordant"]["b_only"], 9);
+    EXPECT_EQ(cells[0]["verdict"], "better");
+    bool saw_mirror = false;
+    for (const auto& c : cells)
+        if (c["outcome"] == "not_retrieved") {
+            saw_mirror = true;
+            EXPECT_EQ(c["test"], "mirror");
+            EXPECT_EQ(c["verdict"], "mirror");
+            EXPECT_TRUE(c["p_value"].is_null());
+        }
+    EXPECT_TRUE(saw_mirror);
+}
+
+TEST(Compare, DifferentProbesStayUnpaired) {
+    TempResults file("compare-unpaired");
+    auto db = store::ResultsDb::open(file.path()).value();
+    // The same counts, but B ran another version of Long-Hop: independent samples, z-test.
+    // 40/60 against 49/60: z about 1.88, p about 0.06, not a supported difference.
+    const auto a = add_run(db, "facts", long_hop(40));
+    const auto b = add_run(db, "mem0", long_hop(49, "another-long-hop"));
+    const auto cmp = compare_runs(db, {a}, db, {b}).value();
+    EXPECT_FALSE(cmp.same_datasets);
+    EXPECT_FALSE(cmp.paired);
+    EXPECT_EQ(cmp.tested(), 2u);  // still only success: the mirror rule holds for unpaired rows too
+    for (int k : {5, 10}) {
+        const auto* success = find_cell_k(cmp, k, "success");
+        ASSERT_NE(success, nullptr);
+        EXPECT_FALSE(success->paired);
+        EXPECT_EQ(success->test, CompareTest::z_test);
+        EXPECT_NEAR(*success->p_value, two_proportion_p(40, 60, 49, 60), 1e-12);
+        EXPECT_GT(*success->p_value, 0.05);
+        EXPECT_EQ(success->verdict(), 0);
+        EXPECT_EQ(find_cell_k(cmp, k, "not_retrieved")->test, CompareTest::mirror);
+    }
+    const auto doc = nlohmann::json::parse(comparison_json(cmp));
+    EXPECT_EQ(doc["cells"][0]["test"], "z");
+    EXPECT_TRUE(doc["cells"][0]["discordant"].is_null());
+    EXPECT_EQ(comparison_table(cmp).rows[0][8], "-");
+}
+
+TEST(Compare, StagesThatDoNotMirrorSuccessAreTestedOnce) {
+    TempResults file("compare-stages");
+    auto db = store::ResultsDb::open(file.path()).value();
+    // Failures split over two stages: neither is the complement of success, so each is tested.
+    const auto a = add_run(db, "facts", {{"d", 5, {{"retrieved", 30}, {"not_stored", 10}, {"not_retrieved", 10}}}});
+    const auto b = add_run(db, "mem0", {{"d", 5, {{"retrieved", 30}, {"not_stored", 5}, {"not_retrieved", 15}}}});
+    const auto cmp = compare_runs(db, {a}, db, {b}).value();
+    ASSERT_TRUE(cmp.paired);
+    // Fixture order (not_retrieved, not_stored, retrieved): A p0-9 not_retrieved, p10-19 not_stored;
+    // B p0-14 not_retrieved, p15-19 not_stored; p20-49 retrieved on both. Success agrees everywhere.
+    const auto* success = find_cell(cmp, "d", "success");
+    EXPECT_EQ(success->test, CompareTest::constant);
+    const auto* storage = find_cell(cmp, "d", "not_stored");
+    EXPECT_EQ(storage->test, CompareTest::mcnemar);
+    EXPECT_EQ(storage->a_only, 5);  // p10-14
+    EXPECT_EQ(storage->b_only, 0);
+    EXPECT_NEAR(*storage->p_value, 2 * std::pow(0.5, 5), 1e-12);
+    const auto* retrieval = find_cell(cmp, "d", "not_retrieved");
+    EXPECT_EQ(retrieval->test, CompareTest::mcnemar);
+    EXPECT_EQ(retrieval->b_only, 5);
+    EXPECT_EQ(cmp.tested(), 2u);
+}
+
+TEST(Compare, ProbesGradedOnOneSideOnlyAreLeftOutOfThePairs) {
+    TempResults file("compare-unmatched");
+    auto db = store::ResultsDb::open(file.path()).value();
+    const auto a = add_run(db, "facts", {{"d", 5, {{"retrieved", 30}}}});
+    // p0 ended in error on B: it is no pair, and the 29 others are.
+    const auto b = add_run(db, "mem0", {{"d", 5, {{"error", 1}, {"retrieved", 29}}}});
+    const auto cmp = compare_runs(db, {a}, db, {b}).value();
+    const auto* success = find_cell(cmp, "d", "success");
+    ASSERT_NE(success, nullptr);
+    EXPECT_TRUE(success->paired);
+    EXPECT_EQ(success->a_probes, 29);
+    EXPECT_EQ(success->b_probes, 29);
+    ASSERT_EQ(cmp.warnings.size(), 1u);
+    EXPECT_NE(cmp.warnings[0].find("d k=5: 1 probe graded on one side only"), std::string::npos) << cmp.warnings[0];
 }
 
 }  // namespace

@@ -568,9 +568,10 @@ Table comparison_table(const Comparison& cmp) {
         t.notes.push_back("Left out: " + std::to_string(left_out) + " stage row" + (left_out == 1 ? "" : "s") +
                           " that no probe reached on either side.");
     if (any_constant)
-        t.notes.push_back(any_paired ? "none: the same outcome on every probe on both sides (paired: no probe differs; "
-                                       "independent: 0% or 100% on both sides), nothing to test."
-                                     : "none: 0% or 100% on both sides, nothing to test.");
+        t.notes.push_back(!any_paired     ? "none: 0% or 100% on both sides, nothing to test."
+                          : !any_unpaired ? "none: no probe differs between the sides, nothing to test."
+                                          : "none: nothing to test (paired: no probe differs between the sides; "
+                                            "independent: 0% or 100% on both sides).");
     if (cmp.too_few() > 0)
         t.notes.push_back("too few: fewer than " + std::to_string(cmp.options.min_probes) +
                           " probes on a side; shown, never tested or flagged.");

@@ -32,12 +32,16 @@ struct CompareCliOptions {
 
 constexpr const char* k_footer = R"(How to read it:
   Runs are matched by dataset and k. For each match, the success rate and each failure stage's
-  share of the probes are compared: B-A is the difference in percentage points. The p-value is
-  two-sided, from the pooled two-proportion z-test, or from Fisher's exact test when an expected
-  count in the 2x2 table is below 5. All tested rows form one family corrected with Holm-Bonferroni;
-  a row is flagged "B better" or "B worse" only when its adjusted p is below --alpha. Rows with fewer
-  than --min-probes probes on either side are shown as "too few" and never flagged. A warning says
-  when a dataset's hash differs between the sides (the systems did not see the same probes).
+  share of the probes are compared: B-A is the difference in percentage points. When a dataset has
+  the same hash on both sides, the sides graded the same probes: they are paired by scenario, probe
+  and k, and the test is the exact McNemar test (two-sided binomial test of the probes where only A
+  or only B had the outcome, shown as "A only/B only", against an even split). Only when the hashes
+  differ (different probes) are the sides independent samples: the pooled two-proportion z-test, or
+  Fisher's exact test when an expected count in the 2x2 table is below 5 (a warning says so). A
+  stage that every unsuccessful probe failed at, on both sides, mirrors success: shown as "mirror",
+  tested once as success. All tested rows form one family corrected with Holm-Bonferroni; a row is
+  flagged "B better" or "B worse" only when its adjusted p is below --alpha. Rows with fewer than
+  --min-probes probes (pairs) on either side are shown as "too few" and never flagged.
 
 Forms:
   memfail compare A.db B.db                      each file's finished runs (one system per file)
@@ -112,7 +116,8 @@ void add_compare_command(CLI::App& app, std::function<void()>& action) {
     auto opts = std::make_shared<CompareCliOptions>();
     CLI::App* cmd = app.add_subcommand(
         "compare", "Compare run B with run A per dataset, k and failure stage, flagging only differences "
-                   "the sample sizes support (two-proportion z-test or Fisher's exact test, Holm-Bonferroni)");
+                   "the sample sizes support (exact McNemar on the same probes, else z-test or Fisher's exact test; "
+                   "Holm-Bonferroni)");
     cmd->add_option("a", opts->file_a, "Results database of side A (written by `memfail run`)")->required();
     cmd->add_option("b", opts->file_b, "Results database of side B (default: A's file, with --run-a and --run-b)");
     cmd->add_option("--run-a", opts->run_a, "Run id of side A (default: every finished run in A.db)");
