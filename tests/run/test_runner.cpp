@@ -174,7 +174,7 @@ TEST(Runner, HostileScenarioIdsStayInsideTheRunFolder) {
     namespace fs = std::filesystem;
     const fs::path runs = dir.path() / "a" / "b" / "runs";
     const fs::path absolute = dir.path() / "absolute-victim";
-    for (const std::string id : {std::string("../../../victim"), std::string("../../../../victim"), absolute.string(),
+    for (const std::string& id : {std::string("../../../victim"), std::string("../../../../victim"), absolute.string(),
                                  std::string("/dev/null/x")}) {
         RunConfig config;
         config.system_spec = "verbatim";
