@@ -2,6 +2,7 @@
 // End-to-end runs on the generated datasets: planted faults show their own stage, verbatim shows
 // the paper's retrieval pattern, oracles reach the ceiling, and a killed run resumes exactly.
 #include <memfail/memory/builtin/system_store.hpp>
+#include <memfail/report/run_report.hpp>
 #include <memfail/run/runner.hpp>
 #include <memfail/store/results_db.hpp>
 
@@ -317,6 +318,33 @@ TEST(Resume, OneRunHasOneWriter) {
     ASSERT_TRUE(resumed.has_value()) << resumed.error().describe();
     EXPECT_EQ(db.run(first->run_id).value()->status, "finished");
     EXPECT_FALSE(db.run_writer(first->run_id).value().has_value());
+}
+
+TEST(Runner, LimitAsksTheFirstProbesAndNameLabelsTheRun) {
+    TempDir dir;
+    RunConfig config;
+    config.system_spec = "verbatim";
+    config.ks = {1, 5};
+    config.results_path = dir.file("r.db");
+    config.limit = 7;
+    config.name = "baseline";
+    const std::vector<LoadedDataset> two = {all_datasets()[0], all_datasets()[4]};
+    auto outcome = run_datasets(config, two, factory_for_spec("verbatim"));
+    ASSERT_TRUE(outcome.has_value()) << outcome.error().describe();
+    EXPECT_EQ(outcome->probes_graded, 2u * 7u * 2u);
+    auto db = store::ResultsDb::open(config.results_path).value();
+    auto s = db.database().prepare("SELECT COUNT(DISTINCT probe_id) FROM probe_results GROUP BY dataset").value();
+    EXPECT_TRUE(s.for_each_row([&] { EXPECT_EQ(s.column_int(0), 7); }).has_value());
+    const auto run = db.run(outcome->run_id).value();
+    EXPECT_EQ(run->label(), "baseline");
+    EXPECT_EQ(nlohmann::json::parse(run->config_json)["limit"], 7);
+    // The hash names the probes asked, not the whole file.
+    for (const auto& sc : db.scenarios(outcome->run_id).value())
+        for (const auto& d : two)
+            if (d.scenario.id == sc.scenario_id) EXPECT_NE(sc.dataset_hash, d.hash);
+    const auto tables = report::success_tables_by_run(db, {outcome->run_id});
+    ASSERT_TRUE(tables.has_value());
+    EXPECT_NE(tables->front().title.find("baseline"), std::string::npos);
 }
 
 TEST(Resume, AnotherConfigurationIsNotResumedByMistake) {

@@ -277,6 +277,7 @@ Result<std::string> results_json(store::ResultsDb& db, const std::vector<std::in
                             {"config", parsed(run->config_json, json::object())},
                             {"config_hash", run->config_hash},
                             {"protocol", run->protocol()},
+                            {"name", run->label()},
                             {"code_version", run->code_version},
                             {"started_at", run->started_at},
                             {"finished_at", nullable(run->finished_at)},

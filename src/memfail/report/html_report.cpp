@@ -1017,7 +1017,7 @@ Result<std::string> render_html_report(store::ResultsDb& db, const std::vector<s
         info.record = *record;
         json config = json::parse(record->config_json, nullptr, false);
         if (config.is_object()) info.config = std::move(config);
-        info.label = "run " + std::to_string(id) + " \u00b7 " + record->system_spec;
+        info.label = "run " + std::to_string(id) + " \u00b7 " + record->label();
         m.runs.push_back(std::move(info));
     }
     // Runs of one system spec that differ in the internal model are told apart by it.

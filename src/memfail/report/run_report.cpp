@@ -272,7 +272,8 @@ Result<std::vector<Table>> success_tables_by_run(store::ResultsDb& db, const std
         MF_TRY_ASSIGN(Table flat, success_table(db, {run_ids[i]}));
         MF_TRY_ASSIGN(auto run, db.run(run_ids[i]));
         Table t;
-        t.title = "run " + std::to_string(run_ids[i]) + ": " + (run ? run->system_spec : std::string("?"));
+        t.title = "run " + std::to_string(run_ids[i]) + ": " + (run ? run->label() : std::string("?"));
+        if (run && run->label() != run->system_spec) t.title += " (" + run->system_spec + ")";
         t.columns.assign(flat.columns.begin() + 2, flat.columns.end());
         for (auto& row : flat.rows) t.rows.emplace_back(row.begin() + 2, row.end());
         // The notes explain columns once, under the last table.

@@ -22,6 +22,8 @@ struct RunConfig {
     bool retry_errors = false;
     long long resume_run_id = 0;           // 0: the latest unfinished run with the same config
     bool quiet = false;
+    std::string name;     // --name: what tables, charts and exports call the run (default: the system spec)
+    std::size_t limit = 0;  // --limit: only the first N probes of each dataset (0: all); recorded
 
     // LLM stages (issue 3): models, limits and cache; no model means the memory side only.
     llm::LlmSettings llm;

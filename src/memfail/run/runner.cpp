@@ -106,6 +106,7 @@ std::string config_hash(const RunConfig& config, const std::vector<LoadedDataset
         j["judge"] = grade::k_judge_version;
         j["store_replies"] = config.store_replies;
     }
+    if (config.limit > 0) j["limit"] = config.limit;
     // Absent for memfail's own protocol, so the runs made before protocols existed still resume.
     if (config.protocol != "memfail") j["protocol"] = config.protocol;
     return content_hash(j.dump());
@@ -879,9 +880,21 @@ Result<std::string> resolve_grader(const RunConfig& config) {
     return grader;
 }
 
-Result<RunOutcome> run_datasets(const RunConfig& config, const std::vector<LoadedDataset>& datasets,
+Result<RunOutcome> run_datasets(const RunConfig& config, const std::vector<LoadedDataset>& given,
                                 const SystemFactory& factory, const ProgressSink& progress,
                                 const AfterProbeHook& after_probe, llm::LlmClient* client) {
+    // --limit: the first N probes of each dataset (every session kept), hashed as asked, so the
+    // run's record and `compare` name exactly the probes that were graded.
+    std::vector<LoadedDataset> limited;
+    if (config.limit > 0) {
+        limited = given;
+        for (auto& d : limited)
+            if (d.scenario.probes.size() > config.limit) {
+                d.scenario.probes.resize(config.limit);
+                d.hash = data::scenario_hash(d.scenario);
+            }
+    }
+    const std::vector<LoadedDataset>& datasets = config.limit > 0 ? limited : given;
     MF_TRY_ASSIGN(const std::string grader, resolve_grader(config));
     const bool wants_llm = config.llm.uses_llm() || grader != "rules";
     if (wants_llm && !client)
@@ -982,6 +995,8 @@ Result<RunOutcome> run_datasets(const RunConfig& config, const std::vector<Loade
     json config_json = {{"system", config.system_spec}, {"ks", config.ks}, {"seed", config.seed},
                         {"grader", grader}, {"grader_version", grade::k_memory_grader_version},
                         {"protocol", config.protocol}};
+    if (!config.name.empty()) config_json["name"] = config.name;
+    if (config.limit > 0) config_json["limit"] = config.limit;
     if (wants_llm) {
         config_json["llm"] = config.llm.to_json();
         config_json["prompt_version"] = llm::prompts::k_prompt_version;

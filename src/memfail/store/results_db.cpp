@@ -16,6 +16,14 @@
 
 namespace memfail::store {
 
+std::string RunRecord::label() const {
+    const auto j = nlohmann::json::parse(config_json, nullptr, /*allow_exceptions=*/false);
+    if (j.is_object())
+        if (auto it = j.find("name"); it != j.end() && it->is_string() && !it->get<std::string>().empty())
+            return it->get<std::string>();
+    return system_spec;
+}
+
 std::string RunRecord::protocol() const {
     const auto j = nlohmann::json::parse(config_json, nullptr, /*allow_exceptions=*/false);
     if (j.is_object())

@@ -30,6 +30,9 @@ struct RunRecord {
     // The evaluation protocol the run followed (config_json "protocol"): "memfail" or "paper"; runs
     // made before protocols existed followed memfail's.
     std::string protocol() const;
+    // What tables, charts and exports call the run: its --name (config_json "name") when given,
+    // else its system spec.
+    std::string label() const;
 };
 
 struct ScenarioRecord {

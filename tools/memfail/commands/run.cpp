@@ -33,6 +33,8 @@ struct RunOptions {
     bool store_replies = false;
     bool retry_errors = false;
     double max_error_rate = 0.05;
+    std::string name;
+    std::size_t limit = 0;
     std::string protocol = "memfail";
     LlmOptions llm;
 };
@@ -102,6 +104,13 @@ void add_run_command(CLI::App& app, std::function<void()>& action) {
     cmd->add_flag("--resume", opts->resume,
                   "Continue the newest unfinished run with the same system, datasets, k list, code version, grader and models");
     cmd->add_option("--run-id", opts->run_id, "With --resume or --retry-errors: the run to continue");
+    cmd->add_option("--name", opts->name,
+                    "What tables, charts and exports call this run (default: its system spec); recorded, not part "
+                    "of what --resume matches");
+    cmd->add_option("--limit", opts->limit,
+                    "Only the first N probes of each dataset (every session is still stored): a quick try; "
+                    "recorded, and part of what --resume matches")
+        ->check(CLI::PositiveNumber);
     cmd->add_option("--max-error-rate", opts->max_error_rate,
                     "A run whose share of probe x k rows in error exceeds this exits 1 with the causes (the rows stay "
                     "recorded; --retry-errors grades them again)")
@@ -139,6 +148,8 @@ void add_run_command(CLI::App& app, std::function<void()>& action) {
             config.seed = opts->seed;
             config.resume = opts->resume || opts->run_id != 0 || opts->retry_errors;
             config.retry_errors = opts->retry_errors;
+            config.name = opts->name;
+            config.limit = opts->limit;
             config.resume_run_id = opts->run_id;
             config.llm = opts->llm.resolve();
             config.grader = opts->grader;
