@@ -341,7 +341,9 @@ TEST(Runner, LimitAsksTheFirstProbesAndNameLabelsTheRun) {
     // The hash names the probes asked, not the whole file.
     for (const auto& sc : db.scenarios(outcome->run_id).value())
         for (const auto& d : two)
-            if (d.scenario.id == sc.scenario_id) EXPECT_NE(sc.dataset_hash, d.hash);
+            if (d.scenario.id == sc.scenario_id) {
+                EXPECT_NE(sc.dataset_hash, d.hash);
+            }
     const auto tables = report::success_tables_by_run(db, {outcome->run_id});
     ASSERT_TRUE(tables.has_value());
     EXPECT_NE(tables->front().title.find("baseline"), std::string::npos);
