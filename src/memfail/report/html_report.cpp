@@ -204,18 +204,43 @@ std::map<std::string, std::int64_t> stage_counts(const store::SummaryRow& r) {
             {"ambiguous", r.ambiguous},         {"error", r.errors}};
 }
 
-std::string section_stages(const Model& m) {
-    std::vector<std::string> stages;
-    // Only the stages that occur, always in pipeline order and colour.
+// The stages a stage chart shows, in pipeline order: those that occur in `rows`, and the
+// taxonomy's own always, so colours read the same in every chart.
+std::vector<std::string> shown_stages(const std::vector<const store::SummaryRow*>& rows, bool end_to_end) {
     std::map<std::string, bool> present;
-    for (const auto& r : m.summary)
-        for (const auto& [stage, count] : stage_counts(r)) present[stage] |= count > 0;
-    // The five stages of the taxonomy are always in the legend, so colours read the same everywhere.
+    for (const auto* r : rows)
+        for (const auto& [stage, count] : stage_counts(*r)) present[stage] |= count > 0;
+    std::vector<std::string> stages;
     for (const auto& s : svg::stage_order())
         if (s == "not_stored" || s == "summary_error" || s == "not_retrieved" || present[s] ||
-            (s == "correct" && m.end_to_end) || (s == "reasoning_error" && m.end_to_end) ||
-            (s == "retrieved" && !m.end_to_end))
+            (s == "correct" && end_to_end) || (s == "reasoning_error" && end_to_end) ||
+            (s == "retrieved" && !end_to_end))
             stages.push_back(s);
+    return stages;
+}
+
+// One stacked bar: `r`'s probes by stage, each segment's tooltip "<what>: <stage> c of n probes (p%)".
+svg::StackedBar stage_bar(const store::SummaryRow& r, const std::vector<std::string>& stages, std::string label,
+                          const std::string& what) {
+    const auto counts = stage_counts(r);
+    std::int64_t total = 0;
+    for (const auto& s : stages) total += counts.at(s);
+    svg::StackedBar bar;
+    bar.label = std::move(label);
+    for (const auto& s : stages) {
+        const std::int64_t c = counts.at(s);
+        bar.counts.push_back(c);
+        bar.tooltips.push_back(what + ": " + svg::stage_label(s) + " " + std::to_string(c) + " of " +
+                               std::to_string(total) + " probes (" +
+                               percent(total > 0 ? static_cast<double>(c) / static_cast<double>(total) : 0.0) + "%)");
+    }
+    return bar;
+}
+
+std::string section_stages(const Model& m) {
+    std::vector<const store::SummaryRow*> rows;
+    for (const auto& r : m.summary) rows.push_back(&r);
+    const std::vector<std::string> stages = shown_stages(rows, m.end_to_end);
     std::string out = "<section id=\"stages\"><h2>2. Where probes fail: the stage breakdown</h2>";
     out += "<p>Each bar splits one system's probes on one dataset by the first stage that failed: not stored, "
            "stored but summarised without a key detail, held in other words the rules cannot vouch for (summary "
@@ -240,21 +265,8 @@ std::string section_stages(const Model& m) {
             for (const auto& run : m.runs) {
                 const store::SummaryRow* r = m.find(run.record.id, d, k);
                 if (!r) continue;
-                const auto counts = stage_counts(*r);
-                std::int64_t total = 0;
-                for (const auto& s : stages) total += counts.at(s);
-                svg::StackedBar bar;
-                bar.label = run.label;
-                for (const auto& s : stages) {
-                    const std::int64_t c = counts.at(s);
-                    bar.counts.push_back(c);
-                    bar.tooltips.push_back(d + " \u00b7 " + run.label + " \u00b7 k=" + std::to_string(k) + ": " +
-                                           svg::stage_label(s) + " " + std::to_string(c) + " of " +
-                                           std::to_string(total) + " probes (" +
-                                           percent(total > 0 ? static_cast<double>(c) / static_cast<double>(total) : 0.0) +
-                                           "%)");
-                }
-                g.bars.push_back(std::move(bar));
+                g.bars.push_back(stage_bar(*r, stages, run.label,
+                                           d + " \u00b7 " + run.label + " \u00b7 k=" + std::to_string(k)));
             }
             if (!g.bars.empty()) chart.groups.push_back(std::move(g));
         }
@@ -283,15 +295,9 @@ std::string section_slices(const Model& m, const std::vector<Slice>& all, const 
            "context, so its wrong answers sit on \"not met\". Bars are drawn at the largest k; the table has "
            "every k.</p>";
     const int k = m.ks.empty() ? 0 : m.ks.back();
-    // The stages that occur in the slices, in pipeline order; the taxonomy's three always.
-    std::vector<std::string> stages;
-    std::map<std::string, bool> present;
-    for (const auto& sl : all)
-        for (const auto& [stage, count] : stage_counts(sl.counts)) present[stage] |= count > 0;
-    for (const auto& st : svg::stage_order())
-        if (st == "not_stored" || st == "summary_error" || st == "not_retrieved" || present[st] ||
-            (st == "correct" && m.end_to_end) || (st == "retrieved" && !m.end_to_end))
-            stages.push_back(st);
+    std::vector<const store::SummaryRow*> rows;
+    for (const auto& sl : all) rows.push_back(&sl.counts);
+    const std::vector<std::string> stages = shown_stages(rows, m.end_to_end);
     for (const auto& d : m.datasets) {
         std::vector<std::string> dimensions;
         for (const auto& sl : all)
@@ -318,23 +324,9 @@ std::string section_slices(const Model& m, const std::vector<Slice>& all, const 
                         if (sl.counts.run_id != run.record.id || sl.counts.dataset != d || sl.dimension != dim ||
                             sl.label != label || sl.counts.k != k)
                             continue;
-                        const auto& r = sl.counts;
-                        const auto counts = stage_counts(r);
-                        std::int64_t total = 0;
-                        for (const auto& st : stages) total += counts.at(st);
-                        svg::StackedBar bar;
-                        bar.label = run.label;
-                        for (const auto& st : stages) {
-                            const std::int64_t c = counts.at(st);
-                            bar.counts.push_back(c);
-                            bar.tooltips.push_back(d + " \u00b7 " + dim + " " + label + " \u00b7 " + run.label +
-                                                   " \u00b7 k=" + std::to_string(k) + ": " + svg::stage_label(st) +
-                                                   " " + std::to_string(c) + " of " + std::to_string(total) +
-                                                   " probes (" +
-                                                   percent(total > 0 ? static_cast<double>(c) / static_cast<double>(total) : 0.0) +
-                                                   "%)");
-                        }
-                        g.bars.push_back(std::move(bar));
+                        g.bars.push_back(stage_bar(sl.counts, stages, run.label,
+                                                   d + " \u00b7 " + dim + " " + label + " \u00b7 " + run.label +
+                                                       " \u00b7 k=" + std::to_string(k)));
                     }
                 if (!g.bars.empty()) chart.groups.push_back(std::move(g));
             }
