@@ -310,7 +310,13 @@ public:
                 return lose_scenario(s.dataset + ": " + lost_memory_reason(s.sessions[i].id));
             data::Session replied;
             if (paper_replies) {
-                auto r = paper_replies_for(system, s.sessions[i]);
+                // The paper's storage turn: each user message's reply sees the memories the system
+                // retrieves for it, at the run's smallest k.
+                const int k = *std::min_element(m_config.ks.begin(), m_config.ks.end());
+                auto r = m_roles.taker->with_replies(
+                    s.sessions[i], [&](const data::Message& turn, const std::vector<data::Message>& before) {
+                        return system.retrieve_memories(turn.content, before, k);
+                    });
                 if (!r) {
                     if (m_external)
                         return lose_scenario(s.dataset + ": answering storage session '" + s.sessions[i].id +
@@ -379,27 +385,6 @@ private:
         MF_TRY(m_db.set_scenario_status(m_run_id, s.id, "graded"));
         m_lost = true;
         return true;
-    }
-
-    // The paper's storage turn: for each user message, the memories the system retrieves for it (at
-    // the run's smallest k) are shown to the test-taker, whose reply joins the session to be stored.
-    Result<data::Session> paper_replies_for(memory::MemorySystem& system, const data::Session& session) {
-        const int k = *std::min_element(m_config.ks.begin(), m_config.ks.end());
-        data::Session out;
-        out.id = session.id;
-        out.timestamp = session.timestamp;
-        std::vector<llm::ChatMessage> conversation;
-        for (const auto& message : session.messages) {
-            const std::vector<data::Message> history = out.messages;
-            out.messages.push_back(message);
-            conversation.push_back({message.role, message.content});
-            if (message.role != "user") continue;
-            MF_TRY_ASSIGN(auto hits, system.retrieve_memories(message.content, history, k));
-            MF_TRY_ASSIGN(std::string reply, m_roles.taker->reply_with_memories(hits, conversation));
-            conversation.push_back({"assistant", reply});
-            out.messages.push_back({message.id + "-reply", "assistant", std::move(reply)});
-        }
-        return out;
     }
 
     Result<std::vector<data::Session>> replies_for_all(const std::vector<data::Session>& sessions) {

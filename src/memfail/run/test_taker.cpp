@@ -22,24 +22,28 @@ Result<std::string> TestTaker::answer(const data::Probe& probe, const std::vecto
                                : llm::prompts::graded_answer(m_options.model, memories, {}, probe.question, choices));
 }
 
-Result<std::string> TestTaker::reply_with_memories(const std::vector<memory::Hit>& retrieved,
-                                                   const std::vector<llm::ChatMessage>& conversation) {
-    std::vector<std::string> memories;
-    memories.reserve(retrieved.size());
-    for (const auto& hit : retrieved) memories.push_back(hit.memory.text);
-    return ask(llm::prompts::paper_storage_reply(m_options.model, memories, conversation));
-}
 
-Result<data::Session> TestTaker::with_replies(const data::Session& session) {
+Result<data::Session> TestTaker::with_replies(const data::Session& session, const MemoriesFor& memories) {
     data::Session out;
     out.id = session.id;
     out.timestamp = session.timestamp;
     std::vector<llm::ChatMessage> conversation;
     for (const auto& message : session.messages) {
+        const std::vector<data::Message> before = memories ? out.messages : std::vector<data::Message>{};
         out.messages.push_back(message);
         conversation.push_back({message.role, message.content});
         if (message.role != "user") continue;
-        MF_TRY_ASSIGN(std::string reply, ask(llm::prompts::storage_reply(m_options.model, conversation)));
+        llm::ChatRequest request;
+        if (memories) {
+            MF_TRY_ASSIGN(auto hits, memories(message, before));
+            std::vector<std::string> shown;
+            shown.reserve(hits.size());
+            for (const auto& hit : hits) shown.push_back(hit.memory.text);
+            request = llm::prompts::paper_storage_reply(m_options.model, shown, conversation);
+        } else {
+            request = llm::prompts::storage_reply(m_options.model, conversation);
+        }
+        MF_TRY_ASSIGN(std::string reply, ask(std::move(request)));
         conversation.push_back({"assistant", reply});
         out.messages.push_back({message.id + "-reply", "assistant", std::move(reply)});
     }

@@ -3,6 +3,7 @@
 // memories (the graded turn) and, for systems that store the assistant's side of a conversation,
 // replies to each storage turn (ungraded). Prompts live in llm/prompts.hpp.
 #pragma once
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,14 +29,15 @@ public:
     // The graded answer to `probe` given what the system retrieved.
     Result<std::string> answer(const data::Probe& probe, const std::vector<memory::Hit>& retrieved);
 
-    // `session` with an assistant reply after every user turn. Each reply sees the session so far;
-    // reply ids are the user turn's id + "-reply", so provenance still names real messages.
-    Result<data::Session> with_replies(const data::Session& session);
+    // The memories to show beside a storage turn: retrieved for the user message, given the
+    // session's messages before it.
+    using MemoriesFor =
+        std::function<Result<std::vector<memory::Hit>>(const data::Message& turn, const std::vector<data::Message>& before)>;
 
-    // The paper's storage turn: a reply to the conversation's last user message with the memories
-    // retrieved for it shown (ungraded; the system may store it).
-    Result<std::string> reply_with_memories(const std::vector<memory::Hit>& retrieved,
-                                            const std::vector<llm::ChatMessage>& conversation);
+    // `session` with an assistant reply after every user turn. Each reply sees the session so far;
+    // reply ids are the user turn's id + "-reply", so provenance still names real messages. With
+    // `memories` (the paper's protocol) each reply also sees the memories retrieved for its turn.
+    Result<data::Session> with_replies(const data::Session& session, const MemoriesFor& memories = {});
 
 private:
     Result<std::string> ask(llm::ChatRequest request);
