@@ -84,6 +84,13 @@ std::string sentence_bounded(std::string_view text) {
     return out;
 }
 
+bool cites_fact(const std::vector<std::string>& sources, const data::EvidenceFact& fact) {
+    for (const auto& s : sources)
+        if (std::find(fact.message_ids.begin(), fact.message_ids.end(), s) != fact.message_ids.end())
+            return true;
+    return false;
+}
+
 bool detail_present(const data::KeyDetail& detail, const std::string& normalized_text) {
     for (const auto& variant : detail.variants)
         if (text::normalized_contains(normalized_text, text::normalize(variant))) return true;
@@ -99,13 +106,6 @@ struct View {
     const std::string* bounded;  // sentence_bounded()
     const std::vector<std::string>* sources;
 };
-
-bool cites_fact(const std::vector<std::string>& sources, const data::EvidenceFact& fact) {
-    for (const auto& s : sources)
-        if (std::find(fact.message_ids.begin(), fact.message_ids.end(), s) != fact.message_ids.end())
-            return true;
-    return false;
-}
 
 // A fact prepared for matching: details and statements normalised once, so matching against many
 // memories never re-normalises the same phrase.

@@ -100,6 +100,9 @@ ProbeVerdict grade_memory_side(const data::Probe& probe, const MemorySnapshot& s
 // does not hold "Only when the kettle boils does Mira hum".
 std::string sentence_bounded(std::string_view text);
 
+// True when a memory with these sources came from one of the fact's messages.
+bool cites_fact(const std::vector<std::string>& sources, const data::EvidenceFact& fact);
+
 // True when the key detail (any variant) occurs in `normalized_text` on word boundaries.
 bool detail_present(const data::KeyDetail& detail, const std::string& normalized_text);
 

@@ -747,10 +747,9 @@ private:
                         reason = rules.retrieval_explanation;
                         row.checks.push_back(check(fact.id, "retrieval", "rules", retrieved, true, reason));
                     } else if (snapshot.provenance()) {
-                        for (const auto& hit : p.hits)
-                            for (const auto& source : hit.memory.sources)
-                                if (std::find(fact.message_ids.begin(), fact.message_ids.end(), source) != fact.message_ids.end())
-                                    retrieved = true;
+                        retrieved = std::any_of(p.hits.begin(), p.hits.end(), [&](const memory::Hit& hit) {
+                            return grade::cites_fact(hit.memory.sources, fact);
+                        });
                         reason = retrieved ? "a memory from the fact's messages is in the top k"
                                            : "no memory from the fact's messages is in the top k";
                         row.checks.push_back(check(fact.id, "retrieval", "provenance", retrieved, true, reason));

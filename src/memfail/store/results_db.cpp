@@ -834,9 +834,6 @@ Result<LatencySummary> ResultsDb::retrieve_latency(std::int64_t run_id, const st
         run_id, dataset);
 }
 
-}  // namespace memfail::store
-
-namespace memfail::store {
 
 namespace {
 
@@ -907,9 +904,6 @@ Result<std::vector<SliceCountsRow>> slice_counts(ResultsDb& db, const std::vecto
     return out;
 }
 
-}  // namespace memfail::store
-
-namespace memfail::store {
 
 Result<std::vector<ProbeOutcomeRow>> probe_outcomes(ResultsDb& db, std::int64_t run_id) {
     MF_TRY_ASSIGN(Statement s, db.database().prepare(

@@ -298,9 +298,6 @@ private:
 // Current UTC time as ISO 8601 ("2026-11-21T23:40:00Z").
 std::string utc_now();
 
-}  // namespace memfail::store
-
-namespace memfail::store {
 
 // The labels a probe carries in its dataset's `meta` (docs/DATASETS.md), read from probe_texts by
 // slice_counts(): absent where the probe's JSON lacks them (or the run predates schema 3).
@@ -332,9 +329,6 @@ struct SliceCountsRow {
 // first recorded, k). Errors: database.
 Result<std::vector<SliceCountsRow>> slice_counts(ResultsDb& db, const std::vector<std::int64_t>& run_ids);
 
-}  // namespace memfail::store
-
-namespace memfail::store {
 
 // One graded probe x k of a run, as `memfail compare` pairs it with the same probe of another run:
 // its key, kind, final stage and memory-side verdict (no facts, checks or texts).
