@@ -298,6 +298,7 @@ public:
         // Under the paper's protocol the test-taker answers each storage turn with the memories
         // retrieved for it shown, so the replies depend on what was stored before: made in order.
         const bool paper_replies = m_roles.paper && m_roles.taker.has_value();
+        const int k = *std::min_element(m_config.ks.begin(), m_config.ks.end());
         std::vector<data::Session> with_replies;
         if (m_config.store_replies && !paper_replies) {
             MF_TRY_ASSIGN(with_replies, replies_for_all(s.sessions));
@@ -312,7 +313,6 @@ public:
             if (paper_replies) {
                 // The paper's storage turn: each user message's reply sees the memories the system
                 // retrieves for it, at the run's smallest k.
-                const int k = *std::min_element(m_config.ks.begin(), m_config.ks.end());
                 auto r = m_roles.taker->with_replies(
                     s.sessions[i], [&](const data::Message& turn, const std::vector<data::Message>& before) {
                         return system.retrieve_memories(turn.content, before, k);
