@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 # memfail's front door: wraps CMake (as DuckDB does). `make demo` and `make test` do all set-up.
 # Each build folder is configured once (its generator is fixed then); `make clean` starts over.
-.PHONY: all deps release debug demo test test-asan test-tsan bench clean help
+.PHONY: all deps release debug demo test build-asan test-asan build-tsan test-tsan bench clean help
 
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 GEN := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
@@ -10,6 +10,9 @@ BUILD_ASAN := build/asan
 BUILD_TSAN := build/tsan
 DEMO_DIR := demo
 CTEST_FLAGS ?= --output-on-failure -LE slow
+# CI (CI=true) builds the release tree with warnings as errors, so a new warning fails CI. The
+# sanitizer builds keep warnings as warnings: -O0 and instrumentation change which ones GCC emits.
+WERROR := $(if $(filter true,$(CI)),-DMEMFAIL_WERROR=ON,)
 
 all: release
 
@@ -19,12 +22,13 @@ help:
 	@echo "make test-asan  the test suite under AddressSanitizer + UndefinedBehaviorSanitizer"
 	@echo "make test-tsan  the concurrent subsystems' tests (core, llm, run) under ThreadSanitizer"
 	@echo "make bench      build the benchmarks (bench/README.md says how to run them)"
+	@echo "(build-asan and build-tsan build without testing; CI=true builds the release tree with -Werror)"
 
 deps:
 	@scripts/install-deps
 
 $(BUILD_RELEASE)/CMakeCache.txt: | deps
-	cmake -S . -B $(BUILD_RELEASE) $(GEN) -DCMAKE_BUILD_TYPE=Release
+	cmake -S . -B $(BUILD_RELEASE) $(GEN) -DCMAKE_BUILD_TYPE=Release $(WERROR)
 
 release: deps $(BUILD_RELEASE)/CMakeCache.txt
 	cmake --build $(BUILD_RELEASE) -j $(JOBS)
@@ -41,16 +45,20 @@ $(BUILD_ASAN)/CMakeCache.txt: | deps
 $(BUILD_TSAN)/CMakeCache.txt: | deps
 	cmake -S . -B $(BUILD_TSAN) $(GEN) -DCMAKE_BUILD_TYPE=Debug -DMEMFAIL_SANITIZE=thread -DMEMFAIL_BUILD_BENCH=OFF
 
-test-asan: deps $(BUILD_ASAN)/CMakeCache.txt
+build-asan: deps $(BUILD_ASAN)/CMakeCache.txt
 	cmake --build $(BUILD_ASAN) -j $(JOBS)
+
+test-asan: build-asan
 	cd $(BUILD_ASAN) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest -j $(JOBS) $(CTEST_FLAGS)
 
 # ThreadSanitizer covers the subsystems that run threads: the pool (core), the LLM client, cache and
 # scripted server (llm), the concurrent runner (run), memfail serve (serve), and the exec adapter's
 # stderr reader with the adapter tests (memory: only those, the rest of it is single-threaded).
 TSAN_TESTS := test_core test_llm test_run test_serve test_memory
-test-tsan: deps $(BUILD_TSAN)/CMakeCache.txt
+build-tsan: deps $(BUILD_TSAN)/CMakeCache.txt
 	cmake --build $(BUILD_TSAN) -j $(JOBS) --target $(TSAN_TESTS)
+
+test-tsan: build-tsan
 	for t in $(TSAN_TESTS); do \
 	  filter=; [ $$t = test_memory ] && filter='--gtest_filter=*Adapter*:*Conformance*'; \
 	  TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$(CURDIR)/tests/tsan.supp" \

@@ -5,9 +5,15 @@
 // `concurrency` threads issues the calls, as the run loop does.
 //
 //   build/<dir>/bin/bench_llm_overhead [--calls 400] [--repeats 5] [--delay-ms 50] [--concurrency 8,32]
+//                                      [--case calls|run|all] [--run-delay-ms 100] [--run-probes 0]
 //
-// Prints, per concurrency, the median wall time over the repeats and its ratio to the ideal
-// calls x delay / concurrency (1.00 = no overhead at all; the target is at most 1.15).
+// Case `calls`: prints, per concurrency, the median wall time over the repeats and its ratio to the
+// ideal calls x delay / concurrency (1.00 = no overhead at all; the target is at most 1.15).
+// Case `run`: a whole run (run::run_datasets) of `verbatim` over the five MemFail datasets (the first
+// --run-probes probes of each, 0 = all) with answer and judge models on fake-llm answering every
+// call after --run-delay-ms, at each concurrency; prints the wall time against the ideal
+// max(calls x delay / concurrency, longest chain of dependent calls x delay), and the same run's
+// memory side alone (no models) for scale. bench/README.md explains the ideal.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -20,9 +26,15 @@
 #include <vector>
 
 #include <fake_llm.hpp>
+#include <memfail/data/jsonl.hpp>
 #include <memfail/llm/cached_client.hpp>
+#include <memfail/llm/llm_stack.hpp>
 #include <memfail/llm/openai_client.hpp>
 #include <memfail/llm/usage_ledger.hpp>
+#include <memfail/run/runner.hpp>
+
+#include <filesystem>
+#include <unistd.h>
 
 namespace {
 
@@ -34,10 +46,14 @@ struct Settings {
     int repeats = 5;
     int delay_ms = 50;
     std::vector<int> concurrency = {8, 32};
+    std::string which = "all"; // calls | run | all
+    int run_delay_ms = 100;
+    int run_probes = 0; // per dataset; 0: all
 };
 
 [[noreturn]] void usage_exit() {
-    std::fprintf(stderr, "usage: bench_llm_overhead [--calls N] [--repeats R] [--delay-ms D] [--concurrency 8,32]\n");
+    std::fprintf(stderr, "usage: bench_llm_overhead [--calls N] [--repeats R] [--delay-ms D] [--concurrency 8,32]\n"
+                         "                          [--case calls|run|all] [--run-delay-ms D] [--run-probes N]\n");
     std::exit(2);
 }
 
@@ -50,6 +66,9 @@ Settings parse(int argc, char** argv) {
         if (arg == "--calls") s.calls = std::atoi(value.c_str());
         else if (arg == "--repeats") s.repeats = std::atoi(value.c_str());
         else if (arg == "--delay-ms") s.delay_ms = std::atoi(value.c_str());
+        else if (arg == "--case") s.which = value;
+        else if (arg == "--run-delay-ms") s.run_delay_ms = std::atoi(value.c_str());
+        else if (arg == "--run-probes") s.run_probes = std::atoi(value.c_str());
         else if (arg == "--concurrency") {
             s.concurrency.clear();
             std::stringstream in(value);
@@ -58,7 +77,9 @@ Settings parse(int argc, char** argv) {
             usage_exit();
         }
     }
-    if (s.calls < 1 || s.repeats < 1 || s.delay_ms < 1 || s.concurrency.empty()) usage_exit();
+    if (s.calls < 1 || s.repeats < 1 || s.delay_ms < 1 || s.concurrency.empty() || s.run_delay_ms < 1 ||
+        s.run_probes < 0 || (s.which != "calls" && s.which != "run" && s.which != "all"))
+        usage_exit();
     for (int c : s.concurrency)
         if (c < 1) usage_exit();
     return s;
@@ -92,10 +113,117 @@ double run_batch(llm::LlmClient& client, int calls, int threads, int offset, int
     return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-}  // namespace
+// --- Case `run`: a whole run ------------------------------------------------------------------------
 
-int main(int argc, char** argv) {
-    const Settings settings = parse(argc, argv);
+// A folder of its own for one run's results file and memory stores, removed afterwards.
+struct ScratchDir {
+    std::filesystem::path path;
+    ScratchDir() {
+        std::string pattern = (std::filesystem::temp_directory_path() / "memfail-bench-XXXXXX").string();
+        if (::mkdtemp(pattern.data()) == nullptr) std::abort();
+        path = pattern;
+    }
+    ~ScratchDir() {
+        std::error_code ec;
+        std::filesystem::remove_all(path, ec);
+    }
+};
+
+// One whole run of `verbatim` over `datasets` (k=5); with a server, answer and judge models on it
+// at `concurrency`. Returns the wall time in seconds, or a negative number on failure.
+double whole_run(const std::vector<run::LoadedDataset>& datasets, const fake_llm::FakeLlmServer* server,
+                 int concurrency) {
+    ScratchDir dir;
+    run::RunConfig config;
+    config.system_spec = "verbatim";
+    config.ks = {5};
+    config.quiet = true;
+    config.results_path = (dir.path / "results.db").string();
+    std::unique_ptr<llm::LlmStack> stack;
+    if (server) {
+        config.llm.base_url = server->base_url();
+        config.llm.api_key_env = "MEMFAIL_BENCH_KEY";
+        config.llm.answer_model = "taker";
+        config.llm.judge_model = "judge";
+        config.llm.concurrency = concurrency;
+        config.llm.timeout_seconds = 60;
+        config.llm.cache = "off";
+    }
+    const auto start = Clock::now();
+    if (server) {
+        auto made = llm::make_llm_stack(config.llm, config.results_path);
+        if (!made) {
+            std::fprintf(stderr, "bench_llm_overhead: %s\n", made.error().describe().c_str());
+            return -1;
+        }
+        stack = std::make_unique<llm::LlmStack>(std::move(made).value());
+    }
+    auto outcome = run::run_datasets(config, datasets, run::factory_for_spec(config.system_spec), {}, {},
+                                     stack ? stack->client.get() : nullptr);
+    const double wall = std::chrono::duration<double>(Clock::now() - start).count();
+    if (!outcome) {
+        std::fprintf(stderr, "bench_llm_overhead: run failed: %s\n", outcome.error().describe().c_str());
+        return -1;
+    }
+    return wall;
+}
+
+int run_case(const Settings& settings) {
+    ::setenv("MEMFAIL_BENCH_KEY", "bench-key", 1);
+    auto loaded = run::load_datasets({"all"}, "", 42);
+    if (!loaded) {
+        std::fprintf(stderr, "bench_llm_overhead: %s\n", loaded.error().describe().c_str());
+        return 1;
+    }
+    std::vector<run::LoadedDataset> datasets = std::move(loaded).value();
+    std::size_t probes = 0;
+    for (auto& d : datasets) {
+        if (settings.run_probes > 0 && d.scenario.probes.size() > static_cast<std::size_t>(settings.run_probes)) {
+            d.scenario.probes.resize(static_cast<std::size_t>(settings.run_probes));
+            d.hash = data::scenario_hash(d.scenario);
+        }
+        probes += d.scenario.probes.size();
+    }
+    fake_llm::ServerOptions server_options;
+    // Every call (answers, judge verdicts) gets the auto reply after the delay.
+    server_options.script = {{"default", {{"delay_ms", settings.run_delay_ms}}}};
+    server_options.threads = 2 * *std::max_element(settings.concurrency.begin(), settings.concurrency.end()) + 8;
+    auto server = fake_llm::FakeLlmServer::start(server_options);
+    if (!server) {
+        std::fprintf(stderr, "bench_llm_overhead: %s\n", server.error().describe().c_str());
+        return 1;
+    }
+    const double memory_side = whole_run(datasets, nullptr, 1);
+    if (memory_side < 0) return 1;
+    std::printf("\nwhole run: verbatim, k=5, %zu datasets, %zu probes, answer + judge models, delay=%d ms, cache off\n",
+                datasets.size(), probes, settings.run_delay_ms);
+    std::printf("memory side alone (no models): %.3f s\n", memory_side);
+    std::printf("%-12s %8s %8s %10s %10s %10s %8s\n", "concurrency", "calls", "chain", "ideal s", "wall s",
+                "wall-mem s", "ratio");
+    int status = 0;
+    for (int concurrency : settings.concurrency) {
+        (*server)->reset();
+        const double wall = whole_run(datasets, server->get(), concurrency);
+        if (wall < 0) {
+            status = 1;
+            continue;
+        }
+        const auto stats = (*server)->stats();
+        const int calls = stats["chat"].get<int>();
+        // A lower bound on the longest chain of calls that must follow one another: a probe's
+        // answer, then the judge's verdict on that answer. Against calls x delay / concurrency it
+        // only matters for tiny runs.
+        const int chain = 2;
+        const double delay = settings.run_delay_ms / 1000.0;
+        const double ideal = std::max(calls * delay / concurrency, chain * delay);
+        std::printf("%-12d %8d %8d %10.3f %10.3f %10.3f %8.3f\n", concurrency, calls, chain, ideal, wall,
+                    wall - memory_side, wall / ideal);
+        std::fflush(stdout);
+    }
+    return status;
+}
+
+int calls_case(const Settings& settings) {
     fake_llm::ServerOptions server_options;
     server_options.script = {{"default", {{"delay_ms", settings.delay_ms}, {"reply", "It is red."}}}};
     server_options.threads = 2 * *std::max_element(settings.concurrency.begin(), settings.concurrency.end()) + 8;
@@ -144,4 +272,14 @@ int main(int argc, char** argv) {
     std::printf("server: %d requests, peak in flight %d; client failures: %d\n", stats["requests"].get<int>(),
                 stats["peak_in_flight"].get<int>(), failures);
     return failures == 0 ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const Settings settings = parse(argc, argv);
+    int status = 0;
+    if (settings.which != "run") status = calls_case(settings);
+    if (settings.which != "calls" && run_case(settings) != 0) status = 1;
+    return status;
 }

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Opens a memfail HTML report in headless Chromium and checks what a reader would see: the page
 // loads from the file alone (every other request is refused and counted as a failure), logs no
-// error, shows every section with drawn charts, its probe browser filters and opens a probe, and
-// its screenshot is not blank. Prints one line per check; exits 1 on the first failure.
+// error, shows every section with drawn charts, its tokens chart has one labelled line per run, its
+// probe browser filters and opens a probe, its screenshot is not blank, and at phone width (375 px)
+// no legend is cut off. Prints one line per check; exits 1 on the first failure.
 //
 // Usage: node check_report.mjs REPORT.html SCREENSHOT.png
 // Environment: CHROMIUM (default /usr/bin/chromium).
@@ -114,6 +115,23 @@ try {
     check(text.length > 20, `opening a probe shows its details (${text.length} characters)`);
   }
 
+  // The tokens-per-memory chart: one line per run, every point labelled.
+  const tokens = await page.evaluate(() => {
+    const section = document.querySelector("section#tokens");
+    if (!section) return null;
+    return {
+      series: section.querySelectorAll("svg g.series").length,
+      lines: section.querySelectorAll("svg polyline.series-line").length,
+      points: section.querySelectorAll("svg g.point").length,
+      labels: [...section.querySelectorAll("svg text.point-label")].filter((t) => t.textContent.trim() !== "").length,
+      legend: section.querySelectorAll(".legend .legend-entry").length,
+    };
+  });
+  check(
+    tokens && tokens.series >= 2 && tokens.series === tokens.legend && tokens.points > 0 && tokens.labels === tokens.points,
+    `the tokens chart has one series per run, each in the legend, every point labelled (${JSON.stringify(tokens)})`,
+  );
+
   await page.screenshot({ path: screenshotPath, fullPage: true });
   // Not blank: draw the screenshot on a canvas and count pixels far from the page background.
   const png = (await import("node:fs")).readFileSync(screenshotPath).toString("base64");
@@ -142,6 +160,56 @@ try {
     `screenshot: ${ink.width}x${ink.height}, ${(100 * ink.fraction).toFixed(1)}% inked, ${ink.colours} colours sampled`,
   );
   check(ink.fraction > 0.02 && ink.colours > 8, "the screenshot is not blank");
+
+  // At phone width (375 px) every legend wraps inside the screen and its figure: no entry is cut off,
+  // however wide the chart beside it scrolls.
+  const phone = await browser.newPage({ viewport: { width: 375, height: 800 }, deviceScaleFactor: 2, isMobile: true });
+  await phone.route("**/*", (route) => {
+    const url = route.request().url();
+    return url === reportUrl || url.startsWith("data:") ? route.continue() : route.abort();
+  });
+  await phone.goto(reportUrl, { waitUntil: "load" });
+  // Section 2 shows one k at a time: show every view so each legend is measured.
+  await phone.evaluate(() => document.querySelectorAll(".k-view").forEach((v) => (v.hidden = false)));
+  const legends = await phone.evaluate(() => {
+    const width = document.documentElement.clientWidth;
+    const out = { width, legends: 0, entries: 0, svgEntries: 0, problems: [] };
+    const name = (e) => (e.textContent || "").trim().slice(0, 60);
+    for (const legend of document.querySelectorAll(".legend")) {
+      out.legends++;
+      const box = legend.getBoundingClientRect();
+      const figure = legend.closest("figure") || legend.parentElement;
+      const frame = figure.getBoundingClientRect();
+      if (legend.scrollWidth > legend.clientWidth + 1) out.problems.push(`legend scrolls: ${name(legend)}`);
+      if (box.right > frame.right + 0.5 || box.right > width + 0.5) out.problems.push(`legend overflows: ${name(legend)}`);
+      for (const entry of legend.querySelectorAll(".legend-entry")) {
+        out.entries++;
+        const r = entry.getBoundingClientRect();
+        if (r.left < frame.left - 0.5 || r.right > frame.right + 0.5 || r.right > width + 0.5)
+          out.problems.push(`entry cut off (${Math.round(r.left)}-${Math.round(r.right)} of ${width}): ${name(entry)}`);
+      }
+    }
+    // Legends drawn inside a chart must be inside the part of it the screen shows.
+    for (const entry of document.querySelectorAll("svg .legend-entry")) {
+      out.svgEntries++;
+      const wrap = (entry.closest(".chart-wrap") || entry.closest("svg")).getBoundingClientRect();
+      const r = entry.getBoundingClientRect();
+      if (r.right > Math.min(wrap.right, width) + 0.5) out.problems.push(`svg legend entry cut off: ${name(entry)}`);
+    }
+    if (document.documentElement.scrollWidth > width + 1)
+      out.problems.push(`the page scrolls sideways (${document.documentElement.scrollWidth} px wide)`);
+    return out;
+  });
+  console.log(
+    `phone width ${legends.width}px: ${legends.legends} legends, ${legends.entries} entries, ${legends.svgEntries} in svgs`,
+  );
+  check(legends.legends > 0 && legends.entries > 0, "the charts have legends at phone width");
+  check(
+    legends.problems.length === 0,
+    `no legend is cut off at phone width${legends.problems.length ? ": " + legends.problems.slice(0, 8).join(" | ") : ""}`,
+  );
+  await phone.screenshot({ path: screenshotPath.replace(/\.png$/, "") + "-phone.png", fullPage: false });
+  await phone.close();
 
   check(consoleErrors.length === 0, `no console errors${consoleErrors.length ? ": " + consoleErrors.join(" | ") : ""}`);
   check(

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # The HTML report in a real browser: runs two systems on the five datasets (verbatim at k 1 and 5,
-# the oracle at k 5), writes report.html, and has headless Chromium (through playwright-core)
+# the oracle at k 5) into one results file and a named sentence-chunked verbatim into another,
+# writes one report.html over both files, and has headless Chromium (through playwright-core)
 # check that it loads with no network and no console error, shows every section with charts, that
 # its probe browser filters and opens a probe, and that its screenshot is not blank.
 # Skips (exit 77) when chromium or playwright-core is missing: run tests/browser/install.sh first.
@@ -26,7 +27,10 @@ mkdir -p "$out"
 "$memfail" datasets generate --out "$work/data" --seed 7 >/dev/null
 "$memfail" run --system verbatim --datasets all --data-dir "$work/data" --k 1,5 --out "$work/r.db" >/dev/null 2>&1
 "$memfail" run --system oracle --datasets all --data-dir "$work/data" --k 5 --out "$work/r.db" >/dev/null 2>&1
-"$memfail" report "$work/r.db" --html "$out/report.html" >/dev/null
+# A second results file, and a run with a --name: one report over both files.
+"$memfail" run --system verbatim:chunk=sentence,retriever=hashed --name sentences --datasets all --data-dir "$work/data" \
+    --k 5 --out "$work/s.db" >/dev/null 2>&1
+"$memfail" report "$work/r.db" "$work/s.db" --html "$out/report.html" >/dev/null
 [ -s "$out/report.html" ] || { echo "FAIL: no report written" >&2; exit 1; }
 echo "report: $out/report.html ($(stat -c %s "$out/report.html") bytes)"
 CHROMIUM="$chromium" node "$here/check_report.mjs" "$out/report.html" "$out/report.png"

@@ -107,7 +107,7 @@ TEST(HtmlReport, SuccessBarsCarryTheTableNumbers) {
     // One bar and one error bar per table row; one legend entry per system x k.
     EXPECT_EQ(count(success, "<g class=\"bar\">"), table.rows.size());
     EXPECT_EQ(count(success, "<g class=\"error-bar\">"), table.rows.size());
-    EXPECT_EQ(count(success, "<g class=\"legend-entry\""), 2u * 2u);
+    EXPECT_EQ(count(success, "<li class=\"legend-entry\""), 2u * 2u);
     ASSERT_EQ(table.columns[5].name, "success");
     for (const auto& row : table.rows) {
         // run, system, dataset, k, probes, success, rate %, 95% CI
@@ -143,6 +143,12 @@ TEST(HtmlReport, StageBreakdownCountsMatchTheTableAndKeepStageColours) {
         segments += (*it)[1] == "segment";
     }
     EXPECT_GT(segments, 0u);
+    // The legends are HTML beside the charts, in the same colours.
+    const std::regex legend("<li class=\"legend-entry\" data-key=\"([a-z_]+)\"><span class=\"swatch\" style=\"background:([^\"]+)\">");
+    std::size_t entries = 0;
+    for (auto it = std::sregex_iterator(stages.begin(), stages.end(), legend); it != std::sregex_iterator(); ++it, ++entries)
+        EXPECT_EQ((*it)[2].str(), svg::stage_colour((*it)[1].str()));
+    EXPECT_GT(entries, 0u);
 }
 
 TEST(HtmlReport, SystemNamesAreInertEverywhere) {
@@ -276,7 +282,7 @@ TEST(HtmlReport, EightSystemsAndSixKStayInsideTheirCharts) {
     const auto r = render_fixture(spec);
     const std::string success = section(r.html, "success");
     EXPECT_EQ(count(success, "<g class=\"bar\">"), 8u * 6u * 3u);
-    EXPECT_EQ(count(success, "<g class=\"legend-entry\""), 8u * 6u);
+    EXPECT_EQ(count(success, "<li class=\"legend-entry\""), 8u * 6u);
     // Every chart: rectangles with a size, inside the view box.
     std::size_t charts = 0;
     for (auto at = r.html.find("<svg"); at != std::string::npos; at = r.html.find("<svg", at + 4), ++charts) {

@@ -259,10 +259,26 @@ TEST(Svg, LineChartDrawsEveryPointOnNumericAndCategoricalAxes) {
     c.title = "tokens";
     c.x_label = "mean tokens per stored memory";
     c.y_label = "success (%)";
-    c.series = {{"d1", palette_colour(0), {{30, 0.5, Interval{0.4, 0.6}, "d1 a"}, {10, 0.2, std::nullopt, "d1 b"}}},
-                {"d2", palette_colour(1), {{55.5, 0.9, std::nullopt, "d2 a"}}}};
+    c.series = {{"d1", palette_colour(0), {{30, 0.5, Interval{0.4, 0.6}, "d1 a", "run 1"}, {10, 0.2, std::nullopt, "d1 b", "run 1"}}},
+                {"d2", palette_colour(1), {{55.5, 0.9, std::nullopt, "d2 a", "a-rather-long-run-name-that-is-cut"}}}};
     std::string out = render(c);
     EXPECT_EQ(count(out, "<g class=\"point\">"), 3u);
+    // Every point is labelled and a long label is cut; labels stay inside the chart.
+    EXPECT_EQ(count(out, "class=\"point-label\""), 3u);
+    EXPECT_EQ(count(out, ">run 1</text>"), 2u);
+    EXPECT_EQ(out.find("a-rather-long-run-name-that-is-cut"), std::string::npos);
+    std::smatch view;
+    ASSERT_TRUE(std::regex_search(out, view, std::regex("viewBox=\"0 0 ([0-9.]+) ")));
+    const double chart_width = std::stod(view[1].str());
+    const std::regex label_x("<text x=\"([0-9.-]+)\" y=\"[0-9.-]+\" font-size=\"11\" class=\"point-label\"[^>]*>([^<]*)<");
+    std::size_t labels = 0;
+    for (auto it = std::sregex_iterator(out.begin(), out.end(), label_x); it != std::sregex_iterator(); ++it, ++labels) {
+        const double x = std::stod((*it)[1].str());
+        EXPECT_GE(x, 0.0);
+        EXPECT_LE(x + 0.6 * 11 * static_cast<double>((*it)[2].str().size()), chart_width + 1);
+    }
+    EXPECT_EQ(labels, 3u);
+    EXPECT_EQ(count(out, "<g class=\"legend-entry\""), 2u);
     EXPECT_EQ(count(out, "<g class=\"error-bar\">"), 1u);
     EXPECT_EQ(count(out, "<polyline"), 1u);  // a single point needs no line
     EXPECT_NE(out.find("mean tokens per stored memory"), std::string::npos);
@@ -271,17 +287,42 @@ TEST(Svg, LineChartDrawsEveryPointOnNumericAndCategoricalAxes) {
     EXPECT_LT(out.find("d1 b"), out.find("d1 a"));
 
     c.x_categories = {"model-small", "model-large"};
-    c.series = {{"d1", palette_colour(0), {{0, 0.5, std::nullopt, "small"}, {1, 0.7, std::nullopt, "large"}}}};
+    c.series = {{"d1", palette_colour(0), {{0, 0.5, std::nullopt, "small", {}}, {1, 0.7, std::nullopt, "large", {}}}}};
     out = render(c);
     EXPECT_EQ(count(out, "<g class=\"point\">"), 2u);
+    EXPECT_EQ(count(out, "point-label"), 0u);
     EXPECT_EQ(count(out, "<g class=\"category-label\">"), 2u);
     expect_inside(out);
 }
 
 TEST(Svg, OnePointOnANumericAxisStillHasARange) {
     LineChart c;
-    c.series = {{"only", palette_colour(0), {{12, 0.3, std::nullopt, "one"}}}};
+    c.series = {{"only", palette_colour(0), {{12, 0.3, std::nullopt, "one", {}}}}};
     expect_inside(render(c));
+}
+
+TEST(Svg, LegendsCanBeLeftToTheHtmlPage) {
+    LineChart c;
+    c.series = {{"run 1 \u00b7 verbatim", palette_colour(0), {{12, 0.3, std::nullopt, "one", {}}}},
+                {"run 2 \u00b7 <oracle>", palette_colour(1), {{20, 0.6, std::nullopt, "two", {}}}}};
+    const std::string inside = render(c);
+    c.legend = Legend::none;
+    const std::string outside = render(c);
+    EXPECT_EQ(count(inside, "<g class=\"legend-entry\""), 2u);
+    EXPECT_EQ(count(outside, "legend-entry"), 0u);
+    // Without its legend the chart is shorter, and otherwise the same.
+    EXPECT_LT(outside.size(), inside.size());
+    const std::string html = legend_html(legend_entries(c));
+    EXPECT_EQ(html.rfind("<ul class=\"legend\">", 0), 0u);
+    EXPECT_EQ(count(html, "<li class=\"legend-entry\"><span class=\"swatch\" style=\"background:" + palette_colour(0) + "\">"), 1u);
+    EXPECT_NE(html.find("run 2 \u00b7 &lt;oracle&gt;"), std::string::npos);
+    EXPECT_EQ(legend_html({}), "");
+    StackedBarChart stacked;
+    stacked.categories = {{"not stored", stage_colour("not_stored"), "not_stored"}};
+    stacked.groups = {{"d", {{"run 1", {3}, {"3 probes"}}}}};
+    stacked.legend = Legend::none;
+    EXPECT_EQ(count(render(stacked), "legend-entry"), 0u);
+    EXPECT_EQ(count(legend_html(stacked.categories), "data-key=\"not_stored\""), 1u);
 }
 
 TEST(Svg, EmptyChartsSaySo) {

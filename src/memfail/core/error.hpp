@@ -39,6 +39,9 @@ struct Error {
     ErrorKind kind = ErrorKind::internal;
     std::string message;  // a full sentence, no trailing period
     std::string where;    // "data/x.jsonl:42: probes[3].answer" when known, else empty
+    // For a failed LLM call: the HTTP requests it sent before giving up (resends after a
+    // connection reset included); 0 when nothing was sent. Accounting only (llm_calls.attempts).
+    int attempts = 0;
 
     // True for failures worth retrying (network, timeout, rate_limited).
     bool retryable() const;

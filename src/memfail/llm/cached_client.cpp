@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <ctime>
+#include <random>
 
 #include <memfail/core/hash.hpp>
 
@@ -79,7 +80,19 @@ Reply as_hit(Reply reply, Clock::time_point start) {
     reply.cache_hit = true;
     reply.attempts = 0;
     reply.latency_micros = micros_since(start);
+    reply.payment.reset();
     return reply;
+}
+
+// A random token naming one paying client (one process, in practice): 128 bits, hex.
+std::string random_token() {
+    std::random_device device;
+    std::mt19937_64 mix((static_cast<std::uint64_t>(device()) << 32) ^ device() ^
+                        static_cast<std::uint64_t>(Clock::now().time_since_epoch().count()));
+    char buffer[33];
+    std::snprintf(buffer, sizeof buffer, "%016llx%016llx", static_cast<unsigned long long>(mix()),
+                  static_cast<unsigned long long>(mix()));
+    return buffer;
 }
 
 }  // namespace
@@ -111,28 +124,76 @@ Result<std::shared_ptr<LlmCache>> LlmCache::open(const std::string& path) {
         " request_json TEXT NOT NULL,"
         " response_json TEXT NOT NULL,"
         " created_at INTEGER NOT NULL)"));
+    // Who paid for each reply (the ledger is the results file the paying run writes).
+    MF_TRY(db.exec(
+        "CREATE TABLE IF NOT EXISTS llm_payments ("
+        " key TEXT PRIMARY KEY,"
+        " ledger TEXT NOT NULL,"
+        " payer TEXT NOT NULL,"
+        " prompt_tokens INTEGER NOT NULL,"
+        " completion_tokens INTEGER NOT NULL,"
+        " counted_locally INTEGER NOT NULL,"
+        " attempts INTEGER NOT NULL,"
+        " latency_micros INTEGER NOT NULL)"));
     return std::shared_ptr<LlmCache>(new LlmCache(std::move(db), path));
 }
 
-Result<std::optional<std::string>> LlmCache::get(const std::string& key) {
+Result<std::optional<LlmCache::Entry>> LlmCache::get(const std::string& key) {
     std::lock_guard lock(m_mutex);
-    MF_TRY_ASSIGN(store::Statement stmt, m_db.prepare("SELECT response_json FROM llm_cache WHERE key = ?"));
+    MF_TRY_ASSIGN(store::Statement stmt,
+                  m_db.prepare("SELECT c.response_json, p.ledger, p.payer, p.prompt_tokens, p.completion_tokens,"
+                               " p.counted_locally, p.attempts, p.latency_micros"
+                               " FROM llm_cache c LEFT JOIN llm_payments p ON p.key = c.key WHERE c.key = ?"));
     stmt.bind(1, key);
     MF_TRY_ASSIGN(bool row, stmt.step());
-    if (!row) return std::optional<std::string>();
-    return std::optional<std::string>(stmt.column_text(0));
+    if (!row) return std::optional<Entry>();
+    Entry entry;
+    entry.response_json = stmt.column_text(0);
+    if (!stmt.column_is_null(2)) {
+        Payment p;
+        p.ledger = stmt.column_text(1);
+        p.payer = stmt.column_text(2);
+        p.usage.prompt_tokens = stmt.column_int(3);
+        p.usage.completion_tokens = stmt.column_int(4);
+        p.usage.counted_locally = stmt.column_int(5) != 0;
+        p.attempts = static_cast<int>(stmt.column_int(6));
+        p.latency_micros = stmt.column_int(7);
+        entry.payment = std::move(p);
+    }
+    return std::optional<Entry>(std::move(entry));
 }
 
 Result<void> LlmCache::put(const std::string& key, std::string_view endpoint, std::string_view model,
-                           std::string_view request_json, std::string_view response_json) {
+                           std::string_view request_json, std::string_view response_json,
+                           const std::optional<Payment>& payment) {
     std::lock_guard lock(m_mutex);
-    MF_TRY_ASSIGN(store::Statement stmt,
-                  m_db.prepare("INSERT OR REPLACE INTO llm_cache"
-                               " (key, endpoint, model, request_json, response_json, created_at)"
-                               " VALUES (?, ?, ?, ?, ?, ?)"));
-    stmt.bind(1, key).bind(2, endpoint).bind(3, model).bind(4, request_json).bind(5, response_json);
-    stmt.bind(6, static_cast<std::int64_t>(std::time(nullptr)));
-    return stmt.run();
+    MF_TRY_ASSIGN(store::Transaction tx, store::Transaction::begin(m_db));
+    {
+        MF_TRY_ASSIGN(store::Statement stmt,
+                      m_db.prepare("INSERT OR REPLACE INTO llm_cache"
+                                   " (key, endpoint, model, request_json, response_json, created_at)"
+                                   " VALUES (?, ?, ?, ?, ?, ?)"));
+        stmt.bind(1, key).bind(2, endpoint).bind(3, model).bind(4, request_json).bind(5, response_json);
+        stmt.bind(6, static_cast<std::int64_t>(std::time(nullptr)));
+        MF_TRY(stmt.run());
+    }
+    if (payment) {
+        MF_TRY_ASSIGN(store::Statement stmt,
+                      m_db.prepare("INSERT OR REPLACE INTO llm_payments"
+                                   " (key, ledger, payer, prompt_tokens, completion_tokens, counted_locally,"
+                                   " attempts, latency_micros) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"));
+        stmt.bind(1, key).bind(2, payment->ledger).bind(3, payment->payer);
+        stmt.bind(4, payment->usage.prompt_tokens).bind(5, payment->usage.completion_tokens);
+        stmt.bind(6, static_cast<std::int64_t>(payment->usage.counted_locally ? 1 : 0));
+        stmt.bind(7, static_cast<std::int64_t>(payment->attempts)).bind(8, payment->latency_micros);
+        MF_TRY(stmt.run());
+    } else {
+        // A reply stored without a payment (cache written by another tool) must not keep an old one.
+        MF_TRY_ASSIGN(store::Statement stmt, m_db.prepare("DELETE FROM llm_payments WHERE key = ?"));
+        stmt.bind(1, key);
+        MF_TRY(stmt.run());
+    }
+    return tx.commit();
 }
 
 Result<std::int64_t> LlmCache::entry_count() {
@@ -172,8 +233,10 @@ json embedding_cache_request(const std::string& identity, const EmbeddingRequest
 // nlohmann::json keeps object keys sorted, so dump() is canonical.
 std::string cache_key(const json& cache_request) { return content_hash(cache_request.dump()); }
 
-CachedClient::CachedClient(std::shared_ptr<LlmClient> inner, std::shared_ptr<LlmCache> cache, CacheMode mode)
-    : m_inner(std::move(inner)), m_cache(std::move(cache)), m_mode(mode) {
+CachedClient::CachedClient(std::shared_ptr<LlmClient> inner, std::shared_ptr<LlmCache> cache, CacheMode mode,
+                           std::string ledger)
+    : m_inner(std::move(inner)), m_cache(std::move(cache)), m_mode(mode), m_ledger(std::move(ledger)),
+      m_payer(random_token()) {
     MF_ASSERT(m_inner != nullptr, "CachedClient needs an inner client");
     MF_ASSERT(m_cache != nullptr || m_mode == CacheMode::off, "CachedClient needs a cache unless the mode is off");
 }
@@ -202,7 +265,12 @@ Result<Reply> CachedClient::single_flight(Flights<Reply>& flights, const std::st
         flight->done_cv.wait(lock, [&] { return flight->done; });
         Result<Reply> result = *flight->result;
         lock.unlock();
-        if (!result) return result;
+        if (!result) {
+            // The leader's error accounts the requests sent; this caller sent none.
+            Error error = result.error();
+            error.attempts = 0;
+            return error;
+        }
         {
             std::lock_guard stats_lock(m_mutex);
             ++m_stats.shared;
@@ -225,9 +293,19 @@ Result<Reply> CachedClient::single_flight(Flights<Reply>& flights, const std::st
     return result;
 }
 
+std::optional<Payment> CachedClient::own_payment(const Usage& usage, int attempts, std::int64_t latency_micros) const {
+    if (m_ledger.empty()) return std::nullopt;
+    return Payment{m_ledger, m_payer, usage, attempts, latency_micros};
+}
+
+std::optional<Payment> CachedClient::foreign(std::optional<Payment> payment) const {
+    if (!payment || m_ledger.empty() || payment->ledger != m_ledger || payment->payer == m_payer) return std::nullopt;
+    return payment;
+}
+
 void CachedClient::store(const std::string& key, std::string_view endpoint, std::string_view model,
-                         const json& cache_request, const json& response) {
-    auto written = m_cache->put(key, endpoint, model, cache_request.dump(), response.dump());
+                         const json& cache_request, const json& response, const std::optional<Payment>& payment) {
+    auto written = m_cache->put(key, endpoint, model, cache_request.dump(), response.dump(), payment);
     if (!written) {
         std::lock_guard lock(m_mutex);
         ++m_stats.write_errors;
@@ -246,12 +324,17 @@ Result<ChatReply> CachedClient::chat(const ChatRequest& request) {
     const std::string key = cache_key(cache_request);
     return single_flight(m_chat_flights, key, [&](Clock::time_point start) -> Result<ChatReply> {
         if (m_mode == CacheMode::on) {
-            MF_TRY_ASSIGN(std::optional<std::string> stored, m_cache->get(key));
+            MF_TRY_ASSIGN(std::optional<LlmCache::Entry> stored, m_cache->get(key));
             if (stored) {
-                if (auto reply = chat_reply_from(*stored)) {
-                    std::lock_guard lock(m_mutex);
-                    ++m_stats.hits;
-                    return as_hit(std::move(*reply), start);
+                if (auto reply = chat_reply_from(stored->response_json)) {
+                    {
+                        std::lock_guard lock(m_mutex);
+                        ++m_stats.hits;
+                    }
+                    ChatReply hit = as_hit(std::move(*reply), start);
+                    hit.cache_key = key;
+                    hit.payment = foreign(std::move(stored->payment));
+                    return hit;
                 }
             }
         }
@@ -260,7 +343,11 @@ Result<ChatReply> CachedClient::chat(const ChatRequest& request) {
             ++m_stats.misses;
         }
         auto reply = m_inner->chat(request);
-        if (reply) store(key, "chat", request.model, cache_request, chat_response_json(*reply));
+        if (reply) {
+            reply->cache_key = key;
+            reply->payment = own_payment(reply->usage, reply->attempts, reply->latency_micros);
+            store(key, "chat", request.model, cache_request, chat_response_json(*reply), reply->payment);
+        }
         return reply;
     });
 }
@@ -277,12 +364,17 @@ Result<EmbeddingReply> CachedClient::embed(const EmbeddingRequest& request) {
     const std::string key = cache_key(cache_request);
     return single_flight(m_embed_flights, key, [&](Clock::time_point start) -> Result<EmbeddingReply> {
         if (m_mode == CacheMode::on) {
-            MF_TRY_ASSIGN(std::optional<std::string> stored, m_cache->get(key));
+            MF_TRY_ASSIGN(std::optional<LlmCache::Entry> stored, m_cache->get(key));
             if (stored) {
-                if (auto reply = embedding_reply_from(*stored)) {
-                    std::lock_guard lock(m_mutex);
-                    ++m_stats.hits;
-                    return as_hit(std::move(*reply), start);
+                if (auto reply = embedding_reply_from(stored->response_json)) {
+                    {
+                        std::lock_guard lock(m_mutex);
+                        ++m_stats.hits;
+                    }
+                    EmbeddingReply hit = as_hit(std::move(*reply), start);
+                    hit.cache_key = key;
+                    hit.payment = foreign(std::move(stored->payment));
+                    return hit;
                 }
             }
         }
@@ -291,7 +383,11 @@ Result<EmbeddingReply> CachedClient::embed(const EmbeddingRequest& request) {
             ++m_stats.misses;
         }
         auto reply = m_inner->embed(request);
-        if (reply) store(key, "embeddings", request.model, cache_request, embedding_response_json(*reply));
+        if (reply) {
+            reply->cache_key = key;
+            reply->payment = own_payment(reply->usage, reply->attempts, reply->latency_micros);
+            store(key, "embeddings", request.model, cache_request, embedding_response_json(*reply), reply->payment);
+        }
         return reply;
     });
 }

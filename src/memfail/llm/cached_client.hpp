@@ -27,16 +27,25 @@ std::string_view cache_mode_name(CacheMode mode);
 Result<CacheMode> parse_cache_mode(std::string_view text);
 
 // The SQLite store behind CachedClient: table llm_cache(key, endpoint, model, request_json,
-// response_json, created_at). One connection (WAL) guarded by a mutex; safe from many threads.
+// response_json, created_at), and llm_payments(key, ledger, payer, tokens, attempts, latency): who
+// paid for each reply, written in the same transaction as the reply. One connection (WAL) guarded
+// by a mutex; safe from many threads. Cache files written before llm_payments existed still open
+// (their replies simply have no payment).
 class LlmCache {
 public:
     static Result<std::shared_ptr<LlmCache>> open(const std::string& path);
 
-    // The stored response JSON for `key`, or nullopt.
-    Result<std::optional<std::string>> get(const std::string& key);
-    // Inserts or replaces the entry for `key`.
+    struct Entry {
+        std::string response_json;
+        std::optional<Payment> payment;  // absent for replies stored without one
+    };
+    // The stored entry for `key`, or nullopt.
+    Result<std::optional<Entry>> get(const std::string& key);
+    // Inserts or replaces the entry for `key` and, when given, its payment, in one transaction:
+    // after a crash a reply is never in the cache without the payment that bought it.
     Result<void> put(const std::string& key, std::string_view endpoint, std::string_view model,
-                     std::string_view request_json, std::string_view response_json);
+                     std::string_view request_json, std::string_view response_json,
+                     const std::optional<Payment>& payment = std::nullopt);
     Result<std::int64_t> entry_count();
     const std::string& path() const { return m_path; }
 
@@ -63,16 +72,26 @@ struct CacheStats {
 
 class CachedClient final : public LlmClient {
 public:
-    CachedClient(std::shared_ptr<LlmClient> inner, std::shared_ptr<LlmCache> cache, CacheMode mode);
+    // `ledger` names the results file this process accounts its calls in (make_llm_stack passes
+    // its absolute path; empty: payments are not recorded). Each CachedClient has its own random
+    // payer token, recorded with every reply it pays for.
+    CachedClient(std::shared_ptr<LlmClient> inner, std::shared_ptr<LlmCache> cache, CacheMode mode,
+                 std::string ledger = {});
 
     // Hits (and requests that shared an identical in-flight call) come back with cache_hit = true
     // and attempts = 0. Only successful, schema-valid replies are stored; errors are not cached.
     // A database read failure is returned as an ErrorKind::database error.
+    // Accounting (llm_client.hpp, Payment): every reply carries its cache_key (mode on or
+    // refresh); a network reply carries this client's payment (recorded with the reply); a reply
+    // read from the database carries the recorded payment only when another process paid for it
+    // for the same ledger; a reply shared from an identical in-flight call carries none, and a
+    // failed call shared that way reports 0 attempts (the leader's error counts them).
     Result<ChatReply> chat(const ChatRequest& request) override;
     Result<EmbeddingReply> embed(const EmbeddingRequest& request) override;
     std::string identity() const override { return m_inner->identity(); }
 
     CacheMode mode() const { return m_mode; }
+    const std::string& payer() const { return m_payer; }
     CacheStats stats() const;
 
 private:
@@ -90,11 +109,18 @@ private:
     Result<Reply> single_flight(Flights<Reply>& flights, const std::string& key, Compute&& compute);
 
     void store(const std::string& key, std::string_view endpoint, std::string_view model,
-               const nlohmann::json& cache_request, const nlohmann::json& response);
+               const nlohmann::json& cache_request, const nlohmann::json& response,
+               const std::optional<Payment>& payment);
+    // This client's payment for a reply it just received from the network.
+    std::optional<Payment> own_payment(const Usage& usage, int attempts, std::int64_t latency_micros) const;
+    // The stored payment as a reply may carry it: only another process's, for this ledger.
+    std::optional<Payment> foreign(std::optional<Payment> payment) const;
 
     std::shared_ptr<LlmClient> m_inner;
     std::shared_ptr<LlmCache> m_cache;
     CacheMode m_mode;
+    std::string m_ledger;
+    std::string m_payer;
     mutable std::mutex m_mutex;  // guards the flight maps and the stats
     Flights<ChatReply> m_chat_flights;
     Flights<EmbeddingReply> m_embed_flights;

@@ -25,6 +25,12 @@ std::size_t on_header(char* data, std::size_t size, std::size_t count, void* use
     return size * count;
 }
 
+// Counts the requests libcurl writes (one header block per request sent, resends included).
+int on_debug(CURL*, curl_infotype type, char*, std::size_t, void* user) {
+    if (type == CURLINFO_HEADER_OUT) ++static_cast<HttpReply*>(user)->sends;
+    return 0;
+}
+
 }  // namespace
 
 HttpReply perform_http(CURL* curl, const HttpExchange& exchange) {
@@ -69,6 +75,11 @@ HttpReply perform_http(CURL* curl, const HttpExchange& exchange) {
     curl_easy_setopt(curl, CURLOPT_WRITEDATA, &reply.body);
     curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_header);
     curl_easy_setopt(curl, CURLOPT_HEADERDATA, &reply);
+    // The debug callback (called only in verbose mode, and then instead of printing) sees every
+    // request header block libcurl sends, including its own resend after a connection reset.
+    curl_easy_setopt(curl, CURLOPT_DEBUGFUNCTION, on_debug);
+    curl_easy_setopt(curl, CURLOPT_DEBUGDATA, &reply);
+    curl_easy_setopt(curl, CURLOPT_VERBOSE, 1L);
     reply.code = curl_easy_perform(curl);
     if (reply.code == CURLE_OK) curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &reply.status);
     else reply.curl_error = error_buffer[0] ? error_buffer : curl_easy_strerror(reply.code);
@@ -77,6 +88,8 @@ HttpReply perform_http(CURL* curl, const HttpExchange& exchange) {
     curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, nullptr);
     curl_easy_setopt(curl, CURLOPT_WRITEDATA, nullptr);
     curl_easy_setopt(curl, CURLOPT_HEADERDATA, nullptr);
+    curl_easy_setopt(curl, CURLOPT_VERBOSE, 0L);
+    curl_easy_setopt(curl, CURLOPT_DEBUGDATA, nullptr);
     curl_slist_free_all(headers);
     std::fill(auth.begin(), auth.end(), '\0');  // the token does not linger in freed memory
     return reply;

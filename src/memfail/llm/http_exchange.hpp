@@ -17,6 +17,10 @@ struct HttpReply {
     long status = 0;
     std::string body;
     std::optional<std::string> retry_after;  // the Retry-After header's value, when sent
+    // How many times the request went out on the wire: libcurl silently sends it again on a fresh
+    // connection when a reused one turns out to be dead (reset before any reply byte), so this can
+    // exceed 1; 0 when no connection could be made.
+    int sends = 0;
 };
 
 struct HttpExchange {

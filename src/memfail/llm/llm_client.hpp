@@ -50,6 +50,18 @@ struct Usage {
     bool counted_locally = false;  // the server sent no usage; counted with our tokenizer
 };
 
+// Who paid for a reply, as the reply cache records it beside the reply (cached_client.hpp). It
+// lets a resumed run account exactly once a call that a killed process paid for but never wrote
+// down: on a network call it is this process's own payment; on a reply read from the cache it is
+// present only when another process writing the same results file paid for it.
+struct Payment {
+    std::string ledger;  // the results file the paying run writes (absolute path)
+    std::string payer;   // the paying process's random token
+    Usage usage;
+    int attempts = 0;
+    std::int64_t latency_micros = 0;
+};
+
 struct ChatReply {
     std::string content;                // the assistant message's text
     std::optional<nlohmann::json> json; // parsed and schema-valid, when the request had a schema
@@ -58,6 +70,8 @@ struct ChatReply {
     bool cache_hit = false;
     int attempts = 0;             // HTTP attempts made for this call (0 on a cache hit)
     std::int64_t latency_micros = 0;
+    std::string cache_key;            // the reply cache's key for the request; empty with the cache off
+    std::optional<Payment> payment;   // see Payment; absent with the cache off
 };
 
 struct EmbeddingRequest {
@@ -72,6 +86,8 @@ struct EmbeddingReply {
     bool cache_hit = false;
     int attempts = 0;
     std::int64_t latency_micros = 0;
+    std::string cache_key;
+    std::optional<Payment> payment;
 };
 
 class LlmClient {
@@ -79,7 +95,8 @@ public:
     virtual ~LlmClient() = default;
     // Errors once retries are exhausted: rate_limited (429), network (5xx, connection), timeout,
     // auth (401/403), not_found (404), protocol (other 4xx, a broken reply), and invalid_output
-    // when the reply never satisfied the schema. Messages never contain the API key.
+    // when the reply never satisfied the schema. Messages never contain the API key; the error's
+    // `attempts` says how many requests were sent (resends after a connection reset included).
     virtual Result<ChatReply> chat(const ChatRequest& request) = 0;
     virtual Result<EmbeddingReply> embed(const EmbeddingRequest& request) = 0;
     // What identifies the model server for caching: the base URL without credentials or query.

@@ -62,6 +62,9 @@ Result<void> LlmSettings::validate() const {
     if (tokens_per_minute < 0) return bad("tokens_per_minute must not be negative");
     if (timeout_seconds <= 0) return bad("timeout must be positive");
     if (max_retries < 0 || max_schema_retries < 0) return bad("retry counts must not be negative");
+    if (max_consecutive_failures < 0 || max_consecutive_failures > 1000000)
+        return bad("max_consecutive_failures must be between 0 and 1000000, got " +
+                   std::to_string(max_consecutive_failures));
     if (cache != "off" && cache != "on" && cache != "refresh")
         return bad("cache must be off, on or refresh, got '" + cache + "'");
     if (structured_output != "auto" && structured_output != "json_schema" && structured_output != "json_object")
@@ -124,7 +127,7 @@ Result<void> apply_toml_file(const std::string& path, LlmSettings& s) {
     }
     const std::vector<std::string> top_keys = {
         "base_url",  "api_key_env",       "concurrency", "requests_per_minute", "tokens_per_minute",
-        "timeout",   "max_retries",       "max_schema_retries", "structured_output", "cache",
+        "timeout",   "max_retries",       "max_schema_retries", "max_consecutive_failures", "structured_output", "cache",
         "cache_db",  "tokenizer_dir",     "temperature", "seed", "models"};
     const std::vector<std::string> model_keys = {"answer", "judge", "system", "embed"};
     for (auto&& [key_view, node] : table) {
@@ -168,7 +171,7 @@ Result<void> apply_toml_file(const std::string& path, LlmSettings& s) {
         else {
             MF_TRY_ASSIGN(std::int64_t v, read_value<std::int64_t>(path, node, key));
             // Range-checked here, with the line: a cast alone would wrap 4294967297 to 1.
-            const std::int64_t most = key == "concurrency" ? 1024 : 100;
+            const std::int64_t most = key == "concurrency" ? 1024 : key == "max_consecutive_failures" ? 1000000 : 100;
             const std::int64_t least = key == "concurrency" ? 1 : 0;
             if (v < least || v > most)
                 return make_error(ErrorKind::invalid_input,
@@ -177,6 +180,7 @@ Result<void> apply_toml_file(const std::string& path, LlmSettings& s) {
                                   where_of(path, node, key));
             if (key == "concurrency") s.concurrency = static_cast<int>(v);
             else if (key == "max_retries") s.max_retries = static_cast<int>(v);
+            else if (key == "max_consecutive_failures") s.max_consecutive_failures = static_cast<int>(v);
             else s.max_schema_retries = static_cast<int>(v);
         }
     }

@@ -34,6 +34,11 @@ struct LlmSettings {
     std::string cache = "on";                // off | on | refresh
     std::string cache_db;                    // empty: "<results>.llm-cache.db"
     std::string tokenizer_dir;               // empty: text::default_tokenizer_dir()
+    // Fail fast: this many calls in a row to one endpoint (base URL and model) failing after their
+    // retries stop the run with the endpoint's last error (resumable); 0 never stops.
+    int max_consecutive_failures = 8;
+    // Send one tiny request to each configured model before any work (llm/preflight.hpp).
+    bool preflight = true;
 
     bool uses_llm() const {
         return !answer_model.empty() || !judge_model.empty() || !system_model.empty() || !embed_model.empty();
@@ -48,8 +53,9 @@ struct LlmSettings {
 void apply_environment(LlmSettings& settings);
 
 // Applies a TOML file. Keys: base_url, api_key_env, concurrency, requests_per_minute,
-// tokens_per_minute, timeout, max_retries, max_schema_retries, structured_output, cache, cache_db,
-// tokenizer_dir, temperature, seed, and a [models] table with answer, judge, system, embed.
+// tokens_per_minute, timeout, max_retries, max_schema_retries, max_consecutive_failures,
+// structured_output, cache, cache_db, tokenizer_dir, temperature, seed, and a [models] table with
+// answer, judge, system, embed.
 // Unknown keys, wrong types and an `api_key` key are errors naming file:line and the key.
 Result<void> apply_toml_file(const std::string& path, LlmSettings& settings);
 

@@ -4,6 +4,7 @@
 #include <memfail/llm/openai_client.hpp>
 #include <memfail/text/tokenizer.hpp>
 
+#include <algorithm>
 #include <filesystem>
 
 namespace memfail::llm {
@@ -35,7 +36,13 @@ Result<LlmStack> make_llm_stack(const LlmSettings& settings, const std::string& 
         if (!tokenizer) return static_cast<std::int64_t>((text.size() + 3) / 4);
         return static_cast<std::int64_t>((*tokenizer)->count(text));
     };
+    ClientOptions quick = options;
+    quick.max_retries = std::min(options.max_retries, 2);
+    quick.backoff_base_seconds = 0.25;
+    quick.backoff_max_seconds = 1;
+    quick.timeout_seconds = std::min(options.timeout_seconds, 30.0);
     MF_TRY_ASSIGN(std::unique_ptr<LlmClient> http, make_openai_client(std::move(options)));
+    MF_TRY_ASSIGN(std::unique_ptr<LlmClient> quick_http, make_openai_client(std::move(quick)));
 
     MF_TRY_ASSIGN(CacheMode mode, parse_cache_mode(settings.cache));
     LlmStack stack;
@@ -45,7 +52,12 @@ Result<LlmStack> make_llm_stack(const LlmSettings& settings, const std::string& 
         std::filesystem::create_directories(parent, ec);
     }
     MF_TRY_ASSIGN(std::shared_ptr<LlmCache> cache, LlmCache::open(stack.cache_path));
-    stack.cached = std::make_shared<CachedClient>(std::shared_ptr<LlmClient>(std::move(http)), std::move(cache), mode);
+    std::error_code ec;
+    std::string ledger = std::filesystem::weakly_canonical(std::filesystem::absolute(results_path, ec), ec).string();
+    if (ledger.empty()) ledger = results_path;
+    stack.preflight = std::make_shared<CachedClient>(std::shared_ptr<LlmClient>(std::move(quick_http)), cache, mode);
+    stack.cached = std::make_shared<CachedClient>(std::shared_ptr<LlmClient>(std::move(http)), std::move(cache), mode,
+                                                  std::move(ledger));
     stack.client = stack.cached;
     return stack;
 }

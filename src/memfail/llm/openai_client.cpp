@@ -143,6 +143,12 @@ std::string attempts_text(int attempts) {
     return std::to_string(attempts) + (attempts == 1 ? " attempt" : " attempts");
 }
 
+// `error` as the outcome of a call that sent `attempts` requests (accounted in llm_calls).
+Error sent(Error error, int attempts) {
+    error.attempts = attempts;
+    return error;
+}
+
 std::int64_t bytes_estimate(std::string_view text) {
     return static_cast<std::int64_t>((text.size() + 3) / 4);
 }
@@ -219,7 +225,9 @@ private:
                 std::snprintf(limit, sizeof limit, "%g", m_options.timeout_seconds);
                 problem = std::string("no answer within ") + limit + " s (" + http.curl_error + ")";
             }
-            return make_error(kind, redacted(head + problem + " after " + attempts_text(attempts)));
+            Error error = make_error(kind, redacted(head + problem + " after " + attempts_text(attempts)));
+            error.attempts = attempts;
+            return error;
         }
         ErrorKind kind = ErrorKind::protocol;
         if (http.status == 429) kind = ErrorKind::rate_limited;
@@ -229,7 +237,9 @@ private:
         std::string message = head + "HTTP " + std::to_string(http.status) + " after " + attempts_text(attempts) +
                               ": " + server_text(http.body);
         if (kind == ErrorKind::auth) message += " (check the API key and its environment variable)";
-        return make_error(kind, redacted(message));
+        Error error = make_error(kind, redacted(message));
+        error.attempts = attempts;
+        return error;
     }
 
     static bool status_retryable(long status) { return status == 429 || status == 408 || status >= 500; }
@@ -303,7 +313,7 @@ Result<ChatReply> OpenAiClient::chat(const ChatRequest& request) {
             if (request.max_tokens) token_estimate += *request.max_tokens;
         }
         const HttpReply http = send(url, body.dump(), token_estimate);
-        ++attempts;
+        attempts += std::max(1, http.sends);  // a resend after a reset is an attempt too
 
         const bool transport_ok = http.code == CURLE_OK;
         if (!transport_ok || http.status < 200 || http.status >= 300) {
@@ -329,9 +339,10 @@ Result<ChatReply> OpenAiClient::chat(const ChatRequest& request) {
         if (!message) {
             // A broken envelope is the server's fault, like a 5xx: worth another try.
             if (transient_retries >= m_options.max_retries)
-                return make_error(ErrorKind::protocol,
-                                  redacted("POST " + shown_url + ": the reply is not a chat completion after " +
-                                           attempts_text(attempts) + ": " + server_text(http.body)));
+                return sent(make_error(ErrorKind::protocol,
+                                       redacted("POST " + shown_url + ": the reply is not a chat completion after " +
+                                                attempts_text(attempts) + ": " + server_text(http.body))),
+                            attempts);
             ++transient_retries;
             std::this_thread::sleep_for(std::chrono::duration<double>(backoff_seconds(transient_retries, http, rng)));
             continue;
@@ -371,10 +382,11 @@ Result<ChatReply> OpenAiClient::chat(const ChatRequest& request) {
             if (problem) {
                 if (schema_retries >= m_options.max_schema_retries) {
                     std::string shown = content.size() > 200 ? content.substr(0, 200) + "..." : content;
-                    return make_error(ErrorKind::invalid_output,
-                                      redacted("POST " + shown_url + ": the reply never satisfied schema " +
-                                               request.schema->name + " after " + attempts_text(attempts) + ": " +
-                                               *problem + " (last reply: " + shown + ")"));
+                    return sent(make_error(ErrorKind::invalid_output,
+                                           redacted("POST " + shown_url + ": the reply never satisfied schema " +
+                                                    request.schema->name + " after " + attempts_text(attempts) +
+                                                    ": " + *problem + " (last reply: " + shown + ")")),
+                                attempts);
                 }
                 ++schema_retries;
                 // Ask again, showing the model what was wrong; the original messages stay first.
@@ -410,7 +422,7 @@ Result<EmbeddingReply> OpenAiClient::embed(const EmbeddingRequest& request) {
     int transient_retries = 0;
     while (true) {
         const HttpReply http = send(url, payload, token_estimate);
-        ++attempts;
+        attempts += std::max(1, http.sends);  // a resend after a reset is an attempt too
         const bool transport_ok = http.code == CURLE_OK;
         if (!transport_ok || http.status < 200 || http.status >= 300) {
             const bool retryable = transport_ok ? status_retryable(http.status) : transport_retryable(http.code);
@@ -452,8 +464,9 @@ Result<EmbeddingReply> OpenAiClient::embed(const EmbeddingRequest& request) {
                 problem = "the reply has fewer embeddings than the " + std::to_string(request.inputs.size()) + " inputs";
         }
         if (!problem.empty()) {
-            return make_error(ErrorKind::protocol, redacted("POST " + shown_url + ": " + problem + " after " +
-                                                            attempts_text(attempts)));
+            return sent(make_error(ErrorKind::protocol, redacted("POST " + shown_url + ": " + problem + " after " +
+                                                                 attempts_text(attempts))),
+                        attempts);
         }
         const json* usage = envelope.contains("usage") && envelope["usage"].is_object() ? &envelope["usage"] : nullptr;
         if (usage && usage->contains("prompt_tokens") && (*usage)["prompt_tokens"].is_number_integer()) {

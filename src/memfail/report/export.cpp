@@ -11,6 +11,7 @@
 #include <memfail/core/hash.hpp>
 #include <memfail/core/version.hpp>
 #include <memfail/report/slices.hpp>
+#include <memfail/report/sources.hpp>
 #include <memfail/report/stats.hpp>
 
 #include <nlohmann/json.hpp>
@@ -167,16 +168,18 @@ void add_probe_fields(json& record, const std::string& probe_json) {
     record["evidence"] = evidence;
 }
 
-json sample_json(const store::RunRecord& run, const store::ProbeRow& p,
+json sample_json(const store::RunRecord& run, const RunOrigin* origin, const store::ProbeRow& p,
                  const std::map<MemoryKey, const store::MemoryTextRow*>& memories) {
-    json record = {{"run_id", run.id},
+    json record = json::object();
+    if (origin) record["file"] = origin->file;
+    record.update(json{{"run_id", origin ? origin->id : run.id},
                    {"system", run.system_spec},
                    {"dataset", p.dataset},
                    {"scenario_id", p.scenario_id},
                    {"probe_id", p.probe_id},
                    {"k", p.k},
                    {"kind", p.kind},
-                   {"checkpoint", nullable(p.checkpoint)}};
+                   {"checkpoint", nullable(p.checkpoint)}});
     add_probe_fields(record, p.probe_json);
     json labels = json::object();
     for (const auto& l : probe_slices(p.dataset, label_fields(p.kind, p.stage, p.probe_json)))
@@ -240,6 +243,7 @@ Result<std::string> results_json(store::ResultsDb& db, const std::vector<std::in
     // As in success_table: one meaning of "success" for the whole document.
     bool end_to_end = false;
     for (const auto& r : all_rows) end_to_end |= r.answered > 0;
+    MF_TRY_ASSIGN(auto origins, run_origins(db));
     json out_runs = json::array();
     for (std::int64_t id : runs) {
         MF_TRY_ASSIGN(auto run, db.run(id));
@@ -270,7 +274,8 @@ Result<std::string> results_json(store::ResultsDb& db, const std::vector<std::in
         MF_TRY_ASSIGN(auto usage, db.llm_usage(id));
         json llm_usage = json::array();
         for (const auto& u : usage) llm_usage.push_back(usage_json(u));
-        out_runs.push_back({{"id", run->id},
+        const auto origin = origins.find(id);
+        json entry = {{"id", origin != origins.end() ? origin->second.id : run->id},
                             {"system", run->system_spec},
                             {"status", run->status},
                             {"error", nullable(run->error)},
@@ -284,7 +289,14 @@ Result<std::string> results_json(store::ResultsDb& db, const std::vector<std::in
                             {"datasets", std::move(datasets)},
                             {"results", std::move(results)},
                             {"slices", std::move(run_slices)},
-                            {"llm_usage", std::move(llm_usage)}});
+                            {"llm_usage", std::move(llm_usage)}};
+        // A report over several results files says which file each run is from (its id is its id there).
+        if (origin != origins.end()) {
+            json with_file = {{"file", origin->second.file}, {"path", origin->second.path}};
+            with_file.update(entry);
+            entry = std::move(with_file);
+        }
+        out_runs.push_back(std::move(entry));
     }
     const json doc = {{"memfail_results", k_export_version},
                       {"generated_by", "memfail " + std::string(code_version())},
@@ -296,8 +308,10 @@ Result<std::string> results_json(store::ResultsDb& db, const std::vector<std::in
 Result<std::size_t> write_samples_jsonl(store::ResultsDb& db, const std::vector<std::int64_t>& runs,
                                         std::ostream& out) {
     std::size_t lines = 0;
+    MF_TRY_ASSIGN(auto origins, run_origins(db));
     for (std::int64_t id : runs) {
         MF_TRY_ASSIGN(auto run, db.run(id));
+        const auto origin = origins.find(id);
         if (!run) return make_error(ErrorKind::not_found, "no run " + std::to_string(id), db.database().path());
         // One scenario at a time, in the order probe_rows() gives for a whole run, so memory stays
         // bounded by the largest scenario however big the run.
@@ -312,7 +326,7 @@ Result<std::size_t> write_samples_jsonl(store::ResultsDb& db, const std::vector<
                 memories.emplace(MemoryKey{m.scenario_id, m.checkpoint, m.memory.id}, &m.memory);
             MF_TRY_ASSIGN(auto rows, db.probe_rows(id, scenario.scenario_id));
             for (const auto& p : rows) {
-                out << dump(sample_json(*run, p, memories)) << '\n';
+                out << dump(sample_json(*run, origin != origins.end() ? &origin->second : nullptr, p, memories)) << '\n';
                 if (!out) return make_error(ErrorKind::io, "could not write the samples file");
                 ++lines;
             }

@@ -4,6 +4,7 @@
 #include <memfail/report/html_report.hpp>
 #include <memfail/report/run_report.hpp>
 #include <memfail/report/slices.hpp>
+#include <memfail/report/sources.hpp>
 #include <memfail/report/stats.hpp>
 #include <memfail/report/svg.hpp>
 
@@ -36,6 +37,8 @@ struct RunInfo {
     store::RunRecord record;
     json config = json::object();
     std::string label;
+    std::string name;        // the run's id as tables show it: "3", or "A.db#3" in a report over several files
+    std::string short_name;  // beside its points in a chart: its --name, else "run 3" / "A.db#3"
 };
 
 // Success of one summary row as the success table computes it.
@@ -80,8 +83,10 @@ std::string html_table(const Table& t, const std::string& cls = {}) {
     return out;
 }
 
-std::string figure(const std::string& svg_text, const std::string& caption) {
-    return "<figure><div class=\"chart-wrap\">" + svg_text + "</div><figcaption>" + h(caption) +
+// A chart, its legend as HTML (svg::legend_html: it wraps at the width of the screen while a wide
+// chart scrolls sideways) and its caption.
+std::string figure(const std::string& svg_text, const std::string& caption, const std::string& legend = {}) {
+    return "<figure><div class=\"chart-wrap\">" + svg_text + "</div>" + legend + "<figcaption>" + h(caption) +
            "</figcaption></figure>";
 }
 
@@ -185,7 +190,8 @@ std::string section_success(const Model& m, const Table& table) {
     std::string out = "<section id=\"success\"><h2>1. Success by dataset, system and k</h2>";
     out += "<p>Each bar is the share of probes a system got right at one k (memories retrieved); the whisker is the "
            "95% Wilson score interval. Hover a bar for its exact numbers.</p>";
-    out += figure(svg::render(chart), chart.title + " (error bars: 95% Wilson intervals)");
+    chart.legend = svg::Legend::none;
+    out += figure(svg::render(chart), chart.title + " (error bars: 95% Wilson intervals)", svg::legend_html(chart.series));
     // A long table (many runs x datasets x k) is folded so the charts stay in view.
     if (table.rows.size() > 24)
         out += "<details class=\"fold\"><summary>The table (" + std::to_string(table.rows.size()) + " rows)</summary>" +
@@ -272,7 +278,9 @@ std::string section_stages(const Model& m) {
         }
         out += "<div class=\"k-view\" data-k=\"" + std::to_string(k) + "\">";
         if (m.ks.size() > 1) out += "<h3>k = " + std::to_string(k) + "</h3>";
-        out += figure(svg::render(chart), chart.title + ": probes of each dataset and system by the stage they reached");
+        chart.legend = svg::Legend::none;
+        out += figure(svg::render(chart), chart.title + ": probes of each dataset and system by the stage they reached",
+                      svg::legend_html(chart.categories));
         out += "</div>";
     }
     return out + "</section>";
@@ -330,8 +338,10 @@ std::string section_slices(const Model& m, const std::vector<Slice>& all, const 
                     }
                 if (!g.bars.empty()) chart.groups.push_back(std::move(g));
             }
+            chart.legend = svg::Legend::none;
             if (!chart.groups.empty())
-                out += figure(svg::render(chart), chart.title + ": probes of each label and run by the stage they reached");
+                out += figure(svg::render(chart), chart.title + ": probes of each label and run by the stage they reached",
+                              svg::legend_html(chart.categories));
         }
         // The dataset's rows of the slice table, without the dataset and system columns.
         Table t;
@@ -413,14 +423,17 @@ std::string section_models(const Model& m) {
                 const Success su = success_of(*r, m.end_to_end);
                 s.points.push_back({static_cast<double>(mi), su.rate, su.ci,
                                     m.datasets[di] + " \u00b7 " + models[mi] + " (" + run.label + ") \u00b7 k=" +
-                                        std::to_string(k) + ": " + success_text(su)});
-                t.rows.push_back({models[mi], std::to_string(run.record.id), m.datasets[di], std::to_string(k),
+                                        std::to_string(k) + ": " + success_text(su),
+                                    {}});
+                t.rows.push_back({models[mi], run.name, m.datasets[di], std::to_string(k),
                                   percent(su.rate), "[" + percent(su.ci.low) + ", " + percent(su.ci.high) + "]",
                                   std::to_string(su.trials)});
             }
             if (!s.points.empty()) chart.series.push_back(std::move(s));
         }
-        out += figure(svg::render(chart), chart.title + " (runs whose configurations differ only in that model)");
+        chart.legend = svg::Legend::none;
+        out += figure(svg::render(chart), chart.title + " (runs whose configurations differ only in that model)",
+                      svg::legend_html(svg::legend_entries(chart)));
         out += "<details class=\"fold\"><summary>The numbers</summary>" + html_table(t) + "</details>";
     }
     if (charts == 0)
@@ -452,12 +465,14 @@ Result<std::string> section_tokens(store::ResultsDb& db, const Model& m) {
                  {"memories", Align::right}, {"tokens", Align::right}, {"tok/memory", Align::right},
                  {"k", Align::right},        {"rate %", Align::right}};
     std::vector<std::string> uncounted;
-    for (std::size_t di = 0; di < m.datasets.size(); ++di) {
-        const std::string& d = m.datasets[di];
+    // One series per run, in its own colour: a line joins only one system's points (its datasets,
+    // by tokens per memory), and every point is labelled with the run's short name.
+    for (std::size_t ri = 0; ri < m.runs.size(); ++ri) {
+        const RunInfo& run = m.runs[ri];
         svg::LineSeries s;
-        s.name = d;
-        s.colour = svg::palette_colour(di);
-        for (const auto& run : m.runs) {
+        s.name = run.label;
+        s.colour = svg::palette_colour(ri);
+        for (const auto& d : m.datasets) {
             MF_TRY_ASSIGN(auto stats, db.memory_stats(run.record.id, d));
             if (!stats) continue;
             int k = common_k;
@@ -472,26 +487,33 @@ Result<std::string> section_tokens(store::ResultsDb& db, const Model& m) {
             if (!r) continue;
             const double per_memory = static_cast<double>(*stats->tokens) / static_cast<double>(stats->memories);
             const Success su = success_of(*r, m.end_to_end);
-            s.points.push_back({per_memory, su.rate, std::nullopt,
-                                d + " \u00b7 " + run.label + ": " + fixed(per_memory, 1) + " tokens per memory (" +
-                                    std::to_string(*stats->tokens) + " tokens in " + std::to_string(stats->memories) +
-                                    " memories); success at k=" + std::to_string(k) + " " + success_text(su)});
-            t.rows.push_back({d, std::to_string(run.record.id), run.record.system_spec, std::to_string(stats->memories),
+            svg::LinePoint point{per_memory, su.rate, std::nullopt,
+                                 d + " \u00b7 " + run.label + ": " + fixed(per_memory, 1) + " tokens per memory (" +
+                                     std::to_string(*stats->tokens) + " tokens in " + std::to_string(stats->memories) +
+                                     " memories); success at k=" + std::to_string(k) + " " + success_text(su),
+                                 run.short_name};
+            s.points.push_back(std::move(point));
+            t.rows.push_back({d, run.name, run.record.system_spec, std::to_string(stats->memories),
                               std::to_string(*stats->tokens), fixed(per_memory, 1), std::to_string(k),
                               percent(su.rate)});
         }
         if (!s.points.empty()) chart.series.push_back(std::move(s));
     }
+    // The numbers grouped by dataset, as they are read against each other.
+    std::stable_sort(t.rows.begin(), t.rows.end(), [&](const std::vector<std::string>& a, const std::vector<std::string>& b) {
+        return std::find(m.datasets.begin(), m.datasets.end(), a[0]) < std::find(m.datasets.begin(), m.datasets.end(), b[0]);
+    });
     if (chart.series.empty()) {
         out += "<p class=\"empty\">Tokens per stored memory were not counted for these runs (no tokenizer was "
                "available when they ran), so this trade-off cannot be drawn.</p>";
     } else {
         out += "<p>The paper's token/accuracy trade-off: longer memories keep more detail but cost more to store and "
-               "retrieve. Each point is one system on one dataset, measured on the store at the dataset's last "
-               "checkpoint";
+               "retrieve. Each point is one run on one dataset (hover it for which), labelled with the run and measured "
+               "on the store at the dataset's last checkpoint; a line joins one run's datasets only";
         out += common_k ? ", with success at k=" + std::to_string(common_k) + ".</p>"
                         : "; success is at each run's largest k (the runs share no k).</p>";
-        out += figure(svg::render(chart), chart.title + " (one line per dataset)");
+        chart.legend = svg::Legend::none;
+        out += figure(svg::render(chart), chart.title + " (one line per run)", svg::legend_html(svg::legend_entries(chart)));
         out += "<details class=\"fold\"><summary>The numbers</summary>" + html_table(t) + "</details>";
     }
     if (!uncounted.empty() && !chart.series.empty()) {
@@ -524,7 +546,7 @@ Result<std::string> section_runs(store::ResultsDb& db, const Model& m, const Htm
             auto name = [&](const char* role) { return json_string_or(ms, role, "-"); };
             models = name("system") + " / " + name("answer") + " / " + name("judge") + " / " + name("embed");
         }
-        runs.rows.push_back({std::to_string(run.record.id), run.record.system_spec, run.record.status,
+        runs.rows.push_back({run.name, run.record.system_spec, run.record.status,
                              run.record.started_at, run.record.finished_at.empty() ? "-" : run.record.finished_at,
                              run.record.code_version, run.record.config_hash.substr(0, 12), run.record.protocol(),
                              grader, prompts, models});
@@ -532,7 +554,7 @@ Result<std::string> section_runs(store::ResultsDb& db, const Model& m, const Htm
     out += html_table(runs);
     for (const auto& run : m.runs)
         if (!run.record.error.empty())
-            out += "<p class=\"error\">Run " + std::to_string(run.record.id) + " stopped with an error: " +
+            out += "<p class=\"error\">Run " + h(run.name) + " stopped with an error: " +
                    h(run.record.error) + "</p>";
 
     Table data;
@@ -568,7 +590,7 @@ Result<std::string> section_runs(store::ResultsDb& db, const Model& m, const Htm
             MF_TRY_ASSIGN(auto store_us, micros(db, k_store_micros, run.record.id, d));
             MF_TRY_ASSIGN(auto retrieve_us, micros(db, k_retrieve_micros, run.record.id, d));
             auto ms = [](std::vector<std::int64_t>& v, double q) { return v.empty() ? std::string("-") : fixed(quantile_ms(v, q), 2); };
-            data.rows.push_back({std::to_string(run.record.id), d, hash, std::to_string(count), std::to_string(sessions),
+            data.rows.push_back({run.name, d, hash, std::to_string(count), std::to_string(sessions),
                                  std::to_string(probes), memories, per_memory, ms(store_us, 0.5), ms(store_us, 0.95),
                                  ms(retrieve_us, 0.5), ms(retrieve_us, 0.95)});
         }
@@ -595,7 +617,7 @@ Result<std::string> section_runs(store::ResultsDb& db, const Model& m, const Htm
     if (!agreement.rows.empty()) out += html_table(agreement);
 
     for (const auto& run : m.runs)
-        out += "<details class=\"fold\"><summary>Configuration of run " + std::to_string(run.record.id) + "</summary><pre>" +
+        out += "<details class=\"fold\"><summary>Configuration of run " + h(run.name) + "</summary><pre>" +
                h(run.config.dump(2, ' ', false, json::error_handler_t::replace)) + "</pre></details>";
     return out + "</section>";
 }
@@ -775,6 +797,9 @@ nav a{color:var(--accent)}
 figure{margin:12px 0}
 figcaption{color:var(--muted);font-size:.9em}
 .chart-wrap{overflow-x:auto}
+.legend{display:flex;flex-wrap:wrap;gap:2px 14px;list-style:none;margin:4px 0;padding:0;max-width:100%;font-size:.85em}
+.legend-entry{display:flex;align-items:baseline;gap:6px;min-width:0;overflow-wrap:anywhere}
+.swatch{flex:none;display:inline-block;width:11px;height:11px;border-radius:2px;border:1px solid rgba(0,0,0,.2)}
 svg.chart{max-width:none;display:block}
 .table-wrap{overflow-x:auto;margin:10px 0}
 table{border-collapse:collapse;font-size:.86em}
@@ -1002,6 +1027,8 @@ constexpr const char* k_script = R"js(
 Result<std::string> render_html_report(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids,
                                        const HtmlReportOptions& options) {
     Model m;
+    MF_TRY_ASSIGN(auto names, run_names(db, run_ids));
+    MF_TRY_ASSIGN(auto origins, run_origins(db));
     for (std::int64_t id : run_ids) {
         MF_TRY_ASSIGN(auto record, db.run(id));
         if (!record) return make_error(ErrorKind::not_found, "no run " + std::to_string(id), db.database().path());
@@ -1009,7 +1036,10 @@ Result<std::string> render_html_report(store::ResultsDb& db, const std::vector<s
         info.record = *record;
         json config = json::parse(record->config_json, nullptr, false);
         if (config.is_object()) info.config = std::move(config);
-        info.label = "run " + std::to_string(id) + " \u00b7 " + record->label();
+        info.name = names[id];
+        info.label = "run " + info.name + " \u00b7 " + record->label();
+        // A --name is short by choice; a system spec can run to dozens of characters.
+        info.short_name = record->label() != record->system_spec ? record->label() : (origins.count(id) ? info.name : "run " + info.name);
         m.runs.push_back(std::move(info));
     }
     // Runs of one system spec that differ in the internal model are told apart by it.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Diagnostic tables.
 #include <memfail/report/run_report.hpp>
+#include <memfail/report/sources.hpp>
 #include <memfail/report/stats.hpp>
 
 #include <algorithm>
@@ -14,6 +15,12 @@ namespace memfail::report {
 std::string percent(double fraction) {
     char buffer[32];
     std::snprintf(buffer, sizeof buffer, "%.1f", 100.0 * fraction);
+    return buffer;
+}
+
+std::string fraction(double value) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.6g", value);
     return buffer;
 }
 
@@ -38,44 +45,52 @@ Result<std::vector<std::int64_t>> select_runs(store::ResultsDb& db, const std::v
     return out;
 }
 
-Result<Table> success_table(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids) {
+Result<Table> success_table(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids, TableStyle style) {
     MF_TRY_ASSIGN(auto rows, db.summary(run_ids));
+    MF_TRY_ASSIGN(auto origins, run_origins(db));
+    MF_TRY_ASSIGN(auto names, run_names(db, run_ids));
+    const bool machine = style == TableStyle::machine;
     bool end_to_end = false, any_ambiguous = false;
     for (const auto& r : rows) {
         end_to_end |= r.answered > 0;
         any_ambiguous |= r.ambiguous > 0;
     }
     Table t;
-    if (end_to_end) {
-        t.title = "End-to-end success (the full taxonomy: memory stages, then the answer)";
-        t.columns = {{"run", Align::right},          {"system", Align::left},        {"dataset", Align::left},
-                     {"k", Align::right},            {"probes", Align::right},       {"correct", Align::right},
-                     {"rate %", Align::right},       {"95% CI", Align::left},        {"not_stored", Align::right},
-                     {"summary_error", Align::right}, {"unverified", Align::right}, {"not_retrieved", Align::right},
-                     {"reasoning_error", Align::right},
-                     {"errors", Align::right},       {"memory ok %", Align::right}, {"tok/probe", Align::right}};
-    } else {
-        t.title = "Memory-side success (stored, faithful and retrieved; the answer stage is not graded)";
-        t.columns = {{"run", Align::right},         {"system", Align::left},      {"dataset", Align::left},
-                     {"k", Align::right},           {"probes", Align::right},     {"success", Align::right},
-                     {"rate %", Align::right},      {"95% CI", Align::left},     {"not_stored", Align::right},
-                     {"summary_error", Align::right}, {"unverified", Align::right}, {"not_retrieved", Align::right},
-                     {"errors", Align::right},
-                     {"abstain*", Align::right},    {"tok/probe", Align::right}};
-    }
+    t.title = end_to_end ? "End-to-end success (the full taxonomy: memory stages, then the answer)"
+                         : "Memory-side success (stored, faithful and retrieved; the answer stage is not graded)";
+    if (machine && !origins.empty()) t.columns.push_back({"file", Align::left});
+    t.columns.insert(t.columns.end(), {{"run", Align::right}, {"system", Align::left}, {"dataset", Align::left},
+                                       {"k", Align::right}, {"probes", Align::right},
+                                       {end_to_end ? "correct" : "success", Align::right}});
+    if (machine)
+        t.columns.insert(t.columns.end(), {{"rate", Align::right}, {"ci_low", Align::right}, {"ci_high", Align::right}});
+    else
+        t.columns.insert(t.columns.end(), {{"rate %", Align::right}, {"95% CI", Align::left}});
+    t.columns.insert(t.columns.end(), {{"not_stored", Align::right}, {"summary_error", Align::right},
+                                       {"unverified", Align::right}, {"not_retrieved", Align::right}});
+    if (end_to_end)
+        t.columns.insert(t.columns.end(), {{"reasoning_error", Align::right}, {"errors", Align::right},
+                                           {machine ? "memory_ok" : "memory ok %", Align::right}});
+    else
+        t.columns.insert(t.columns.end(), {{"errors", Align::right}, {machine ? "abstain" : "abstain*", Align::right}});
     // Only where a dataset has them (the paper's Persona release reuses names).
-    if (any_ambiguous) t.columns.insert(t.columns.end() - 1, {"ambiguous**", Align::right});
+    if (any_ambiguous) t.columns.push_back({machine ? "ambiguous" : "ambiguous**", Align::right});
+    t.columns.push_back({machine ? "tokens_per_probe" : "tok/probe", Align::right});
     bool any_abstain = false, any_error = false, any_unverified = false;
     for (const auto& r : rows) {
         const std::int64_t graded = r.graded - r.errors;
         const std::int64_t success = end_to_end ? r.correct : r.success;
         const Interval ci = wilson_interval(success, graded);
         const double rate = graded > 0 ? static_cast<double>(success) / static_cast<double>(graded) : 0.0;
-        std::vector<std::string> row = {std::to_string(r.run_id), r.system_spec, r.dataset, std::to_string(r.k),
-                                        std::to_string(graded), std::to_string(success), percent(rate),
-                                        "[" + percent(ci.low) + ", " + percent(ci.high) + "]",
-                                        std::to_string(r.not_stored), std::to_string(r.summary_error),
-                                        std::to_string(r.unverified), std::to_string(r.not_retrieved)};
+        std::vector<std::string> row;
+        const auto origin = origins.find(r.run_id);
+        if (machine && origin != origins.end()) row = {origin->second.file, std::to_string(origin->second.id)};
+        else row = {names.count(r.run_id) ? names[r.run_id] : std::to_string(r.run_id)};
+        row.insert(row.end(), {r.system_spec, r.dataset, std::to_string(r.k), std::to_string(graded), std::to_string(success)});
+        if (machine) row.insert(row.end(), {fraction(rate), fraction(ci.low), fraction(ci.high)});
+        else row.insert(row.end(), {percent(rate), "[" + percent(ci.low) + ", " + percent(ci.high) + "]"});
+        row.insert(row.end(), {std::to_string(r.not_stored), std::to_string(r.summary_error),
+                               std::to_string(r.unverified), std::to_string(r.not_retrieved)});
         if (end_to_end) {
             // Memory ok: probes with evidence whose memory side passed, over probes with evidence.
             const std::int64_t with_evidence = graded - r.abstain_graded;
@@ -83,13 +98,14 @@ Result<Table> success_table(store::ResultsDb& db, const std::vector<std::int64_t
             const double memory_ok = with_evidence > 0 ? static_cast<double>(r.success) / static_cast<double>(with_evidence) : 0.0;
             row.push_back(std::to_string(r.reasoning_error));
             row.push_back(std::to_string(r.errors));
-            row.push_back(percent(memory_ok));
+            row.push_back(machine ? fraction(memory_ok) : percent(memory_ok));
         } else {
             row.push_back(std::to_string(r.errors));
             row.push_back(std::to_string(r.needs_answer_stage));
         }
         if (any_ambiguous) row.push_back(std::to_string(r.ambiguous));
         char tokens[32] = "-";
+        if (machine) tokens[0] = '\0';
         if (r.retrieved_tokens) std::snprintf(tokens, sizeof tokens, "%.0f", *r.retrieved_tokens);
         row.push_back(tokens);
         t.rows.push_back(std::move(row));
@@ -134,6 +150,7 @@ Result<Table> success_table(store::ResultsDb& db, const std::vector<std::int64_t
 }
 
 Result<Table> llm_usage_table(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids) {
+    MF_TRY_ASSIGN(auto names, run_names(db, run_ids));
     Table t;
     t.title = "LLM calls";
     t.columns = {{"run", Align::right},      {"role", Align::left},       {"calls", Align::right},
@@ -147,7 +164,7 @@ Result<Table> llm_usage_table(store::ResultsDb& db, const std::vector<std::int64
             char p50[32], p95[32];
             std::snprintf(p50, sizeof p50, "%.0f", u.p50_ms);
             std::snprintf(p95, sizeof p95, "%.0f", u.p95_ms);
-            t.rows.push_back({std::to_string(id), u.role, std::to_string(u.calls), std::to_string(u.cache_hits),
+            t.rows.push_back({names[id], u.role, std::to_string(u.calls), std::to_string(u.cache_hits),
                               std::to_string(u.calls - u.cache_hits - u.errors), std::to_string(u.prompt_tokens),
                               std::to_string(u.completion_tokens), std::to_string(u.errors),
                               std::to_string(u.retries), p50, p95});
@@ -189,6 +206,7 @@ Result<std::map<std::string, ModelPrice>> parse_prices(const std::vector<std::st
 
 Result<Table> llm_cost_table(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids,
                              const std::map<std::string, ModelPrice>& prices) {
+    MF_TRY_ASSIGN(auto names, run_names(db, run_ids));
     Table t;
     t.title = "LLM cost (US dollars, from --price)";
     t.columns = {{"run", Align::right},        {"role", Align::left},          {"model", Align::left},
@@ -222,7 +240,7 @@ Result<Table> llm_cost_table(store::ResultsDb& db, const std::vector<std::int64_
             } else {
                 unpriced.insert(u.model.empty() ? "(unnamed)" : u.model);
             }
-            t.rows.push_back({std::to_string(id), u.role, u.model, std::to_string(u.calls - u.cache_hits),
+            t.rows.push_back({names[id], u.role, u.model, std::to_string(u.calls - u.cache_hits),
                               std::to_string(u.paid_prompt_tokens), std::to_string(u.paid_completion_tokens), cost,
                               uncached});
         }
@@ -239,6 +257,7 @@ Result<Table> llm_cost_table(store::ResultsDb& db, const std::vector<std::int64_
 }
 
 Result<Table> agreement_table(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids) {
+    MF_TRY_ASSIGN(auto names, run_names(db, run_ids));
     Table t;
     t.title = "Rules and judge agreement (where both checked the same stage)";
     t.columns = {{"run", Align::right}, {"stage", Align::left}, {"compared", Align::right},
@@ -246,13 +265,14 @@ Result<Table> agreement_table(store::ResultsDb& db, const std::vector<std::int64
     for (std::int64_t id : run_ids) {
         MF_TRY_ASSIGN(auto rows, db.agreement(id));
         for (const auto& a : rows)
-            t.rows.push_back({std::to_string(id), a.stage, std::to_string(a.compared), std::to_string(a.agreed),
+            t.rows.push_back({names[id], a.stage, std::to_string(a.compared), std::to_string(a.agreed),
                               percent(a.compared ? static_cast<double>(a.agreed) / static_cast<double>(a.compared) : 0.0)});
     }
     return t;
 }
 
 Result<Table> disagreement_table(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids, std::size_t limit) {
+    MF_TRY_ASSIGN(auto names, run_names(db, run_ids));
     Table t;
     t.title = "Disagreements (first " + std::to_string(limit) + " per run)";
     t.columns = {{"run", Align::right},  {"probe", Align::left}, {"k", Align::right},     {"fact", Align::left},
@@ -260,19 +280,20 @@ Result<Table> disagreement_table(store::ResultsDb& db, const std::vector<std::in
     for (std::int64_t id : run_ids) {
         MF_TRY_ASSIGN(auto rows, db.disagreements(id, limit));
         for (const auto& d : rows)
-            t.rows.push_back({std::to_string(id), d.probe_id, std::to_string(d.k), d.fact_id, d.stage,
+            t.rows.push_back({names[id], d.probe_id, std::to_string(d.k), d.fact_id, d.stage,
                               d.rules_passed ? "pass" : "fail", d.llm_passed ? "pass" : "fail", d.llm_reason});
     }
     return t;
 }
 
 Result<std::vector<Table>> success_tables_by_run(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids) {
+    MF_TRY_ASSIGN(auto names, run_names(db, run_ids));
     std::vector<Table> out;
     for (std::size_t i = 0; i < run_ids.size(); ++i) {
         MF_TRY_ASSIGN(Table flat, success_table(db, {run_ids[i]}));
         MF_TRY_ASSIGN(auto run, db.run(run_ids[i]));
         Table t;
-        t.title = "run " + std::to_string(run_ids[i]) + ": " + (run ? run->label() : std::string("?"));
+        t.title = "run " + names[run_ids[i]] + ": " + (run ? run->label() : std::string("?"));
         if (run && run->label() != run->system_spec) t.title += " (" + run->system_spec + ")";
         t.columns.assign(flat.columns.begin() + 2, flat.columns.end());
         for (auto& row : flat.rows) t.rows.emplace_back(row.begin() + 2, row.end());
@@ -284,6 +305,7 @@ Result<std::vector<Table>> success_tables_by_run(store::ResultsDb& db, const std
 }
 
 Result<Table> runs_table(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids) {
+    MF_TRY_ASSIGN(auto names, run_names(db, run_ids));
     Table t;
     t.title = "Runs";
     t.columns = {{"run", Align::right},   {"status", Align::left},        {"system", Align::left},
@@ -312,7 +334,7 @@ Result<Table> runs_table(store::ResultsDb& db, const std::vector<std::int64_t>& 
             std::snprintf(a, sizeof a, "%.3f", store_lat.p50_ms);
             std::snprintf(b, sizeof b, "%.3f", retrieve_lat.p50_ms);
             std::snprintf(c, sizeof c, "%.3f", retrieve_lat.p99_ms);
-            t.rows.push_back({std::to_string(id), run->status, run->system_spec, s.dataset,
+            t.rows.push_back({names[id], run->status, run->system_spec, s.dataset,
                               s.dataset_hash.substr(0, 12), a, b, c, memories, per_memory, run->protocol(),
                               run->code_version});
         }

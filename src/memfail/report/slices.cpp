@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Slices of each dataset by its probes' labels, counted as the success table counts a dataset.
 #include <memfail/report/slices.hpp>
+#include <memfail/report/sources.hpp>
 
 #include <memfail/report/run_report.hpp>
 #include <memfail/report/stats.hpp>
@@ -189,8 +190,11 @@ SliceRate slice_rate(const Slice& s, bool end_to_end) {
     return r;
 }
 
-Result<Table> slices_table(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids) {
+Result<Table> slices_table(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids, TableStyle style) {
     MF_TRY_ASSIGN(auto all, slices(db, run_ids));
+    MF_TRY_ASSIGN(auto origins, run_origins(db));
+    MF_TRY_ASSIGN(auto names, run_names(db, run_ids));
+    const bool machine = style == TableStyle::machine;
     // One meaning of success for every table of a report (success_table decides it the same way).
     MF_TRY_ASSIGN(auto summary, db.summary(run_ids));
     bool end_to_end = false;
@@ -204,31 +208,43 @@ Result<Table> slices_table(store::ResultsDb& db, const std::vector<std::int64_t>
     Table t;
     t.title = std::string("Slices: each dataset by its probes' labels (") +
               (end_to_end ? "end-to-end success" : "memory-side success") + ")";
-    t.columns = {{"run", Align::right},      {"system", Align::left},        {"dataset", Align::left},
-                 {"k", Align::right},        {"slice", Align::left},         {"label", Align::left},
-                 {"probes", Align::right},   {end_to_end ? "correct" : "success", Align::right},
-                 {"rate %", Align::right},   {"95% CI", Align::left},        {"not_stored", Align::right},
-                 {"summary_error", Align::right}, {"unverified", Align::right}, {"not_retrieved", Align::right}};
+    if (machine && !origins.empty()) t.columns.push_back({"file", Align::left});
+    t.columns.insert(t.columns.end(), {{"run", Align::right}, {"system", Align::left}, {"dataset", Align::left},
+                                       {"k", Align::right}, {"slice", Align::left}, {"label", Align::left},
+                                       {"probes", Align::right}, {end_to_end ? "correct" : "success", Align::right}});
+    if (machine)
+        t.columns.insert(t.columns.end(), {{"rate", Align::right}, {"ci_low", Align::right}, {"ci_high", Align::right}});
+    else
+        t.columns.insert(t.columns.end(), {{"rate %", Align::right}, {"95% CI", Align::left}});
+    t.columns.insert(t.columns.end(), {{"not_stored", Align::right}, {"summary_error", Align::right},
+                                       {"unverified", Align::right}, {"not_retrieved", Align::right}});
     if (end_to_end) t.columns.push_back({"reasoning_error", Align::right});
     t.columns.push_back({"errors", Align::right});
-    if (!end_to_end && any_abstain) t.columns.push_back({"abstain*", Align::right});
-    if (any_ambiguous) t.columns.push_back({"ambiguous**", Align::right});
+    if (!end_to_end && any_abstain) t.columns.push_back({machine ? "abstain" : "abstain*", Align::right});
+    if (any_ambiguous) t.columns.push_back({machine ? "ambiguous" : "ambiguous**", Align::right});
     if (any_answers) {
-        t.columns.push_back({"answers right", Align::right});
-        t.columns.push_back({"answers read", Align::right});
-        t.columns.push_back({"right %", Align::right});
+        t.columns.push_back({machine ? "answers_right" : "answers right", Align::right});
+        t.columns.push_back({machine ? "answers_read" : "answers read", Align::right});
+        t.columns.push_back({machine ? "right" : "right %", Align::right});
     }
     for (const auto& s : all) {
         const SliceRate rate = slice_rate(s, end_to_end);
         const Interval ci = wilson_interval(rate.success, rate.probes);
         const auto& c = s.counts;
-        std::vector<std::string> row = {std::to_string(c.run_id), c.system_spec, c.dataset, std::to_string(c.k),
-                                        s.dimension, s.label, std::to_string(rate.probes),
-                                        std::to_string(rate.success),
-                                        rate.probes > 0 ? percent(rate.rate) : "-",
-                                        rate.probes > 0 ? "[" + percent(ci.low) + ", " + percent(ci.high) + "]" : "-",
-                                        std::to_string(c.not_stored), std::to_string(c.summary_error),
-                                        std::to_string(c.unverified), std::to_string(c.not_retrieved)};
+        std::vector<std::string> row;
+        const auto origin = origins.find(c.run_id);
+        if (machine && origin != origins.end()) row = {origin->second.file, std::to_string(origin->second.id)};
+        else row = {names.count(c.run_id) ? names[c.run_id] : std::to_string(c.run_id)};
+        row.insert(row.end(), {c.system_spec, c.dataset, std::to_string(c.k), s.dimension, s.label,
+                               std::to_string(rate.probes), std::to_string(rate.success)});
+        if (machine)
+            row.insert(row.end(), {rate.probes > 0 ? fraction(rate.rate) : "", rate.probes > 0 ? fraction(ci.low) : "",
+                                   rate.probes > 0 ? fraction(ci.high) : ""});
+        else
+            row.insert(row.end(), {rate.probes > 0 ? percent(rate.rate) : "-",
+                                   rate.probes > 0 ? "[" + percent(ci.low) + ", " + percent(ci.high) + "]" : "-"});
+        row.insert(row.end(), {std::to_string(c.not_stored), std::to_string(c.summary_error),
+                               std::to_string(c.unverified), std::to_string(c.not_retrieved)});
         if (end_to_end) row.push_back(std::to_string(c.reasoning_error));
         row.push_back(std::to_string(c.errors));
         if (!end_to_end && any_abstain) row.push_back(std::to_string(c.needs_answer_stage));
@@ -236,9 +252,10 @@ Result<Table> slices_table(store::ResultsDb& db, const std::vector<std::int64_t>
         if (any_answers) {
             row.push_back(std::to_string(s.answers_right));
             row.push_back(std::to_string(s.answers_read));
-            row.push_back(s.answers_read > 0 ? percent(static_cast<double>(s.answers_right) /
-                                                       static_cast<double>(s.answers_read))
-                                             : "-");
+            const double right = s.answers_read > 0 ? static_cast<double>(s.answers_right) /
+                                                          static_cast<double>(s.answers_read)
+                                                    : 0.0;
+            row.push_back(s.answers_read > 0 ? (machine ? fraction(right) : percent(right)) : (machine ? "" : "-"));
         }
         t.rows.push_back(std::move(row));
     }
@@ -260,13 +277,14 @@ Result<Table> slices_table(store::ResultsDb& db, const std::vector<std::int64_t>
 
 Result<std::vector<Table>> slices_tables_by_run(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids) {
     MF_TRY_ASSIGN(Table flat, slices_table(db, run_ids));
+    MF_TRY_ASSIGN(auto names, run_names(db, run_ids));
     std::vector<Table> out;
     for (std::size_t i = 0; i < run_ids.size(); ++i) {
         MF_TRY_ASSIGN(auto run, db.run(run_ids[i]));
         Table t;
-        t.title = "Slices, run " + std::to_string(run_ids[i]) + ": " + (run ? run->system_spec : std::string("?"));
+        t.title = "Slices, run " + names[run_ids[i]] + ": " + (run ? run->label() : std::string("?"));
         t.columns.assign(flat.columns.begin() + 2, flat.columns.end());
-        const std::string id = std::to_string(run_ids[i]);
+        const std::string id = names[run_ids[i]];
         // Condition types (about 30 per dataset) only at the run's largest k, so the table stays
         // readable; the flat table (csv, json) has every k.
         int largest_k = 0;

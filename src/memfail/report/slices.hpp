@@ -9,6 +9,7 @@
 #include <vector>
 
 #include <memfail/core/error.hpp>
+#include <memfail/report/run_report.hpp>
 #include <memfail/report/table.hpp>
 #include <memfail/store/results_db.hpp>
 
@@ -63,7 +64,10 @@ SliceRate slice_rate(const Slice& slice, bool end_to_end);
 // table per run (for text and Markdown). Columns: dataset, k, slice, label, probes, success (or
 // correct), rate %, 95% CI, not_stored, summary_error, unverified, not_retrieved, errors, then
 // answers right / read and their share when any answer was recorded, ambiguous when any probe is.
-Result<Table> slices_table(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids);
+// `style` as for success_table: TableStyle::machine (CSV) has rate, ci_low and ci_high as fractions,
+// answers_right, answers_read and right (a fraction), and snake_case headers.
+Result<Table> slices_table(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids,
+                           TableStyle style = TableStyle::human);
 Result<std::vector<Table>> slices_tables_by_run(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids);
 
 }  // namespace memfail::report

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
+#include <optional>
 
 namespace memfail::report::svg {
 
@@ -378,7 +379,8 @@ std::string render(const GroupedBarChart& chart) {
     const double left = std::max(52.0, cats.left_spill - slot / 2 + 6);
     const double plot_w = groups * slot;
     const double width = std::max(left + plot_w + 16, 360.0);
-    const LegendLayout legend = layout_legend(chart.series, width - 16);
+    const LegendLayout legend = layout_legend(chart.legend == Legend::inside ? chart.series : std::vector<LegendEntry>{},
+                                              width - 16);
     const double legend_y = k_top + k_plot_height + cats.height + 8;
     const double height = legend_y + legend.height + 4;
 
@@ -401,7 +403,7 @@ std::string render(const GroupedBarChart& chart) {
         }
     }
     draw_categories(w, labels, cats, left, slot, k_top + k_plot_height);
-    draw_legend(w, chart.series, legend, 8, legend_y);
+    if (chart.legend == Legend::inside) draw_legend(w, chart.series, legend, 8, legend_y);
     return w.finish();
 }
 
@@ -423,7 +425,8 @@ std::string render(const StackedBarChart& chart) {
         plot_h += static_cast<double>(g.bars.size()) * (bar_h + row_gap);
     }
     const double axis_y = k_top + plot_h;
-    const LegendLayout legend = layout_legend(chart.categories, width - 16);
+    const LegendLayout legend = layout_legend(
+        chart.legend == Legend::inside ? chart.categories : std::vector<LegendEntry>{}, width - 16);
     const double legend_y = axis_y + 42;
     const double height = legend_y + legend.height + 4;
 
@@ -479,8 +482,25 @@ std::string render(const StackedBarChart& chart) {
             y += bar_h + row_gap;
         }
     }
-    draw_legend(w, chart.categories, legend, 8, legend_y);
+    if (chart.legend == Legend::inside) draw_legend(w, chart.categories, legend, 8, legend_y);
     return w.finish();
+}
+
+std::vector<LegendEntry> legend_entries(const LineChart& chart) {
+    std::vector<LegendEntry> entries;
+    for (const auto& s : chart.series) entries.push_back({s.name, s.colour, {}});
+    return entries;
+}
+
+std::string legend_html(const std::vector<LegendEntry>& entries) {
+    if (entries.empty()) return {};
+    std::string out = "<ul class=\"legend\">";
+    for (const auto& e : entries) {
+        out += "<li class=\"legend-entry\"";
+        if (!e.key.empty()) out += " data-key=\"" + escape(e.key) + "\"";
+        out += "><span class=\"swatch\" style=\"background:" + escape(e.colour) + "\"></span>" + escape(e.label) + "</li>";
+    }
+    return out + "</ul>";
 }
 
 std::string render(const LineChart& chart) {
@@ -511,13 +531,9 @@ std::string render(const LineChart& chart) {
     const double width = left + plot_w + 24;
     const double axis_y = k_top + k_plot_height;
     const double x_title_y = axis_y + cats.height + 14;
-    const LegendLayout legend = layout_legend(
-        [&] {
-            std::vector<LegendEntry> entries;
-            for (const auto& s : chart.series) entries.push_back({s.name, s.colour, {}});
-            return entries;
-        }(),
-        width - 16);
+    const std::vector<LegendEntry> entries =
+        chart.legend == Legend::inside ? legend_entries(chart) : std::vector<LegendEntry>{};
+    const LegendLayout legend = layout_legend(entries, width - 16);
     const double legend_y = x_title_y + 10;
     const double height = legend_y + legend.height + 4;
     auto x_of = [&](double x) {
@@ -544,6 +560,11 @@ std::string render(const LineChart& chart) {
         }
     }
     w.text(left + plot_w / 2, x_title_y, chart.x_label, "middle");
+    struct Box {
+        double x, y, w, h;
+        bool overlaps(const Box& o) const { return x < o.x + o.w && o.x < x + w && y < o.y + o.h && o.y < y + h; }
+    };
+    std::vector<Box> placed;  // point labels drawn so far
     for (std::size_t si = 0; si < chart.series.size(); ++si) {
         const auto& s = chart.series[si];
         const double shift = dodge * (static_cast<double>(si) - (series_count - 1) / 2);
@@ -559,14 +580,37 @@ std::string render(const LineChart& chart) {
         for (const auto& p : sorted) {
             w.open_group("point", p.tooltip);
             if (p.interval) draw_error_bar(w, x_of(p.x) + shift, 8, *p.interval, k_top, k_plot_height);
-            w.raw("<circle cx=\"" + num(x_of(p.x) + shift) + "\" cy=\"" + num(y_of(p.y)) + "\" r=\"4.5\" fill=\"" +
+            const double cx = x_of(p.x) + shift, cy = y_of(p.y);
+            w.raw("<circle cx=\"" + num(cx) + "\" cy=\"" + num(cy) + "\" r=\"4.5\" fill=\"" +
                   escape(s.colour) + "\" stroke=\"#ffffff\" stroke-width=\"1\"/>");
+            if (!p.label.empty()) {
+                // The first free place around the point (above right, below right, above left, ...,
+                // then further out) that overlaps no label drawn before and stays in the chart; the
+                // first candidate when none is free.
+                const std::string label = truncate(p.label, 24);
+                const double lw = text_width(label, k_small_font), lh = k_small_font;
+                std::optional<Box> chosen;
+                for (std::size_t ring = 0; ring < 5 && !chosen; ++ring)
+                    for (const bool right : {true, false})
+                        for (const double dy : {-8.0 - 13.0 * static_cast<double>(ring), 16.0 + 13.0 * static_cast<double>(ring)}) {
+                            Box b{right ? cx + 7 : cx - 7 - lw, cy + dy - lh, lw, lh};
+                            if (b.x < 2 || b.x + b.w > width - 2 || b.y < 0 || b.y + b.h > axis_y) continue;
+                            bool free = true;
+                            for (const auto& o : placed) free &= !b.overlaps(o);
+                            if (free && !chosen) chosen = b;
+                        }
+                if (!chosen) {
+                    const bool leftwards = cx + 7 + lw > width - 2;
+                    chosen = Box{leftwards ? cx - 7 - lw : cx + 7, (cy - 8 < k_top + 4 ? cy + 16 : cy - 8) - lh, lw, lh};
+                }
+                placed.push_back(*chosen);
+                w.text(chosen->x, chosen->y + lh, label, "start", k_small_font, 0,
+                       " class=\"point-label\" fill=\"#222222\"");
+            }
             w.close_group();
         }
         w.close_group();
     }
-    std::vector<LegendEntry> entries;
-    for (const auto& s : chart.series) entries.push_back({s.name, s.colour, {}});
     draw_legend(w, entries, legend, 8, legend_y);
     return w.finish();
 }

@@ -5,7 +5,8 @@
 // deterministic: the same chart gives the same bytes, so tests can check its structure. Every text
 // and attribute is escaped (dataset and system names are data). Every bar, segment and point
 // carries a <title> tooltip with the caller's text, so the numbers can match the tables exactly.
-// Elements tests can count carry a class: "bar", "error-bar", "segment", "point", "legend-entry".
+// Elements tests can count carry a class: "bar", "error-bar", "segment", "point", "point-label",
+// "legend-entry".
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -41,6 +42,15 @@ struct LegendEntry {
     std::string key;  // written as data-key (e.g. the stage name); may be empty
 };
 
+// Where a chart's legend goes: drawn inside the SVG below the plot (wrapping at the chart's own
+// width), or left out because the page shows it as HTML (legend_html), which wraps at the width of
+// the screen however wide the chart is.
+enum class Legend { inside, none };
+
+// The legend as an HTML list that wraps at any width: <ul class="legend"> with one
+// <li class="legend-entry" data-key=...> per entry, its colour in a <span class="swatch">.
+std::string legend_html(const std::vector<LegendEntry>& entries);
+
 // --- Grouped vertical bars: one group per category (dataset), one bar per series in each. ---
 
 struct BarValue {
@@ -59,6 +69,7 @@ struct GroupedBarChart {
     std::string y_label;  // e.g. "success rate (%)"
     std::vector<LegendEntry> series;
     std::vector<BarGroup> groups;
+    Legend legend = Legend::inside;
 };
 
 std::string render(const GroupedBarChart& chart);
@@ -81,6 +92,7 @@ struct StackedBarChart {
     std::string x_label;  // e.g. "share of graded probes (%)"
     std::vector<LegendEntry> categories;
     std::vector<StackedBarGroup> groups;
+    Legend legend = Legend::inside;
 };
 
 std::string render(const StackedBarChart& chart);
@@ -92,6 +104,8 @@ struct LinePoint {
     double y = 0;  // a fraction in [0, 1]
     std::optional<Interval> interval;
     std::string tooltip;
+    // Drawn beside the point (<text class="point-label">, cut to 24 characters); empty: none.
+    std::string label;
 };
 
 struct LineSeries {
@@ -106,7 +120,11 @@ struct LineChart {
     std::string y_label;
     std::vector<std::string> x_categories;  // when set, the x axis is categorical
     std::vector<LineSeries> series;
+    Legend legend = Legend::inside;
 };
+
+// The legend entries of a line chart: one per series, its name and colour.
+std::vector<LegendEntry> legend_entries(const LineChart& chart);
 
 std::string render(const LineChart& chart);
 

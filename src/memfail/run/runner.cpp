@@ -17,7 +17,11 @@
 #include <memfail/text/tokenizer.hpp>
 
 #include <algorithm>
+#include <atomic>
+#include <deque>
+#include <future>
 #include <chrono>
+#include <condition_variable>
 #include <filesystem>
 #include <map>
 #include <mutex>
@@ -137,7 +141,9 @@ struct FactMemory {
     bool storage_judged = false;
 };
 
-// One probe at one k on its way through the stages.
+// One probe at one k on its way through the stages. Its row is graded by whichever task finishes
+// the last thing it waits for (its answer, the judge's verdicts on its facts) and handed to the
+// writer through `row`.
 struct PendingProbe {
     const data::Probe* probe = nullptr;
     int k = 0;
@@ -147,6 +153,29 @@ struct PendingProbe {
     grade::ProbeVerdict rules;
     std::optional<std::string> answer;
     std::string answer_error;
+    std::atomic<int> waiting{1};  // what the probe still waits for, plus the main thread's hold
+    std::promise<store::ProbeRow> row;
+};
+
+// A fact's memory verdict on its way through the judge: storage (batched with other facts), then
+// summary; its probes are graded once it is final.
+struct FactState {
+    const data::EvidenceFact* fact = nullptr;
+    const grade::FactVerdict* rules = nullptr;  // the rules' verdict, in the first probe that lists it
+    FactMemory memory;
+    std::optional<grade::JudgeVerdict> judged_storage;
+    std::vector<std::size_t> dependents;  // the pending probes that list the fact
+};
+
+// One checkpoint's probes x k, shared by the tasks working on them: they outlive the main thread's
+// pass over the checkpoint, which goes on storing and retrieving while the model calls finish.
+struct Batch {
+    std::optional<grade::MemorySnapshot> snapshot;
+    std::vector<PendingProbe> pending;
+    std::map<std::string, FactState> facts;  // built before any task starts, then only read or
+                                             // written entry by entry by the one task working on it
+    std::deque<grade::ProbeVerdict> verdicts;  // the rules' verdicts the facts' `rules` point into
+    std::size_t store_chars = 0;
 };
 
 store::StageCheckRow check(const std::string& fact_id, const char* stage, const char* grader, bool passed,
@@ -180,17 +209,149 @@ void add_rules_memory_checks(const grade::FactVerdict& fv, bool decisive, std::v
                         faithful ? "the fact's statements are held verbatim" : fv.explanation));
 }
 
+// Writes the rows of every scenario in probe order as soon as each (and every row before it) is
+// graded, on the main thread, between its own storing and retrieving: no barrier between
+// checkpoints or datasets, and a resumed run still finds a prefix of each checkpoint recorded.
+// Actions (a scenario marked graded) run in their place in the same order. The destructor waits
+// for rows still being graded: their tasks hold references into the run.
+class RowWriter {
+public:
+    RowWriter(store::ResultsDb& db, std::int64_t run_id, const RunConfig& config, const AfterProbeHook& hook,
+              RunOutcome& outcome, CallRecorder* recorder)
+        : m_db(db), m_run_id(run_id), m_config(config), m_hook(hook), m_outcome(outcome), m_recorder(recorder) {}
+    RowWriter(const RowWriter&) = delete;
+    RowWriter& operator=(const RowWriter&) = delete;
+    ~RowWriter() {
+        wait_all();
+        wait_tasks();
+    }
+
+    // Tasks on the pool that use the run (a fact's judge calls may outlive every row that needs
+    // them): counted so nothing they use goes away while they run.
+    void task_started() {
+        std::lock_guard lock(m_task_mutex);
+        ++m_tasks;
+    }
+    void task_finished() {
+        {
+            std::lock_guard lock(m_task_mutex);
+            --m_tasks;
+        }
+        m_task_done.notify_all();
+    }
+    void wait_tasks() {
+        std::unique_lock lock(m_task_mutex);
+        m_task_done.wait(lock, [&] { return m_tasks == 0; });
+    }
+
+    void push_row(std::shared_future<store::ProbeRow> row, std::string probe_id, int k, std::function<void()> after) {
+        Entry e;
+        e.is_row = true;
+        e.row = std::move(row);
+        e.probe_id = std::move(probe_id);
+        e.k = k;
+        e.after = std::move(after);
+        m_queue.push_back(std::move(e));
+        ++m_rows;
+    }
+    void push_action(std::function<Result<void>()> action) {
+        Entry e;
+        e.action = std::move(action);
+        m_queue.push_back(std::move(e));
+    }
+
+    // Writes what is graded at the front of the queue; with `block`, waits until at most `keep`
+    // rows are still queued. False: the test hook or keep_going asked to stop (tasks have finished).
+    Result<bool> write(bool block, std::size_t keep = 0) {
+        while (!m_queue.empty()) {
+            Entry& e = m_queue.front();
+            if (!e.is_row) {
+                auto action = std::move(e.action);
+                m_queue.pop_front();
+                MF_TRY(action());
+                continue;
+            }
+            const bool ready = e.row.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+            if (!ready && (!block || m_rows <= keep)) break;
+            // An endpoint that refuses the key, or that failed too many times in a row, stops the
+            // run before rows graded against its failures are written (resumable).
+            if (auto failed = endpoint_failure()) {
+                wait_all();
+                MF_TRY(flush_calls());
+                return *failed;
+            }
+            store::ProbeRow row = e.row.get();
+            const std::string probe_id = std::move(e.probe_id);
+            const int k = e.k;
+            auto after = std::move(e.after);
+            m_queue.pop_front();
+            --m_rows;
+            MF_TRY(m_db.record_probe(m_run_id, row));
+            MF_TRY(flush_calls());
+            ++m_outcome.probes_graded;
+            if (after) after();
+            if ((m_hook && !m_hook(probe_id, k)) || (m_config.keep_going && !m_config.keep_going())) {
+                wait_all();
+                return false;
+            }
+        }
+        return true;
+    }
+
+    Result<void> flush_calls() {
+        if (!m_recorder) return {};
+        return m_db.record_llm_calls(m_run_id, m_recorder->drain());
+    }
+
+private:
+    struct Entry {
+        bool is_row = false;
+        std::shared_future<store::ProbeRow> row;
+        std::string probe_id;
+        int k = 0;
+        std::function<void()> after;
+        std::function<Result<void>()> action;
+    };
+
+    std::optional<Error> endpoint_failure() const {
+        if (!m_recorder) return std::nullopt;
+        return m_recorder->refused_outright();
+    }
+    void wait_all() {
+        for (auto& e : m_queue)
+            if (e.is_row) e.row.wait();
+    }
+
+    store::ResultsDb& m_db;
+    std::int64_t m_run_id;
+    const RunConfig& m_config;
+    const AfterProbeHook& m_hook;
+    RunOutcome& m_outcome;
+    CallRecorder* m_recorder;
+    std::deque<Entry> m_queue;
+    std::size_t m_rows = 0;  // rows in the queue
+    std::mutex m_task_mutex;
+    std::condition_variable m_task_done;
+    std::size_t m_tasks = 0;
+};
+
+// How many times one scenario may bring a restarted adapter back by storing its sessions again,
+// and how many times a failed adapter call is sent again (docs/ADAPTERS.md).
+constexpr int k_max_restores = 3;
+constexpr int k_call_retries = 1;
+
 class ScenarioRun {
 public:
     ScenarioRun(store::ResultsDb& db, std::int64_t run_id, const RunConfig& config,
-                const LoadedDataset& dataset, const ProgressSink& progress, const AfterProbeHook& hook,
-                RunOutcome& outcome, RunServices& roles)
+                const LoadedDataset& dataset, const ProgressSink& progress, RunOutcome& outcome, RunServices& roles,
+                RowWriter& writer)
         : m_db(db), m_run_id(run_id), m_config(config), m_dataset(dataset), m_progress(progress),
-          m_hook(hook), m_outcome(outcome), m_roles(roles), m_messages(dataset.scenario),
+          m_outcome(outcome), m_roles(roles), m_writer(writer), m_messages(dataset.scenario),
           m_task(roles.paper ? llm::prompts::paper_task_of(dataset.scenario.dataset) : std::nullopt),
           m_judge_all(m_task.has_value() && roles.judge.has_value()) {}
 
-    // Returns false when the after-probe hook asked to stop.
+    // Stores the scenario and grades its checkpoints; the rows are written by the writer, possibly
+    // after this returns. Returns false when the after-probe hook or keep_going asked to stop.
     Result<bool> execute(memory::MemorySystem& system) {
         const data::Scenario& s = m_dataset.scenario;
         MF_TRY(m_db.upsert_scenario({m_run_id, s.id, s.dataset, m_dataset.hash,
@@ -198,6 +359,8 @@ public:
                                      static_cast<std::int64_t>(s.probes.size()), "storing"}));
         MF_TRY_ASSIGN(auto already_stored, m_db.stored_sessions(m_run_id, s.id));
         MF_TRY_ASSIGN(m_graded, m_db.graded_probes(m_run_id, s.id));
+        m_rows_total = s.probes.size() * m_config.ks.size();
+        m_rows_done = m_graded.size();
         const memory::Capabilities caps = system.capabilities();
         // A scenario starts from an empty store: an outside system keeps one store for every dataset,
         // so what an earlier dataset left must not leak in. Resuming, a system whose store is not
@@ -222,38 +385,38 @@ public:
         // or repeated run replay them for free.
         // Under the paper's protocol the test-taker answers each storage turn with the memories
         // retrieved for it shown, so the replies depend on what was stored before: made in order.
-        const bool paper_replies = m_roles.paper && m_roles.taker.has_value();
+        m_paper_replies = m_roles.paper && m_roles.taker.has_value();
         const int k = *std::min_element(m_config.ks.begin(), m_config.ks.end());
-        std::vector<data::Session> with_replies;
-        if (m_config.store_replies && !paper_replies) {
-            MF_TRY_ASSIGN(with_replies, replies_for_all(s.sessions));
+        if (m_config.store_replies && !m_paper_replies) {
+            MF_TRY_ASSIGN(m_with_replies, replies_for_all(s.sessions));
         }
 
         const std::size_t total = s.sessions.size();
         std::size_t next_report = 0;
         for (std::size_t i = 0; i < total; ++i) {
-            if (memory_was_lost(system))
-                return lose_scenario(s.dataset + ": " + lost_memory_reason(s.sessions[i].id));
-            data::Session replied;
-            if (paper_replies) {
+            if (memory_was_lost(system) && !restore(system, i)) return lose_scenario(m_restore_failure);
+            if (m_paper_replies) {
                 // The paper's storage turn: each user message's reply sees the memories the system
                 // retrieves for it, at the run's smallest k.
-                auto r = m_roles.taker->with_replies(
-                    s.sessions[i], [&](const data::Message& turn, const std::vector<data::Message>& before) {
-                        return system.retrieve_memories(turn.content, before, k);
-                    });
+                auto r = guarded(system, i, [&] {
+                    return m_roles.taker->with_replies(
+                        s.sessions[i], [&](const data::Message& turn, const std::vector<data::Message>& before) {
+                            return system.retrieve_memories(turn.content, before, k);
+                        });
+                });
+                if (m_restore_failed) return lose_scenario(m_restore_failure);
                 if (!r) {
                     if (m_external)
                         return lose_scenario(s.dataset + ": answering storage session '" + s.sessions[i].id +
                                              "' failed: " + r.error().describe());
                     return r.error().with_context(s.dataset + ": answering storage session '" + s.sessions[i].id + "'");
                 }
-                replied = std::move(*r);
+                m_replied.push_back(std::move(*r));
             }
-            const data::Session& session =
-                paper_replies ? replied : m_config.store_replies ? with_replies[i] : s.sessions[i];
+            const data::Session& session = session_at(i);
             const auto start = std::chrono::steady_clock::now();
-            auto stored = system.store_conversation(session);
+            auto stored = guarded(system, i, [&] { return system.store_conversation(session); });
+            if (m_restore_failed) return lose_scenario(m_restore_failure);
             if (!stored) {
                 if (m_external)
                     return lose_scenario(s.dataset + ": storing session '" + session.id +
@@ -268,25 +431,83 @@ public:
                 next_report = i + 1 + std::max<std::size_t>(1, total / 10);
             }
             auto it = by_checkpoint.find(session.id);
-            if (it == by_checkpoint.end()) continue;
-            MF_TRY_ASSIGN(bool go_on, grade_checkpoint(system, it->second));
+            if (it != by_checkpoint.end()) {
+                MF_TRY_ASSIGN(bool go_on, grade_checkpoint(system, it->second, i + 1));
+                if (!go_on) return false;
+                if (m_lost) return true;
+            }
+            MF_TRY_ASSIGN(bool go_on, m_writer.write(/*block=*/false));
             if (!go_on) return false;
-            if (m_lost) return true;
         }
-        MF_TRY(flush_calls());
-        MF_TRY(m_db.set_scenario_status(m_run_id, s.id, "graded"));
+        MF_TRY(m_writer.flush_calls());
+        m_writer.push_action([this] { return m_db.set_scenario_status(m_run_id, m_dataset.scenario.id, "graded"); });
         return true;
     }
 
 private:
+    // The session as it was stored: with the assistant's replies when the run stores them.
+    const data::Session& session_at(std::size_t i) const {
+        if (m_paper_replies) return m_replied[i];
+        if (m_config.store_replies) return m_with_replies[i];
+        return m_dataset.scenario.sessions[i];
+    }
+
     // An outside system that restarted (its generation moved) has lost what it held since this
-    // scenario began, so nothing after that can be graded against it.
+    // scenario began.
     bool memory_was_lost(const memory::MemorySystem& system) const {
         return m_external && system.generation() != m_generation;
     }
-    static std::string lost_memory_reason(const std::string& before) {
-        return "the adapter failed earlier in this scenario and is restarted empty before '" + before +
-               "', so what it held is gone; not graded";
+
+    // Brings a restarted adapter back to what it held: empties it and stores the scenario's first
+    // `count` sessions again, as they were stored. False after k_max_restores (m_restore_failure
+    // says why): the rest of the scenario is then recorded as lost.
+    bool restore(memory::MemorySystem& system, std::size_t count, const std::string& cause = {}) {
+        const data::Scenario& s = m_dataset.scenario;
+        if (!cause.empty()) m_restore_failure = cause;
+        while (m_restores < k_max_restores) {
+            ++m_restores;
+            if (m_progress)
+                m_progress("warning: " + s.dataset + ": the adapter restarted and lost its memory; storing its " +
+                           std::to_string(count) + (count == 1 ? " session" : " sessions") + " again (restore " + std::to_string(m_restores) + " of " +
+                           std::to_string(k_max_restores) + ")");
+            auto emptied = system.reset();  // a restart still pending happens here
+            const std::uint64_t generation = system.generation();
+            std::string failure = emptied ? std::string() : "reset: " + emptied.error().describe();
+            for (std::size_t j = 0; j < count && failure.empty(); ++j)
+                if (auto r = system.store_conversation(session_at(j)); !r)
+                    failure = "storing session '" + session_at(j).id + "': " + r.error().describe();
+            if (failure.empty() && system.generation() == generation) {
+                m_generation = generation;
+                return true;
+            }
+            m_restore_failure = "restoring its memory failed: " + (failure.empty() ? std::string("it restarted again") : failure);
+        }
+        m_restore_failed = true;
+        m_restore_failure = s.dataset + ": the adapter lost its memory more than " + std::to_string(k_max_restores) +
+                            " times in this scenario (last: " +
+                            (m_restore_failure.empty() ? std::string("it restarted") : m_restore_failure) +
+                            "); the rest of the scenario is not graded";
+        return false;
+    }
+
+    // One call to the system. For an adapter, a call that found the adapter restarted (its memory
+    // gone) is made again once the memory is restored, and a failed call is sent again up to
+    // k_call_retries times (the next call restarts an adapter that died). `stored` sessions are
+    // what a restore stores again. When restores are exhausted m_restore_failed is set.
+    template <class F>
+    auto guarded(memory::MemorySystem& system, std::size_t stored, F&& call) -> decltype(call()) {
+        if (!m_external) return call();
+        int failures = 0;
+        std::string cause;  // the last failed call: why the adapter restarted, when it did
+        while (true) {
+            auto r = call();
+            if (!r) cause = r.error().describe();
+            if (memory_was_lost(system)) {
+                if (!restore(system, stored, cause)) return make_error(ErrorKind::io, m_restore_failure);
+                continue;
+            }
+            if (r || ++failures > k_call_retries) return r;
+        }
     }
 
     // Records every probe of the scenario not graded yet as an error with `reason`, marks the
@@ -302,14 +523,24 @@ private:
                 row.stage = "error";
                 row.memory_success = false;
                 row.error = reason;
-                MF_TRY(m_db.record_probe(m_run_id, row));
+                std::promise<store::ProbeRow> ready;
+                ready.set_value(std::move(row));
+                m_writer.push_row(ready.get_future().share(), probe.id, k, [this] { row_written(); });
                 m_graded.insert({probe.id, k});
-                ++m_outcome.probes_graded;
             }
-        MF_TRY(flush_calls());
-        MF_TRY(m_db.set_scenario_status(m_run_id, s.id, "graded"));
+        MF_TRY(m_writer.flush_calls());
+        m_writer.push_action([this] { return m_db.set_scenario_status(m_run_id, m_dataset.scenario.id, "graded"); });
         m_lost = true;
         return true;
+    }
+
+    void row_written() {
+        ++m_rows_done;
+        if (m_progress && (m_rows_done >= m_next_row_report || m_rows_done == m_rows_total)) {
+            m_progress(m_dataset.scenario.dataset + ": graded " + std::to_string(m_rows_done) + "/" +
+                       std::to_string(m_rows_total) + " probe x k");
+            m_next_row_report = m_rows_done + std::max<std::size_t>(1, m_rows_total / 5);
+        }
     }
 
     Result<std::vector<data::Session>> replies_for_all(const std::vector<data::Session>& sessions) {
@@ -326,116 +557,199 @@ private:
             if (!r && !first_error) first_error = r.error();
             if (r) out.push_back(std::move(*r));
         }
-        MF_TRY(flush_calls());
+        MF_TRY(m_writer.flush_calls());
         if (first_error) return first_error->with_context("storage-phase reply");
         return out;
     }
 
-    Result<void> flush_calls() {
-        if (!m_roles.recorder) return {};
-        return m_db.record_llm_calls(m_run_id, m_roles.recorder->drain());
-    }
-
-    Result<bool> grade_checkpoint(memory::MemorySystem& system, const std::vector<const data::Probe*>& probes) {
+    // Retrieves every probe x k of a checkpoint (in order, on this thread: memory systems need not
+    // be thread-safe), queues their rows with the writer in order, and starts their model calls.
+    // Returns without waiting for them.
+    Result<bool> grade_checkpoint(memory::MemorySystem& system, const std::vector<const data::Probe*>& probes,
+                                  std::size_t stored) {
         const data::Scenario& s = m_dataset.scenario;
-        std::vector<PendingProbe> pending;
+        std::vector<std::pair<const data::Probe*, int>> todo;
         for (const auto* p : probes)
             for (int k : m_config.ks) {
                 if (m_graded.count({p->id, k})) ++m_outcome.probes_skipped;
-                else pending.push_back(PendingProbe{p, k, {}, {}, 0, {}, {}, {}});
+                else todo.emplace_back(p, k);
             }
-        if (pending.empty()) return true;
+        if (todo.empty()) return true;
+        // The main thread runs ahead of the model calls by a bounded number of rows, not without limit.
+        const std::size_t in_flight =
+            std::max<std::size_t>(64, 4 * static_cast<std::size_t>(std::max(1, m_config.llm.concurrency)));
+        MF_TRY_ASSIGN(bool go_on, m_writer.write(/*block=*/true, in_flight));
+        if (!go_on) return false;
 
-        auto all = system.all_memories();
-        if (!all) {
-            if (!m_external) return all.error();
-            MF_TRY(lose_scenario(s.dataset + ": listing the memories at '" + probes.front()->after_session +
-                                 "' failed: " + all.error().describe()));
+        auto batch = std::make_shared<Batch>();
+        batch->pending = std::vector<PendingProbe>(todo.size());
+        for (std::size_t i = 0; i < todo.size(); ++i) {
+            batch->pending[i].probe = todo[i].first;
+            batch->pending[i].k = todo[i].second;
+        }
+        // Retrieval, against a snapshot of the store. When an adapter's memory is restored mid-way
+        // the snapshot is taken again and the probes retrieved before are graded against it: the
+        // checkpoint goes on from the probe it was on.
+        int snapshot_restores = -1;
+        std::optional<std::string> lost;
+        auto take_snapshot = [&](std::size_t retrieved) -> Result<void> {
+            while (snapshot_restores != m_restores) {
+                snapshot_restores = m_restores;
+                auto all = guarded(system, stored, [&] { return system.all_memories(); });
+                if (!all) {
+                    if (!m_external) return all.error();
+                    lost = m_restore_failed ? m_restore_failure
+                                            : s.dataset + ": listing the memories at '" + probes.front()->after_session +
+                                                  "' failed: " + all.error().describe();
+                    return {};
+                }
+                batch->snapshot.emplace(std::move(*all), system.capabilities().provenance);
+            }
+            for (std::size_t j = 0; j < retrieved; ++j) {
+                PendingProbe& p = batch->pending[j];
+                if (p.retrieve_error.empty())
+                    p.rules = grade::grade_memory_side(*p.probe, *batch->snapshot, p.hits, &m_messages);
+            }
+            return {};
+        };
+        MF_TRY(take_snapshot(0));
+        if (lost) {
+            MF_TRY(lose_scenario(*lost));
             return true;
         }
-        const grade::MemorySnapshot snapshot(std::move(*all), system.capabilities().provenance);
-        MF_TRY(record_memory_stats(snapshot, probes.front()->after_session));
-
-        // 1. Retrieval, in order: memory systems need not be thread-safe, and retrieval is local.
-        for (auto& p : pending) {
-            // Asked to stop: nothing of this checkpoint is recorded yet, so it is simply redone.
+        std::optional<std::size_t> cut;
+        for (std::size_t i = 0; i < batch->pending.size(); ++i) {
+            PendingProbe& p = batch->pending[i];
+            // Asked to stop: nothing of this checkpoint is queued yet, so it is simply redone.
             if (m_config.keep_going && !m_config.keep_going()) return false;
-            if (memory_was_lost(system)) {
-                p.retrieve_error = lost_memory_reason(p.probe->id);
-                if (!m_warned_lost && m_progress)
-                    m_progress("warning: " + s.dataset + ": the adapter failed and lost its memory; the remaining "
-                               "probes of this dataset are recorded as errors");
-                m_warned_lost = true;
-                continue;
-            }
             const auto start = std::chrono::steady_clock::now();
-            auto hits = system.retrieve_memories(p.probe->question, {}, p.k);
+            auto hits = guarded(system, stored, [&] { return system.retrieve_memories(p.probe->question, {}, p.k); });
             p.micros = micros_since(start);
+            if (!m_restore_failed && snapshot_restores != m_restores) MF_TRY(take_snapshot(i));
+            if (m_restore_failed || lost) {
+                // The probes retrieved before are graded; this one and the rest are lost.
+                cut = i;
+                break;
+            }
             if (hits) {
                 p.hits = std::move(*hits);
-                p.rules = grade::grade_memory_side(*p.probe, snapshot, p.hits, &m_messages);
+                p.rules = grade::grade_memory_side(*p.probe, *batch->snapshot, p.hits, &m_messages);
             } else {
-                // An adapter failing one probe must not stop the run: record it and go on.
+                // An adapter failing one probe (after a retry) must not stop the run: record it, go on.
                 p.retrieve_error = hits.error().describe();
             }
         }
+        const grade::MemorySnapshot& snapshot = *batch->snapshot;
+        MF_TRY(record_memory_stats(snapshot, probes.front()->after_session));
+        for (const auto& m : snapshot.memories()) batch->store_chars += m.text.size();
 
-        // 2. Answers and the k-independent judge stages, concurrently.
-        std::vector<std::future<void>> answer_jobs;
-        if (m_roles.taker)
-            for (auto& p : pending)
-                if (p.retrieve_error.empty())
-                    answer_jobs.push_back(m_roles.pool->submit([this, &p] {
-                        auto reply = m_roles.taker->answer(*p.probe, p.hits);
-                        if (reply) p.answer = std::move(*reply);
-                        else p.answer_error = reply.error().describe();
-                    }));
-        if (m_progress && !answer_jobs.empty())
-            m_progress(s.dataset + ": the test-taker answers " + std::to_string(answer_jobs.size()) + " probe x k");
-        std::map<std::string, FactMemory> facts;
-        if (m_roles.grader != "rules") judge_fact_memory(pending, snapshot, facts);
-        std::size_t answered = 0, next_answer_report = 0;
-        for (auto& job : answer_jobs) {
-            job.get();
-            ++answered;
-            if (m_progress && (answered >= next_answer_report || answered == answer_jobs.size())) {
-                m_progress(s.dataset + ": answered " + std::to_string(answered) + "/" + std::to_string(answer_jobs.size()));
-                next_answer_report = answered + std::max<std::size_t>(1, answer_jobs.size() / 5);
-            }
+        // The rows, in order, and what each waits for.
+        std::vector<PendingProbe>& pending = batch->pending;
+        const std::size_t n = cut ? *cut : pending.size();
+        for (std::size_t i = 0; i < n; ++i) {
+            PendingProbe& p = pending[i];
+            m_graded.insert({p.probe->id, p.k});
+            m_writer.push_row(p.row.get_future().share(), p.probe->id, p.k, [this] { row_written(); });
         }
-        if (m_roles.recorder)
-            if (auto refused = m_roles.recorder->refused_outright()) {
-                MF_TRY(flush_calls());
-                return *refused;
+        const bool judge_facts = m_roles.grader != "rules";
+        if (judge_facts) {
+            // Every fact of the checkpoint, whether or not its probes are still to grade: the storage
+            // judge's batches (and so its prompts) are then the same in a resumed run as in one that
+            // never stopped. The rules' storage and summary verdicts do not depend on what was retrieved.
+            for (const auto* probe : probes) {
+                const grade::ProbeVerdict* verdict = nullptr;
+                for (std::size_t f = 0; f < probe->evidence.size(); ++f) {
+                    const auto& fact = probe->evidence[f];
+                    auto [it, inserted] = batch->facts.try_emplace(fact.id);
+                    if (!inserted) continue;
+                    if (!verdict)
+                        verdict = &batch->verdicts.emplace_back(
+                            grade::grade_memory_side(*probe, snapshot, {}, &m_messages));
+                    it->second.fact = &fact;
+                    it->second.rules = &verdict->facts[f];
+                }
             }
-
-        // 3. Per probe x k: retrieval and answer stages, then record in order.
-        std::vector<std::future<store::ProbeRow>> rows;
-        rows.reserve(pending.size());
-        for (auto& p : pending)
-            rows.push_back(m_roles.pool
-                               ? m_roles.pool->submit([this, &p, &snapshot, &facts] { return grade_probe(p, snapshot, facts); })
-                               : ready(grade_probe(p, snapshot, facts)));
-        const std::size_t total = pending.size();
-        std::size_t next_report = 0;
-        for (std::size_t i = 0; i < total; ++i) {
-            store::ProbeRow row = rows[i].get();
-            MF_TRY(m_db.record_probe(m_run_id, row));
-            MF_TRY(flush_calls());
-            ++m_outcome.probes_graded;
-            if (m_progress && (i + 1 >= next_report || i + 1 == total)) {
-                m_progress(s.dataset + ": graded " + std::to_string(i + 1) + "/" + std::to_string(total) +
-                           " probe x k");
-                next_report = i + 1 + std::max<std::size_t>(1, total / 5);
+            bool needed = false;
+            for (std::size_t i = 0; i < n; ++i) {
+                PendingProbe& p = pending[i];
+                if (!p.retrieve_error.empty()) continue;
+                for (const auto& fact : p.probe->evidence) {
+                    auto& st = batch->facts.at(fact.id);
+                    if (st.dependents.empty() || st.dependents.back() != i) {
+                        st.dependents.push_back(i);
+                        p.waiting.fetch_add(1, std::memory_order_relaxed);
+                        needed = true;
+                    }
+                }
             }
-            if ((m_hook && !m_hook(pending[i].probe->id, pending[i].k)) ||
-                (m_config.keep_going && !m_config.keep_going())) {
-                // Let the queued work finish before the references it holds go away.
-                for (std::size_t j = i + 1; j < total; ++j) rows[j].wait();
-                return false;
-            }
+            if (!needed) batch->facts.clear();
         }
+        if (m_roles.taker) {
+            std::size_t answers = 0;
+            for (std::size_t i = 0; i < n; ++i)
+                if (PendingProbe& p = pending[i]; p.retrieve_error.empty()) {
+                    p.waiting.fetch_add(1, std::memory_order_relaxed);
+                    ++answers;
+                }
+            if (m_progress && answers > 0)
+                m_progress(s.dataset + ": the test-taker answers " + std::to_string(answers) + " probe x k");
+            for (std::size_t i = 0; i < n; ++i)
+                if (pending[i].retrieve_error.empty())
+                    spawn([this, batch, i] {
+                        PendingProbe& p = batch->pending[i];
+                        const CallRecorder::Work work(work_of(p));
+                        try {
+                            auto reply = m_roles.taker->answer(*p.probe, p.hits);
+                            if (reply) p.answer = std::move(*reply);
+                            else p.answer_error = reply.error().describe();
+                        } catch (const std::exception& e) {
+                            p.answer_error = std::string("internal error: ") + e.what();
+                        }
+                        release(batch, i);
+                    });
+        }
+        if (judge_facts && !batch->facts.empty()) start_fact_judging(batch);
+        for (std::size_t i = 0; i < n; ++i) release(batch, i);  // the main thread's hold
+        if (cut) MF_TRY(lose_scenario(lost ? *lost : m_restore_failure));
         return true;
+    }
+
+    // Runs `task` on the pool, counted by the writer (which waits for it before the run goes away).
+    template <class F>
+    void spawn(F&& task) {
+        m_writer.task_started();
+        RowWriter* writer = &m_writer;
+        m_roles.pool->submit([writer, task = std::forward<F>(task)]() mutable {
+            task();
+            writer->task_finished();
+        });
+    }
+
+    // One thing probe i waited for is done; the last one grades it (on a worker, or here without one).
+    void release(const std::shared_ptr<Batch>& batch, std::size_t i) {
+        if (batch->pending[i].waiting.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+        if (m_roles.pool) spawn([this, batch, i] { finish(batch, i); });
+        else finish(batch, i);
+    }
+
+    // What a probe's calls are for, in the run's accounting (CallRecorder::Work).
+    std::string work_of(const PendingProbe& p) const {
+        return m_dataset.scenario.id + "/" + p.probe->id + "@" + std::to_string(p.k);
+    }
+
+    void finish(const std::shared_ptr<Batch>& batch, std::size_t i) {
+        PendingProbe& p = batch->pending[i];
+        const CallRecorder::Work work(work_of(p));
+        try {
+            p.row.set_value(grade_probe(p, *batch->snapshot, batch->facts));
+        } catch (const std::exception& e) {
+            store::ProbeRow row = probe_row(m_dataset.scenario, *p.probe, p.k, {}, {}, 0);
+            row.grader = m_roles.grader;
+            row.stage = "error";
+            row.memory_success = false;
+            row.error = std::string("internal error while grading: ") + e.what();
+            p.row.set_value(std::move(row));
+        }
     }
 
     // The store's size at this checkpoint, in memories and tokens (the paper's tokens per memory).
@@ -470,143 +784,142 @@ private:
         return out;
     }
 
-    static std::future<store::ProbeRow> ready(store::ProbeRow row) {
-        std::promise<store::ProbeRow> promise;
-        promise.set_value(std::move(row));
-        return promise.get_future();
-    }
-
-    // Storage (batched) and summary verdicts for every fact of the pending probes. The rules decide
-    // what they can decide exactly (docs/TAXONOMY.md); the judge decides what they are unsure of,
-    // and with --grader both is asked about everything, for comparison only.
-    void judge_fact_memory(const std::vector<PendingProbe>& pending, const grade::MemorySnapshot& snapshot,
-                           std::map<std::string, FactMemory>& facts) {
-        const bool provenance = snapshot.provenance();
+    // Storage (batched) and summary verdicts for every fact of the checkpoint's probes. The rules
+    // decide what they can decide exactly (docs/TAXONOMY.md); the judge decides what they are
+    // unsure of, and with --grader both is asked about everything, for comparison only. Each fact
+    // goes on to its summary as soon as its storage verdict is in, and its probes are released as
+    // soon as it is final.
+    void start_fact_judging(const std::shared_ptr<Batch>& batch) {
         const bool compare = m_roles.grader == "both";
-        std::vector<const data::EvidenceFact*> unique;
-        std::map<std::string, const grade::FactVerdict*> rules_of;
-        for (const auto& p : pending) {
-            if (!p.retrieve_error.empty()) continue;
-            for (std::size_t f = 0; f < p.probe->evidence.size(); ++f) {
-                const auto& fact = p.probe->evidence[f];
-                if (facts.count(fact.id)) continue;
-                facts[fact.id];
-                unique.push_back(&fact);
-                rules_of[fact.id] = &p.rules.facts[f];
-            }
+        std::vector<FactState*> to_judge, decided;
+        for (auto& [id, st] : batch->facts) {
+            add_rules_memory_checks(*st.rules, /*decisive=*/false, st.memory.checks);
+            if (compare || m_judge_all || st.rules->unsure == grade::Unsure::storage) to_judge.push_back(&st);
+            else decided.push_back(&st);
         }
-        if (unique.empty()) return;
-
-        // Storage: the judge sees the facts the rules were unsure of (all of them with --grader both).
-        std::vector<const data::EvidenceFact*> to_judge;
-        for (const auto* fact : unique)
-            if (compare || m_judge_all || rules_of[fact->id]->unsure == grade::Unsure::storage) to_judge.push_back(fact);
-        std::map<std::string, grade::JudgeVerdict> judged_storage;
         if (!to_judge.empty()) {
             if (m_progress)
                 m_progress(m_dataset.scenario.dataset + ": the judge checks the storage of " +
                            std::to_string(to_judge.size()) + " facts");
-            const std::size_t batch = std::max<std::size_t>(1, m_roles.judge->options().storage_batch);
-            std::vector<std::pair<std::vector<const data::EvidenceFact*>,
-                                  std::future<Result<std::vector<grade::JudgeVerdict>>>>> jobs;
-            for (std::size_t i = 0; i < to_judge.size(); i += batch) {
-                std::vector<const data::EvidenceFact*> part(to_judge.begin() + static_cast<std::ptrdiff_t>(i),
-                                                            to_judge.begin() + static_cast<std::ptrdiff_t>(std::min(to_judge.size(), i + batch)));
-                auto future = m_roles.pool->submit([this, part, &snapshot] { return m_roles.judge->storage(snapshot, part, m_task); });
-                jobs.emplace_back(std::move(part), std::move(future));
-            }
-            for (auto& [part, future] : jobs) {
-                auto verdicts = future.get();
-                for (std::size_t i = 0; i < part.size(); ++i) {
-                    if (verdicts) judged_storage[part[i]->id] = (*verdicts)[i];
-                    else facts[part[i]->id].error = verdicts.error().describe();
-                }
-            }
-        }
-        for (const auto* fact : unique) {
-            FactMemory& fm = facts[fact->id];
-            const grade::FactVerdict& rules = *rules_of[fact->id];
-            const bool rules_decide = !m_judge_all && rules.unsure != grade::Unsure::storage;
-            add_rules_memory_checks(rules, /*decisive=*/false, fm.checks);
-            if (!fm.error.empty()) continue;
-            if (rules_decide) {
-                fm.stored = rules.stage != grade::Stage::not_stored;
-                fm.checks.front().decisive = true;  // the rules' storage check
-                if (!fm.stored) fm.reason = rules.explanation;
-            }
-            if (auto it = judged_storage.find(fact->id); it != judged_storage.end()) {
-                fm.checks.push_back(check(fact->id, "storage", "llm", it->second.passed, !rules_decide, it->second.reason));
-                if (!rules_decide) {
-                    fm.stored = it->second.passed;
-                    fm.storage_judged = true;
-                    if (!fm.stored) fm.reason = it->second.reason;
-                }
+            const std::size_t size = std::max<std::size_t>(1, m_roles.judge->options().storage_batch);
+            for (std::size_t i = 0; i < to_judge.size(); i += size) {
+                std::vector<FactState*> part(to_judge.begin() + static_cast<std::ptrdiff_t>(i),
+                                             to_judge.begin() + static_cast<std::ptrdiff_t>(std::min(to_judge.size(), i + size)));
+                spawn([this, batch, part] {
+                    std::vector<const data::EvidenceFact*> facts;
+                    for (const auto* st : part) facts.push_back(st->fact);
+                    Result<std::vector<grade::JudgeVerdict>> verdicts =
+                        make_error(ErrorKind::internal, "the storage judge did not run");
+                    try {
+                        verdicts = m_roles.judge->storage(*batch->snapshot, facts, m_task);
+                    } catch (const std::exception& e) {
+                        verdicts = make_error(ErrorKind::internal, std::string("internal error: ") + e.what());
+                    }
+                    for (std::size_t j = 0; j < part.size(); ++j) {
+                        if (verdicts) part[j]->judged_storage = (*verdicts)[j];
+                        else part[j]->memory.error = verdicts.error().describe();
+                        decide_storage(*part[j]);
+                        summarize(batch, *part[j]);
+                    }
+                });
             }
         }
+        for (auto* st : decided) {
+            decide_storage(*st);
+            summarize(batch, *st);
+        }
+    }
 
-        std::size_t store_chars = 0;
-        for (const auto& m : snapshot.memories()) store_chars += m.text.size();
-        // Summary, for the facts that were stored, on the memories holding them: the rules decide a
-        // verbatim copy and a lost detail; the judge decides the rest (a paraphrase that keeps every
-        // listed phrase may still be negated, hedged or merged).
-        std::vector<std::pair<const data::EvidenceFact*, std::future<Result<grade::JudgeVerdict>>>> jobs;
-        for (const auto* fact : unique) {
-            FactMemory& fm = facts[fact->id];
-            if (!fm.error.empty() || !fm.stored) continue;
-            const grade::FactVerdict& rules = *rules_of[fact->id];
-            const bool rules_decide = !m_judge_all && rules.unsure == grade::Unsure::none && !fm.storage_judged;
-            if (rules_decide) {
-                fm.faithful = rules.stage != grade::Stage::summary_error;
-                if (!fm.faithful) fm.reason = rules.explanation;
-                for (auto& c : fm.checks)
-                    if (c.stage == "summary" && c.grader == std::string("rules")) c.decisive = true;
-                if (!compare) continue;
+    // A fact's storage verdict: the rules' when they can decide it, else the judge's.
+    void decide_storage(FactState& st) const {
+        FactMemory& fm = st.memory;
+        const grade::FactVerdict& rules = *st.rules;
+        if (!fm.error.empty()) return;
+        const bool rules_decide = !m_judge_all && rules.unsure != grade::Unsure::storage;
+        if (rules_decide) {
+            fm.stored = rules.stage != grade::Stage::not_stored;
+            fm.checks.front().decisive = true;  // the rules' storage check
+            if (!fm.stored) fm.reason = rules.explanation;
+        }
+        if (st.judged_storage) {
+            fm.checks.push_back(check(st.fact->id, "storage", "llm", st.judged_storage->passed, !rules_decide,
+                                      st.judged_storage->reason));
+            if (!rules_decide) {
+                fm.stored = st.judged_storage->passed;
+                fm.storage_judged = true;
+                if (!fm.stored) fm.reason = st.judged_storage->reason;
             }
-            std::vector<std::string> ids = rules.stored_ids;
-            if (m_judge_all) {
-                // The paper's judge reads the whole store; a large one is narrowed to the memories the
-                // storage judge and the rules found the fact in.
-                if (store_chars <= m_roles.judge->options().whole_store_chars) {
-                    ids.clear();
-                    for (const auto& m : snapshot.memories()) ids.push_back(m.id);
+        }
+    }
+
+    // A stored fact's summary verdict: the rules decide a verbatim copy and a lost detail; the judge
+    // decides the rest (a paraphrase that keeps every listed phrase may still be negated, hedged or
+    // merged), on the memories holding the fact. Releases the fact's probes when final.
+    void summarize(const std::shared_ptr<Batch>& batch, FactState& st) {
+        FactMemory& fm = st.memory;
+        // A fact no probe waits for (its probes were graded before a resume) needs no summary.
+        if (st.dependents.empty()) return;
+        if (!fm.error.empty() || !fm.stored) return fact_done(batch, st);
+        const grade::FactVerdict& rules = *st.rules;
+        const bool rules_decide = !m_judge_all && rules.unsure == grade::Unsure::none && !fm.storage_judged;
+        if (rules_decide) {
+            fm.faithful = rules.stage != grade::Stage::summary_error;
+            if (!fm.faithful) fm.reason = rules.explanation;
+            for (auto& c : fm.checks)
+                if (c.stage == "summary" && c.grader == std::string("rules")) c.decisive = true;
+            if (m_roles.grader != "both") return fact_done(batch, st);
+        }
+        const grade::MemorySnapshot& snapshot = *batch->snapshot;
+        const std::vector<std::string> no_ids;
+        const std::vector<std::string>& judged_ids = st.judged_storage ? st.judged_storage->memory_ids : no_ids;
+        std::vector<std::string> ids = rules.stored_ids;
+        if (m_judge_all) {
+            // The paper's judge reads the whole store; a large one is narrowed to the memories the
+            // storage judge and the rules found the fact in.
+            if (batch->store_chars <= m_roles.judge->options().whole_store_chars) {
+                ids.clear();
+                for (const auto& m : snapshot.memories()) ids.push_back(m.id);
+            } else {
+                ids.insert(ids.end(), judged_ids.begin(), judged_ids.end());
+            }
+        }
+        if (ids.empty()) ids = judged_ids;
+        if (ids.empty() && snapshot.provenance())
+            for (const auto& message_id : st.fact->message_ids)
+                for (std::size_t i : snapshot.by_source(message_id)) ids.push_back(snapshot.memories()[i].id);
+        std::vector<const memory::Memory*> memories;
+        std::set<std::string> seen;
+        for (const auto& id : ids)
+            if (seen.insert(id).second)
+                if (auto index = snapshot.index_of(id)) memories.push_back(&snapshot.memories()[*index]);
+        FactState* state = &st;
+        spawn([this, batch, state, memories, rules_decide] {
+            FactMemory& memory = state->memory;
+            try {
+                auto v = m_roles.judge->summary(*state->fact, memories, m_task);
+                if (!v) {
+                    memory.error = v.error().describe();
                 } else {
-                    const auto& named = judged_storage[fact->id].memory_ids;
-                    ids.insert(ids.end(), named.begin(), named.end());
+                    memory.checks.push_back(check(state->fact->id, "summary", "llm", v->passed, !rules_decide, v->reason));
+                    if (!rules_decide) {
+                        memory.faithful = v->passed;
+                        if (!memory.faithful) memory.reason = v->reason;
+                    }
                 }
+            } catch (const std::exception& e) {
+                memory.error = std::string("internal error: ") + e.what();
             }
-            if (ids.empty()) ids = judged_storage[fact->id].memory_ids;
-            if (ids.empty() && provenance)
-                for (const auto& message_id : fact->message_ids)
-                    for (std::size_t i : snapshot.by_source(message_id)) ids.push_back(snapshot.memories()[i].id);
-            std::vector<const memory::Memory*> memories;
-            std::set<std::string> seen;
-            for (const auto& id : ids)
-                if (seen.insert(id).second)
-                    if (auto index = snapshot.index_of(id)) memories.push_back(&snapshot.memories()[*index]);
-            jobs.emplace_back(fact, m_roles.pool->submit([this, fact, memories] { return m_roles.judge->summary(*fact, memories, m_task); }));
-        }
-        if (m_progress && !jobs.empty())
-            m_progress(m_dataset.scenario.dataset + ": the judge checks how faithfully " + std::to_string(jobs.size()) +
-                       " facts were kept");
-        for (auto& [fact, future] : jobs) {
-            FactMemory& fm = facts[fact->id];
-            const grade::FactVerdict& rules = *rules_of[fact->id];
-            const bool rules_decide = !m_judge_all && rules.unsure == grade::Unsure::none && !fm.storage_judged;
-            auto v = future.get();
-            if (!v) {
-                fm.error = v.error().describe();
-                continue;
-            }
-            fm.checks.push_back(check(fact->id, "summary", "llm", v->passed, !rules_decide, v->reason));
-            if (rules_decide) continue;
-            fm.faithful = v->passed;
-            if (!fm.faithful) fm.reason = v->reason;
-        }
+            fact_done(batch, *state);
+        });
+    }
+
+    void fact_done(const std::shared_ptr<Batch>& batch, const FactState& st) {
+        for (std::size_t i : st.dependents) release(batch, i);
     }
 
     // The decisive stage of one probe at one k, with every check made.
     store::ProbeRow grade_probe(const PendingProbe& p, const grade::MemorySnapshot& snapshot,
-                                const std::map<std::string, FactMemory>& facts) {
+                                const std::map<std::string, FactState>& facts) {
         const data::Scenario& s = m_dataset.scenario;
         store::ProbeRow row = probe_row(s, *p.probe, p.k, p.rules, p.hits, p.micros);
         row.grader = m_roles.grader;
@@ -639,7 +952,7 @@ private:
             for (std::size_t f = 0; f < p.probe->evidence.size(); ++f) {
                 const auto& fact = p.probe->evidence[f];
                 const grade::FactVerdict& rules = p.rules.facts[f];
-                const FactMemory& fm = facts.at(fact.id);
+                const FactMemory& fm = facts.at(fact.id).memory;
                 for (const auto& c : fm.checks) row.checks.push_back(c);
                 auto& fact_row = row.facts[f];
                 if (!fm.error.empty()) {
@@ -760,19 +1073,25 @@ private:
     const RunConfig& m_config;
     const LoadedDataset& m_dataset;
     const ProgressSink& m_progress;
-    const AfterProbeHook& m_hook;
     RunOutcome& m_outcome;
     RunServices& m_roles;
-    std::set<std::pair<std::string, int>> m_graded;
+    RowWriter& m_writer;
+    std::set<std::pair<std::string, int>> m_graded;  // recorded, or queued with the writer
     const data::MessageIndex m_messages;  // the scenario's messages, for facts without listed statements
     // The paper's protocol on a MemFail dataset: its per-dataset judge prompts, and the judge (when
     // there is one) decides every stage, as in the paper; the rules' checks are kept beside it.
     const grade::LlmJudge::Task m_task;
     const bool m_judge_all;
+    bool m_paper_replies = false;                // storage turns answered with retrieved memories shown
+    std::vector<data::Session> m_with_replies;   // --store-replies: the sessions as stored
+    std::vector<data::Session> m_replied;        // the paper's storage turns, as stored so far
     bool m_external = false;         // the system is an adapter: its failures do not stop the run
-    std::uint64_t m_generation = 0;  // the system's generation when this scenario began
+    std::uint64_t m_generation = 0;  // the system's generation since its memory was last complete
+    int m_restores = 0;              // restores of a restarted adapter in this scenario
+    bool m_restore_failed = false;   // restores exhausted: the rest of the scenario is lost
+    std::string m_restore_failure;
     bool m_lost = false;             // lose_scenario() ran: the rest of the scenario is recorded
-    bool m_warned_lost = false;      // the loss was announced on the progress stream
+    std::size_t m_rows_total = 0, m_rows_done = 0, m_next_row_report = 0;  // progress
 };
 
 }  // namespace
@@ -943,7 +1262,7 @@ Result<RunOutcome> run_datasets(const RunConfig& config, const std::vector<Loade
         progress("note: token figures skipped (" + tokenizer.error().describe() + ")");
     }
     if (wants_llm) {
-        recorder.emplace(*client);
+        recorder.emplace(*client, config.llm.max_consecutive_failures);
         pool.emplace(static_cast<std::size_t>(std::max(1, config.llm.concurrency)));
         roles.recorder = &*recorder;
         roles.pool = &*pool;
@@ -960,6 +1279,15 @@ Result<RunOutcome> run_datasets(const RunConfig& config, const std::vector<Loade
     }
 
     const std::string memory_dir = memory_dir_for(config.results_path, outcome.run_id);
+    // Declared after the pool and the roles, so it is destroyed first: its destructor waits for the
+    // rows still being graded, whose tasks use the scenario runs and the datasets below.
+    std::deque<LoadedDataset> paper_datasets;
+    std::vector<std::unique_ptr<ScenarioRun>> scenario_runs;
+    RowWriter writer(db, outcome.run_id, config, after_probe, outcome, roles.recorder);
+    auto fail = [&](const Error& error) -> Error {
+        (void)db.finish_run(outcome.run_id, "error", error.describe());
+        return error;
+    };
     for (const auto& dataset : datasets) {
         memory::SystemContext context{memory_dir, dataset.scenario.id, {}};
         // The system's own model calls go through the run's recorder: cached, and accounted under
@@ -970,28 +1298,34 @@ Result<RunOutcome> run_datasets(const RunConfig& config, const std::vector<Loade
         context.services.temperature = config.llm.temperature;
         context.services.seed = config.llm.seed;
         auto system = factory(context);
-        if (!system) {
-            (void)db.finish_run(outcome.run_id, "error", system.error().describe());
-            return system.error();
-        }
+        if (!system) return fail(system.error());
         // The paper grades misleading Persona probes through their essay's stages first.
-        std::optional<LoadedDataset> paper_dataset;
+        const LoadedDataset* run_dataset = &dataset;
         if (roles.paper) {
-            paper_dataset = dataset;
-            paper_dataset->scenario = suites::memfail_suite::paper_protocol_scenario(dataset.scenario);
+            paper_datasets.push_back(dataset);
+            paper_datasets.back().scenario = suites::memfail_suite::paper_protocol_scenario(dataset.scenario);
+            run_dataset = &paper_datasets.back();
         }
-        ScenarioRun scenario_run(db, outcome.run_id, config, paper_dataset ? *paper_dataset : dataset, progress,
-                                 after_probe, outcome, roles);
-        auto finished = scenario_run.execute(**system);
-        if (!finished) {
-            (void)db.finish_run(outcome.run_id, "error", finished.error().describe());
-            return finished.error();
-        }
+        scenario_runs.push_back(
+            std::make_unique<ScenarioRun>(db, outcome.run_id, config, *run_dataset, progress, outcome, roles, writer));
+        // The scenario's model calls may still be running when this returns: the next dataset's
+        // storage and retrieval go on beside them (the system itself is only used here).
+        auto finished = scenario_runs.back()->execute(**system);
+        if (!finished) return fail(finished.error());
         if (!*finished) {  // stopped by the hook or keep_going: left unfinished for --resume
             outcome.stopped = true;
             return outcome;
         }
     }
+    auto written = writer.write(/*block=*/true, 0);
+    if (!written) return fail(written.error());
+    if (!*written) {
+        outcome.stopped = true;
+        return outcome;
+    }
+    // Judge calls no row waited for (facts of probes graded before a resume) are accounted too.
+    writer.wait_tasks();
+    if (auto flushed = writer.flush_calls(); !flushed) return fail(flushed.error());
     MF_TRY(db.finish_run(outcome.run_id, "finished"));
     return outcome;
 }

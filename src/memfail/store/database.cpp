@@ -4,6 +4,11 @@
 
 #include <sqlite3.h>
 
+#include <string>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
 namespace memfail::store {
 
 namespace {
@@ -13,7 +18,25 @@ Error db_error(sqlite3* db, std::string_view what) {
 }
 }  // namespace
 
-void Database::Closer::operator()(sqlite3* db) const { sqlite3_close_v2(db); }
+void Database::Closer::operator()(sqlite3* db) const {
+    if (!db) return;
+    // A read-only connection to a WAL database leaves the -wal and -shm files it made for reading
+    // behind (it may not checkpoint). When the -wal is empty, a plain read-write connection that
+    // only reads removes both as SQLite always does for the last connection, and only when it is
+    // the last one: the database file itself is not written (there is nothing to checkpoint).
+    std::string tidy;
+    if (const char* name = sqlite3_db_filename(db, "main");
+        name && *name && sqlite3_db_readonly(db, "main") == 1)
+        tidy = name;
+    sqlite3_close_v2(db);
+    if (tidy.empty()) return;
+    struct stat wal{};
+    if (::stat((tidy + "-wal").c_str(), &wal) != 0 || wal.st_size != 0 || ::access(tidy.c_str(), W_OK) != 0) return;
+    sqlite3* rw = nullptr;
+    if (sqlite3_open_v2(tidy.c_str(), &rw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nullptr) == SQLITE_OK)
+        sqlite3_exec(rw, "PRAGMA query_only=1; SELECT COUNT(*) FROM sqlite_master", nullptr, nullptr, nullptr);
+    sqlite3_close_v2(rw);
+}
 void Statement::Finalizer::operator()(sqlite3_stmt* stmt) const { sqlite3_finalize(stmt); }
 
 Result<Database> Database::open(const std::string& path) {
@@ -32,6 +55,58 @@ Result<Database> Database::open(const std::string& path) {
     if (path != ":memory:") MF_TRY(db.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"));
     MF_TRY(db.exec("PRAGMA foreign_keys=ON;"));
     return db;
+}
+
+namespace {
+
+// `path` as an SQLite URI ("file:" with '%', '?' and '#' percent-encoded) that opens it immutable.
+std::string immutable_uri(const std::string& path) {
+    std::string out = "file:";
+    for (char c : path) {
+        if (c == '%') out += "%25";
+        else if (c == '?') out += "%3f";
+        else if (c == '#') out += "%23";
+        else out += c;
+    }
+    return out + "?immutable=1";
+}
+
+}  // namespace
+
+Result<Database> Database::open_read_only(const std::string& path) {
+    // Reading a WAL database needs its -wal and -shm files, which SQLite creates beside it. Where
+    // that is impossible (a directory or mount we cannot write) and no -wal exists, nothing is
+    // being written (a writer would need those files too), so the file is read as immutable.
+    for (const bool immutable : {false, true}) {
+        if (immutable) {
+            struct stat wal{};
+            if (::stat((path + "-wal").c_str(), &wal) == 0) break;
+        }
+        sqlite3* raw = nullptr;
+        const std::string name = immutable ? immutable_uri(path) : path;
+        const int flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | (immutable ? SQLITE_OPEN_URI : 0);
+        if (sqlite3_open_v2(name.c_str(), &raw, flags, nullptr) != SQLITE_OK) {
+            Error e = db_error(raw, "cannot open database for reading");
+            e.where = path;
+            sqlite3_close_v2(raw);
+            return e;
+        }
+        Database db(raw, path);
+        sqlite3_busy_timeout(raw, 10000);
+        // Reading the schema finds a file that is not a database now rather than at the first query.
+        sqlite3_stmt* probe = nullptr;
+        int rc = sqlite3_prepare_v2(raw, "SELECT COUNT(*) FROM sqlite_master", -1, &probe, nullptr);
+        if (rc == SQLITE_OK) rc = sqlite3_step(probe);
+        sqlite3_finalize(probe);
+        if (rc == SQLITE_ROW) return db;
+        const int primary = rc & 0xff;
+        if (!immutable && (primary == SQLITE_READONLY || primary == SQLITE_CANTOPEN)) continue;
+        Error e = db_error(raw, "cannot read database");
+        e.where = path;
+        return e;
+    }
+    return make_error(ErrorKind::database,
+                      "cannot read database: its -wal file exists but cannot be opened (no permission to read it)", path);
 }
 
 Database::~Database() = default;

@@ -23,6 +23,13 @@ public:
     // Opens (creating when missing) the database at `path`; ":memory:" for a private in-memory one.
     // Turns on WAL, foreign keys and a busy timeout so a second reader never fails at once.
     static Result<Database> open(const std::string& path);
+    // Opens the existing database at `path` for reading only (SQLITE_OPEN_READONLY): nothing is
+    // created, no PRAGMA changes the file, and a file without write permission opens. Temporary
+    // objects (CREATE TEMP ...) can still be made; they live in memory with the connection. When
+    // the connection closes, the empty -wal and -shm files SQLite made for reading a WAL database
+    // are removed again (only when no other connection uses them). Errors: database (missing or
+    // unreadable file, or not an SQLite database).
+    static Result<Database> open_read_only(const std::string& path);
 
     Database(Database&&) noexcept = default;
     Database& operator=(Database&&) noexcept = default;

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cmath>
 #include <ctime>
+#include <filesystem>
 #include <map>
 #include <tuple>
 
@@ -140,7 +141,11 @@ CREATE TABLE IF NOT EXISTS llm_calls(
   latency_micros    INTEGER NOT NULL,
   attempts          INTEGER NOT NULL,
   error_kind        TEXT,
-  error             TEXT
+  error             TEXT,
+  cache_key         TEXT,
+  session           TEXT,
+  payer             TEXT,
+  work              TEXT
 );
 CREATE INDEX IF NOT EXISTS llm_calls_by_run ON llm_calls(run_id, role);
 CREATE TABLE IF NOT EXISTS probe_texts(
@@ -236,6 +241,81 @@ Result<ResultsDb> ResultsDb::open(const std::string& path) {
     if (version == 1) MF_TRY(db.exec(k_migrate_1_to_2));
     MF_TRY(db.exec(k_schema));
     if (version < k_results_schema_version) MF_TRY(db.set_user_version(k_results_schema_version));
+    return ResultsDb(std::move(db));
+}
+
+namespace {
+
+// What the current schema has and an older file lacks, supplied for one read-only connection by
+// TEMP objects, which shadow the file's own (unqualified names resolve to temp first): a missing
+// table becomes an empty temp table, a table missing columns a temp view adding them with their
+// defaults. The file itself is never written.
+Result<void> overlay_missing_schema(Database& file) {
+    MF_TRY_ASSIGN(Database reference, Database::open(":memory:"));
+    MF_TRY(reference.exec(k_schema));
+    MF_TRY_ASSIGN(Statement tables, reference.prepare(
+        "SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY rowid"));
+    std::vector<std::pair<std::string, std::string>> wanted;
+    MF_TRY(tables.for_each_row([&] { wanted.emplace_back(tables.column_text(0), tables.column_text(1)); }));
+    auto quote = [](const std::string& name) {
+        std::string out = "\"";
+        for (char c : name) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+        return out + "\"";
+    };
+    for (const auto& [name, sql] : wanted) {
+        MF_TRY_ASSIGN(Statement have, file.prepare("SELECT name FROM pragma_table_info(?1, 'main')"));
+        have.bind(1, name);
+        std::set<std::string> columns;
+        MF_TRY(have.for_each_row([&] { columns.insert(have.column_text(0)); }));
+        if (columns.empty()) {
+            const std::string prefix = "CREATE TABLE ";
+            MF_ASSERT(sql.rfind(prefix, 0) == 0, "sqlite_master keeps CREATE TABLE statements as written");
+            MF_TRY(file.exec("CREATE TEMP TABLE " + sql.substr(prefix.size())));
+            continue;
+        }
+        MF_TRY_ASSIGN(Statement all, reference.prepare("SELECT name, dflt_value FROM pragma_table_info(?1)"));
+        all.bind(1, name);
+        std::string select;
+        bool missing = false;
+        MF_TRY(all.for_each_row([&] {
+            const std::string column = all.column_text(0);
+            if (!select.empty()) select += ", ";
+            if (columns.count(column)) {
+                select += quote(column);
+            } else {
+                missing = true;
+                select += (all.column_is_null(1) ? std::string("NULL") : all.column_text(1)) + " AS " + quote(column);
+            }
+        }));
+        if (missing)
+            MF_TRY(file.exec("CREATE TEMP VIEW " + quote(name) + " AS SELECT " + select + ", rowid AS rowid FROM main." +
+                             quote(name)));
+    }
+    return {};
+}
+
+}  // namespace
+
+Result<ResultsDb> ResultsDb::open_read_only(const std::string& path) {
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec))
+        return make_error(ErrorKind::not_found, "no such results file", path);
+    MF_TRY_ASSIGN(Database db, Database::open_read_only(path));
+    MF_TRY_ASSIGN(int version, db.user_version());
+    MF_TRY_ASSIGN(Statement runs, db.prepare("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'runs'"));
+    MF_TRY_ASSIGN(bool row, runs.step());
+    if (!row || runs.column_int(0) == 0)
+        return make_error(ErrorKind::invalid_input,
+                          "not a memfail results file (it has no runs table; results files are written by `memfail run`)",
+                          path);
+    if (version > k_results_schema_version)
+        return make_error(ErrorKind::invalid_input,
+                          "results file has schema version " + std::to_string(version) +
+                              "; this build reads up to " + std::to_string(k_results_schema_version) +
+                              " (upgrade memfail)",
+                          path);
+    // Always: a table added within a schema version (run_writers) may be missing from older files of it.
+    MF_TRY(overlay_missing_schema(db));
     return ResultsDb(std::move(db));
 }
 
@@ -645,18 +725,101 @@ Result<std::optional<MemoryStats>> ResultsDb::memory_stats(std::int64_t run_id, 
 
 Result<void> ResultsDb::record_llm_calls(std::int64_t run_id, const std::vector<LlmCallRow>& calls) {
     if (calls.empty()) return {};
+    if (!m_llm_calls_ready) {
+        // Files written before exact accounting lack its columns: add them once (writers only, so a
+        // read-only open never changes a file).
+        bool has_key = false, has_work = false;
+        {
+            MF_TRY_ASSIGN(Statement info, m_db.prepare("SELECT name FROM pragma_table_info('llm_calls')"));
+            MF_TRY(info.for_each_row([&] {
+                has_key |= info.column_text(0) == "cache_key";
+                has_work |= info.column_text(0) == "work";
+            }));
+        }
+        if (!has_key)
+            MF_TRY(m_db.exec("ALTER TABLE llm_calls ADD COLUMN cache_key TEXT;"
+                             "ALTER TABLE llm_calls ADD COLUMN session TEXT;"
+                             "ALTER TABLE llm_calls ADD COLUMN payer TEXT;"));
+        if (!has_work) MF_TRY(m_db.exec("ALTER TABLE llm_calls ADD COLUMN work TEXT;"));
+        MF_TRY(m_db.exec("CREATE INDEX IF NOT EXISTS llm_calls_by_key ON llm_calls(cache_key, run_id)"));
+        m_llm_calls_ready = true;
+    }
     MF_TRY_ASSIGN(Transaction tx, Transaction::begin(m_db));
-    MF_TRY_ASSIGN(Statement* sp, cached(
+    MF_TRY_ASSIGN(Statement* insert, cached(
         "INSERT INTO llm_calls(run_id, role, stage, model, cache_hit, prompt_tokens, completion_tokens, "
-        "counted_locally, latency_micros, attempts, error_kind, error) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)"));
-    Statement& s = *sp;
-    for (const auto& c : calls) {
+        "counted_locally, latency_micros, attempts, error_kind, error, cache_key, session, payer, work) "
+        "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"));
+    // Successful calls with this key that earlier processes of the run recorded.
+    MF_TRY_ASSIGN(Statement* earlier, cached(
+        "SELECT COUNT(*) FROM llm_calls WHERE cache_key = ? AND run_id = ? AND error_kind IS NULL "
+        "AND session IS NOT NULL AND session != ? AND COALESCE(work, '') = ?"));
+    // A sent row, in any run of this file, already accounts the payment.
+    MF_TRY_ASSIGN(Statement* accounted, cached(
+        "SELECT EXISTS(SELECT 1 FROM llm_calls WHERE cache_key = ? AND payer = ? AND cache_hit = 0)"));
+    // An earlier process's replay of the call becomes the sent call its payment says it was.
+    MF_TRY_ASSIGN(Statement* upgrade, cached(
+        "UPDATE llm_calls SET cache_hit = 0, prompt_tokens = ?, completion_tokens = ?, counted_locally = ?, "
+        "attempts = ?, latency_micros = ?, payer = ? WHERE id = (SELECT id FROM llm_calls WHERE cache_key = ? "
+        "AND run_id = ? AND cache_hit = 1 AND error_kind IS NULL AND session IS NOT NULL AND session != ? "
+        "ORDER BY id LIMIT 1)"));
+    auto write = [&](const LlmCallRow& c) -> Result<void> {
+        Statement& s = *insert;
         s.bind(1, run_id).bind(2, c.role).bind(3, c.stage).bind(4, c.model).bind(5, c.cache_hit ? 1 : 0);
         s.bind(6, c.prompt_tokens).bind(7, c.completion_tokens).bind(8, c.counted_locally ? 1 : 0);
         s.bind(9, c.latency_micros).bind(10, c.attempts);
         if (c.error_kind.empty()) s.bind_null(11).bind_null(12);
         else s.bind(11, c.error_kind).bind(12, c.error);
-        MF_TRY(s.run());
+        if (c.cache_key.empty()) s.bind_null(13);
+        else s.bind(13, c.cache_key);
+        if (c.session.empty()) s.bind_null(14);
+        else s.bind(14, c.session);
+        if (c.payer.empty() || c.cache_hit) s.bind_null(15);
+        else s.bind(15, c.payer);
+        if (c.work.empty()) s.bind_null(16);
+        else s.bind(16, c.work);
+        return s.run();
+    };
+    for (const auto& c : calls) {
+        if (c.cache_key.empty() || c.session.empty() || !c.error_kind.empty()) {
+            // No identity to reconcile (cache off), or a failure: every failed call really happened.
+            MF_TRY(write(c));
+            continue;
+        }
+        bool claim = false;
+        if (c.cache_hit && c.paid_elsewhere && !c.payer.empty()) {
+            accounted->bind(1, c.cache_key).bind(2, c.payer);
+            MF_TRY_ASSIGN(bool row, accounted->step());
+            claim = row && accounted->column_int(0) == 0;
+            accounted->reset();
+        }
+        earlier->bind(1, c.cache_key).bind(2, run_id).bind(3, c.session).bind(4, c.work);
+        MF_TRY_ASSIGN(bool counted, earlier->step());
+        const std::int64_t recorded = counted ? earlier->column_int(0) : 0;
+        earlier->reset();
+        if (c.occurrence < recorded) {
+            // A replay of a call an earlier process of this run recorded (work redone after a kill).
+            if (claim) {
+                upgrade->bind(1, c.paid_prompt_tokens).bind(2, c.paid_completion_tokens);
+                upgrade->bind(3, c.paid_counted_locally ? 1 : 0).bind(4, c.paid_attempts);
+                upgrade->bind(5, c.paid_latency_micros).bind(6, c.payer).bind(7, c.cache_key).bind(8, run_id);
+                upgrade->bind(9, c.session);
+                MF_TRY(upgrade->run());
+            }
+            continue;
+        }
+        if (!claim) {
+            MF_TRY(write(c));
+            continue;
+        }
+        // The reply was paid for by a process that died before writing its call: this is that call.
+        LlmCallRow sent = c;
+        sent.cache_hit = false;
+        sent.prompt_tokens = c.paid_prompt_tokens;
+        sent.completion_tokens = c.paid_completion_tokens;
+        sent.counted_locally = c.paid_counted_locally;
+        sent.attempts = c.paid_attempts;
+        sent.latency_micros = c.paid_latency_micros;
+        MF_TRY(write(sent));
     }
     return tx.commit();
 }

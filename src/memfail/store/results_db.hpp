@@ -120,6 +120,23 @@ struct LlmCallRow {
     std::int64_t attempts = 0;
     std::string error_kind;  // empty on success
     std::string error;
+    // Exact accounting across kill and --resume (record_llm_calls; docs/LLM.md, "Accounting").
+    std::string cache_key{};  // the reply cache's key; empty with the cache off (then written as is)
+    std::string session{};    // the recording process's token (run::CallRecorder)
+    std::string work{};       // what the call was for (run::CallRecorder::Work); part of its identity
+    // A sent call: the payer token the cache recorded with the reply. A cache hit with paid_elsewhere:
+    // the token of the other process that paid for the reply.
+    std::string payer{};
+    // Not stored: how many successful calls with this cache key the session made before this one.
+    std::int64_t occurrence = 0;
+    // A cache hit whose reply another process writing this results file paid for; the paid_* fields
+    // are what it paid. Recorded as the sent call when no sent row accounts that payment yet.
+    bool paid_elsewhere = false;
+    std::int64_t paid_prompt_tokens = 0;
+    std::int64_t paid_completion_tokens = 0;
+    bool paid_counted_locally = false;
+    std::int64_t paid_attempts = 0;
+    std::int64_t paid_latency_micros = 0;
 };
 
 struct LlmUsageRow {
@@ -209,6 +226,12 @@ class ResultsDb {
 public:
     // Opens or creates the results file. A file written by a newer schema is refused.
     static Result<ResultsDb> open(const std::string& path);
+    // Opens an existing results file for reading only (commands that read: report, compare, ls
+    // runs): the file's bytes are never changed, and a file without write permission opens. A file
+    // written by an older schema is read as it is, not migrated: the tables and columns it lacks
+    // read as empty (their defaults), for this connection only. Errors: not_found (no such file),
+    // invalid_input (not a memfail results file, or one written by a newer schema), database.
+    static Result<ResultsDb> open_read_only(const std::string& path);
 
     Result<std::int64_t> create_run(const RunRecord& run);
     // The newest unfinished run with this config hash, if any.
@@ -269,6 +292,14 @@ public:
                                      const std::string& encoding);
     Result<std::optional<MemoryStats>> memory_stats(std::int64_t run_id, const std::string& dataset);
 
+    // Writes one process's calls, in one transaction, so that a run killed at any moment and
+    // resumed ends with the llm_calls an uninterrupted run has. A call is identified by its run,
+    // its cache key and its occurrence (the n-th successful call with that key): a successful call
+    // whose occurrence an earlier process of the run already recorded is a replay of accounted
+    // work and is not written again; a cache hit whose reply another process of this results file
+    // paid for, with no sent row accounting that payment yet, is written as the sent call (its
+    // tokens, attempts and latency as paid); failed calls and calls without a cache key are always
+    // written. Rows from files written before these columns existed keep their meaning.
     Result<void> record_llm_calls(std::int64_t run_id, const std::vector<LlmCallRow>& calls);
     // Per role: calls, cache hits, tokens, errors, retries, network latency p50/p95.
     Result<std::vector<LlmUsageRow>> llm_usage(std::int64_t run_id);
@@ -293,6 +324,7 @@ private:
     Database m_db;
     // Declared after m_db so the statements are finalised before the connection closes.
     std::unordered_map<const char*, CachedStatement> m_statements;
+    bool m_llm_calls_ready = false;  // llm_calls has the accounting columns (added to older files once)
 };
 
 // Current UTC time as ISO 8601 ("2026-11-21T23:40:00Z").

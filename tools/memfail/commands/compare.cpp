@@ -8,7 +8,6 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
-#include <filesystem>
 #include <memory>
 #include <optional>
 
@@ -52,9 +51,8 @@ The exit code is 0 whenever the comparison ran, whatever it found.
 )";
 
 store::ResultsDb open_existing(const std::string& path) {
-    // ResultsDb::open would create a missing file; a typo must not yield an empty comparison.
-    if (!std::filesystem::exists(path)) throw Fatal(make_error(ErrorKind::not_found, "no such results file", path));
-    return value_or_fatal(store::ResultsDb::open(path));
+    // Read only: comparing never writes to a results file, and a typo is "no such results file".
+    return value_or_fatal(store::ResultsDb::open_read_only(path));
 }
 
 std::vector<std::int64_t> side_runs(store::ResultsDb& db, const std::optional<std::int64_t>& chosen) {

@@ -13,7 +13,7 @@ struct LlmOptions::Given {
                 *system = nullptr, *embed = nullptr, *temperature = nullptr, *seed = nullptr,
                 *concurrency = nullptr, *rpm = nullptr, *tpm = nullptr, *timeout = nullptr,
                 *retries = nullptr, *structured = nullptr, *cache = nullptr, *cache_db = nullptr,
-                *tokenizer_dir = nullptr;
+                *tokenizer_dir = nullptr, *max_failures = nullptr, *no_preflight = nullptr;
 };
 
 void LlmOptions::add_to(CLI::App& cmd, const std::string& cache_default) {
@@ -55,6 +55,15 @@ void LlmOptions::add_to(CLI::App& cmd, const std::string& cache_default) {
     g.tokenizer_dir = cmd.add_option("--tokenizer-dir", m_flags.tokenizer_dir,
                                      "Folder with cl100k_base.json / o200k_base.json (default: from scripts/install-deps)")
                           ->group(group);
+    g.max_failures = cmd.add_option("--max-consecutive-failures", m_flags.max_consecutive_failures,
+                                    "Stop the run (resumable, exit 3) when this many calls in a row to one endpoint "
+                                    "and model fail after their retries (0: never)")
+                         ->default_str(std::to_string(defaults.max_consecutive_failures))
+                         ->check(CLI::Range(0, 1000000))
+                         ->group(group);
+    g.no_preflight = cmd.add_flag("--no-preflight", m_no_preflight,
+                                  "Skip the one tiny request made to each configured model before any work")
+                         ->group(group);
 }
 
 llm::LlmSettings LlmOptions::resolve() const {
@@ -78,6 +87,8 @@ llm::LlmSettings LlmOptions::resolve() const {
     if (given(g.cache)) s.cache = m_flags.cache;
     if (given(g.cache_db)) s.cache_db = m_flags.cache_db;
     if (given(g.tokenizer_dir)) s.tokenizer_dir = m_flags.tokenizer_dir;
+    if (given(g.max_failures)) s.max_consecutive_failures = m_flags.max_consecutive_failures;
+    if (given(g.no_preflight)) s.preflight = false;
     auto number = [](const std::string& text, const char* flag, auto parse) {
         try {
             std::size_t used = 0;

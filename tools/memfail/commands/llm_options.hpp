@@ -27,6 +27,7 @@ private:
     std::string m_config;
     llm::LlmSettings m_flags;  // values as parsed; applied only where the flag was given
     std::string m_temperature, m_seed;
+    bool m_no_preflight = false;
     struct Given;
     std::shared_ptr<Given> m_given;
 };

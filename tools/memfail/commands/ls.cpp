@@ -8,7 +8,6 @@
 #include <memfail/suites/memfail/generators.hpp>
 
 #include <CLI/CLI.hpp>
-#include <filesystem>
 #include <memory>
 
 namespace memfail::cli {
@@ -38,12 +37,10 @@ void add_ls_command(CLI::App& app, std::function<void()>& action) {
 
     auto results = std::make_shared<std::string>();
     CLI::App* runs = cmd->add_subcommand("runs", "Runs recorded in a results database: status, probe x k rows and how many ended in error, and the process writing the run (if any)");
-    runs->add_option("results", *results, "Results database")->required();
+    runs->add_option("results", *results, "Results database (read only, never written)")->required();
     runs->callback([results, &action] {
         action = [results] {
-            if (!std::filesystem::exists(*results))
-                throw Fatal(make_error(ErrorKind::not_found, "no such results file", *results));
-            auto db = value_or_fatal(store::ResultsDb::open(*results));
+            auto db = value_or_fatal(store::ResultsDb::open_read_only(*results));
             auto errors = value_or_fatal(db.database().prepare(
                 "SELECT COUNT(*), COALESCE(SUM(stage = 'error'), 0) FROM probe_results WHERE run_id = ?"));
             for (const auto& r : value_or_fatal(db.runs())) {

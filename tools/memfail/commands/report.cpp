@@ -9,22 +9,25 @@
 #include <memfail/report/html_report.hpp>
 #include <memfail/report/run_report.hpp>
 #include <memfail/report/slices.hpp>
+#include <memfail/report/sources.hpp>
 #include <memfail/store/results_db.hpp>
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 
 namespace memfail::cli {
 
 namespace {
 
 struct ReportOptions {
-    std::string results;
-    std::vector<long long> runs;
+    std::vector<std::string> results;
+    std::vector<std::string> runs;
     std::string format = "text";
     std::string output;
     std::string html;
@@ -67,8 +70,45 @@ std::string tables_document(store::ResultsDb& db, const std::vector<std::int64_t
         return out;
     }
     if (format == report::Format::json) return value_or_fatal(report::results_json(db, ids));
-    if (opts.csv_table == "slices") return report::render(value_or_fatal(report::slices_table(db, ids)), format);
-    return report::render(value_or_fatal(report::success_table(db, ids)), format);
+    // CSV is for programs: numbers as numbers (rates as fractions), headers without symbols.
+    const auto style = format == report::Format::csv ? report::TableStyle::machine : report::TableStyle::human;
+    if (opts.csv_table == "slices") return report::render(value_or_fatal(report::slices_table(db, ids, style)), format);
+    return report::render(value_or_fatal(report::success_table(db, ids, style)), format);
+}
+
+// --run values: "ID" (one results file) or "FILE#ID" (FILE as given, or its name), by file.
+std::vector<report::ReportInput> report_inputs(const ReportOptions& opts) {
+    std::vector<report::ReportInput> inputs;
+    for (const auto& path : opts.results) inputs.push_back({path, {}});
+    const auto names = report::display_names(opts.results);
+    for (const auto& spec : opts.runs) {
+        const auto hash = spec.rfind('#');
+        const std::string file = hash == std::string::npos ? std::string() : spec.substr(0, hash);
+        const std::string number = hash == std::string::npos ? spec : spec.substr(hash + 1);
+        char* end = nullptr;
+        const long long id = std::strtoll(number.c_str(), &end, 10);
+        if (number.empty() || end != number.c_str() + number.size() || id <= 0)
+            throw Fatal(make_error(ErrorKind::invalid_input, "bad run '" + spec + "': expected a run id, or FILE#ID",
+                                   "--run"));
+        std::size_t at = inputs.size();
+        if (file.empty()) {
+            if (inputs.size() > 1)
+                throw Fatal(make_error(ErrorKind::invalid_input,
+                                       "run " + number + " of which file? With several results files, name it as FILE#ID "
+                                       "(e.g. --run " + names.front() + "#" + number + ")",
+                                       "--run"));
+            at = 0;
+        } else {
+            for (std::size_t i = 0; i < inputs.size(); ++i)
+                if (file == opts.results[i] || file == names[i]) at = i;
+            if (at == inputs.size())
+                throw Fatal(make_error(ErrorKind::invalid_input,
+                                       "bad run '" + spec + "': '" + file + "' is not one of the results files given",
+                                       "--run"));
+        }
+        inputs[at].runs.push_back(id);
+    }
+    return inputs;
 }
 
 }  // namespace
@@ -77,12 +117,17 @@ void add_report_command(CLI::App& app, std::function<void()>& action) {
     auto opts = std::make_shared<ReportOptions>();
     CLI::App* cmd = app.add_subcommand(
         "report",
-        "Show a results database: success per dataset and k with 95% Wilson intervals and the count of "
+        "Show one or more results databases (read only): success per dataset and k with 95% Wilson intervals and the count of "
         "each failure stage, LLM usage and rules/judge agreement (text, markdown), the flat table (csv), "
         "the results document (json), one record per probe x k (jsonl), or a self-contained HTML report "
         "with the figures and a probe browser (--html)");
-    cmd->add_option("results", opts->results, "Results database written by `memfail run`")->required();
-    cmd->add_option("--run", opts->runs, "Run ids to include (default: every finished run)");
+    cmd->add_option("results", opts->results,
+                    "Results databases written by `memfail run` (read only, never written); several make one report "
+                    "naming each run FILE#ID")
+        ->required();
+    cmd->add_option("--run", opts->runs,
+                    "Runs to include, as ID, or FILE#ID with several results files (default: every finished run of "
+                    "each file)");
     cmd->add_option("--format,-f", opts->format,
                     "text, markdown, csv (the flat success table), json (results: runs, config, per "
                     "dataset x k counts, rates and intervals, LLM usage) or jsonl (samples: one line per "
@@ -114,12 +159,20 @@ void add_report_command(CLI::App& app, std::function<void()>& action) {
         action = [opts, format_given] {
             const bool jsonl = opts->format == "jsonl";
             const auto format = jsonl ? report::Format::json : value_or_fatal(report::parse_format(opts->format));
-            if (!std::filesystem::exists(opts->results))
-                throw Fatal(make_error(ErrorKind::not_found, "no such results file", opts->results));
-            auto db = value_or_fatal(store::ResultsDb::open(opts->results));
-            std::vector<std::int64_t> requested(opts->runs.begin(), opts->runs.end());
-            const auto ids = value_or_fatal(report::select_runs(db, requested));
             const auto prices = value_or_fatal(report::parse_prices(opts->prices));
+            // Read only: a report never writes to a results file. Several files are merged in memory.
+            const auto inputs = report_inputs(*opts);
+            std::optional<store::ResultsDb> single;
+            std::optional<report::MergedResults> merged;
+            std::vector<std::int64_t> ids;
+            if (inputs.size() == 1) {
+                single.emplace(value_or_fatal(store::ResultsDb::open_read_only(inputs[0].path)));
+                ids = value_or_fatal(report::select_runs(*single, inputs[0].runs));
+            } else {
+                merged.emplace(value_or_fatal(report::merge_results(inputs)));
+                ids = merged->run_ids;
+            }
+            store::ResultsDb& db = single ? *single : merged->db;
 
             if (!opts->html.empty()) {
                 report::HtmlReportOptions html;

@@ -5,6 +5,7 @@
 #include <commands/llm_options.hpp>
 
 #include <memfail/llm/llm_stack.hpp>
+#include <memfail/llm/preflight.hpp>
 #include <memfail/store/results_db.hpp>
 
 #include <memfail/run/dataset_source.hpp>
@@ -167,6 +168,20 @@ void add_run_command(CLI::App& app, std::function<void()>& action) {
             if (!opts->quiet) sink = progress_line;
             std::optional<llm::LlmStack> stack;
             if (wants_llm) stack = value_or_fatal(llm::make_llm_stack(config.llm, config.results_path));
+            // Before any work: one tiny request to each configured model, so a wrong URL, key or
+            // model fails here in seconds (exit 3) rather than as an error row per probe.
+            if (stack && config.llm.preflight && config.llm.uses_llm()) {
+                const auto checks = value_or_fatal(llm::preflight(*stack->preflight, config.llm));
+                for (const auto& c : checks) {
+                    if (!c.note.empty())
+                        std::fprintf(stderr, "memfail: warning: preflight: the %s model '%s': %s\n",
+                                     std::string(llm::role_name(c.role)).c_str(), c.model.c_str(), c.note.c_str());
+                    else if (sink)
+                        sink("preflight: the " + std::string(llm::role_name(c.role)) + " model '" + c.model +
+                             "' answers at " + stack->client->identity() +
+                             (c.cache_hit ? " (cached)" : " (" + std::to_string(c.latency_micros / 1000) + " ms)"));
+                }
+            }
             // SIGINT and SIGTERM stop the run between probes: what is recorded stays, the run is
             // marked interrupted, and --resume continues it.
             struct sigaction stop = {};

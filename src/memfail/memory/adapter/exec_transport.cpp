@@ -603,7 +603,8 @@ class ExecTransport final : public Transport {
         } while (answer.find_first_not_of(" \t") ==
                  std::string::npos); // blank lines are not answers
 
-        json response = json::parse(answer, nullptr, false);
+        ReplyJson reply = ReplyJson::parse(answer);
+        json& response = reply.value;
         if (response.is_discarded())
             return broken(failure(ErrorKind::protocol,
                                   "the adapter printed a line that is not JSON during " +
@@ -620,8 +621,13 @@ class ExecTransport final : public Transport {
                         "the adapter answered request id " + std::to_string(id) + " (" +
                             std::string(op) + ") with " +
                             (got == response.end() ? std::string("no id") : "id " + got->dump())));
-        if (const auto error = response.find("error"); error != response.end() && !error->is_null())
+        // The answer was one whole line, so the stream is still in step: text that is not UTF-8
+        // fails this call only, and the adapter keeps running (and keeps what it holds).
+        if (const auto error = response.find("error"); error != response.end() && !error->is_null()) {
+            if (auto bad = reply.invalid_utf8(*error, describe() + ": " + std::string(op), "error"))
+                return *bad;
             return error_from_json(response, describe());
+        }
         const auto result = response.find("result");
         if (result == response.end())
             return broken(
@@ -632,6 +638,8 @@ class ExecTransport final : public Transport {
                                                     " with a \"result\" that is " +
                                                     std::string(result->type_name()) +
                                                     ", not an object");
+        if (auto bad = reply.invalid_utf8(*result, describe() + ": " + std::string(op)))
+            return *bad;
         return std::move(*result);
     }
 

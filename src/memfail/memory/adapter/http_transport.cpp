@@ -223,15 +223,20 @@ private:
         const HttpReply reply = exchange("POST", path, params.dump(-1, ' ', false, json::error_handler_t::replace));
         const std::string head = "POST " + m_settings.shown_url + path;
         if (reply.code != CURLE_OK || reply.status == 401 || reply.status == 403) return failure(head, reply);
-        const json body = json::parse(reply.body, nullptr, false);
+        // Text that is not UTF-8 in a reply is a protocol error naming the field (as over exec:),
+        // and final: the server chose to send it.
+        const ReplyJson parsed = ReplyJson::parse(reply.body);
+        const json& body = parsed.value;
         if (reply.status >= 200 && reply.status < 300) {
             if (body.is_discarded() || !body.is_object())
                 return bad("HTTP " + std::to_string(reply.status) + " with a body that is not a JSON object: " +
                                one_line(reply.body),
                            head);
+            if (auto invalid = parsed.invalid_utf8(body, head)) return *invalid;
             return body;
         }
         if (!body.is_discarded() && body.is_object() && body.contains("error")) {
+            if (auto invalid = parsed.invalid_utf8(body["error"], head, "error")) return *invalid;
             Error error = error_from_json(body, head);
             error.message = llm::redact(error.message, m_settings.token);
             return error;
@@ -351,10 +356,11 @@ private:
                                         : std::nullopt);
         if (reply.code != CURLE_OK || reply.status < 200 || reply.status >= 300) return failure(head, reply);
         if (text::trim(reply.body).empty()) return json::object();
-        json parsed = json::parse(reply.body, nullptr, false);
-        if (parsed.is_discarded())
+        ReplyJson parsed = ReplyJson::parse(reply.body);
+        if (parsed.value.is_discarded())
             return bad("HTTP " + std::to_string(reply.status) + " with a body that is not JSON: " + one_line(reply.body), head);
-        return parsed;
+        if (auto invalid = parsed.invalid_utf8(parsed.value, head)) return *invalid;
+        return std::move(parsed.value);
     }
 
     Error bad(const std::string& message, const std::string& where) const {

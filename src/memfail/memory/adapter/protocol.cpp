@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -426,6 +427,198 @@ bool has_provenance_op(const json& capabilities) {
         return false;
     const auto it = capabilities.find("provenance_op");
     return it != capabilities.end() && it->is_boolean() && it->get<bool>();
+}
+
+// --- Reading an adapter's reply
+// ---------------------------------------------------------------------------
+
+namespace {
+
+// The length of the well-formed UTF-8 sequence starting at text[i] (Unicode's table 3-7: no
+// overlong forms, no surrogates, nothing above U+10FFFF), or 0 when the byte there starts none.
+std::size_t utf8_sequence(std::string_view text, std::size_t i) {
+    const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[i + k]); };
+    const auto cont = [&](std::size_t k, unsigned char lo = 0x80, unsigned char hi = 0xBF) {
+        return i + k < text.size() && byte(k) >= lo && byte(k) <= hi;
+    };
+    const unsigned char c = byte(0);
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xC2 && c <= 0xDF)
+        return cont(1) ? 2 : 0;
+    if (c == 0xE0)
+        return cont(1, 0xA0) && cont(2) ? 3 : 0;
+    if (c == 0xED)
+        return cont(1, 0x80, 0x9F) && cont(2) ? 3 : 0;
+    if (c >= 0xE1 && c <= 0xEF)
+        return cont(1) && cont(2) ? 3 : 0;
+    if (c == 0xF0)
+        return cont(1, 0x90) && cont(2) && cont(3) ? 4 : 0;
+    if (c >= 0xF1 && c <= 0xF3)
+        return cont(1) && cont(2) && cont(3) ? 4 : 0;
+    if (c == 0xF4)
+        return cont(1, 0x80, 0x8F) && cont(2) && cont(3) ? 4 : 0;
+    return 0;
+}
+
+// The value of the 4 hex digits at text[i], if they are hex digits.
+std::optional<unsigned> hex4(std::string_view text, std::size_t i) {
+    if (i + 4 > text.size())
+        return std::nullopt;
+    unsigned value = 0;
+    for (std::size_t k = i; k < i + 4; ++k) {
+        const char c = text[k];
+        unsigned digit = 0;
+        if (c >= '0' && c <= '9')
+            digit = static_cast<unsigned>(c - '0');
+        else if (c >= 'a' && c <= 'f')
+            digit = static_cast<unsigned>(c - 'a' + 10);
+        else if (c >= 'A' && c <= 'F')
+            digit = static_cast<unsigned>(c - 'A' + 10);
+        else
+            return std::nullopt;
+        value = value * 16 + digit;
+    }
+    return value;
+}
+
+std::string utf8_of(unsigned code_point) { // a BMP code point that is not a surrogate
+    std::string out;
+    out += static_cast<char>(0xE0 | (code_point >> 12));
+    out += static_cast<char>(0x80 | ((code_point >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (code_point & 0x3F));
+    return out;
+}
+
+// Whether `code_point` occurs in `text`, raw or as a \u escape (either case of hex digit).
+bool occurs(std::string_view text, unsigned code_point) {
+    if (text.find(utf8_of(code_point)) != std::string_view::npos)
+        return true;
+    for (std::size_t at = text.find("\\u"); at != std::string_view::npos; at = text.find("\\u", at + 2))
+        if (hex4(text, at + 2) == code_point)
+            return true;
+    return false;
+}
+
+std::string hex_byte(unsigned char byte) {
+    constexpr char digits[] = "0123456789abcdef";
+    return {digits[byte >> 4], digits[byte & 0xF]};
+}
+
+std::string lower(std::string_view text) {
+    std::string out(text);
+    for (char& c : out)
+        if (c >= 'A' && c <= 'Z')
+            c = static_cast<char>(c - 'A' + 'a');
+    return out;
+}
+
+} // namespace
+
+ReplyJson ReplyJson::parse(std::string_view text) {
+    ReplyJson reply;
+    // Copies the text, replacing each sequence inside a string that is not UTF-8 by open + what it
+    // was ("ff", or "udce9" for an escaped lone surrogate) + close. Outside strings nothing is
+    // touched: a stray byte there leaves the text unparseable, as it should.
+    std::string open, close;
+    std::string out;
+    bool changed = false;
+    bool in_string = false;
+    const auto mark = [&](const std::string& what) {
+        if (open.empty()) {
+            // The markers are a pair of Unicode noncharacters the text does not contain, so every
+            // one found after parsing is ours. Sixteen pairs to choose from; a reply holding all of
+            // them stays unparsed ("not JSON").
+            for (unsigned cp = 0xFDD0; cp < 0xFDF0 && open.empty(); cp += 2)
+                if (!occurs(text, cp) && !occurs(text, cp + 1)) {
+                    open = utf8_of(cp);
+                    close = utf8_of(cp + 1);
+                }
+            if (open.empty())
+                return false;
+        }
+        out += open + what + close;
+        changed = true;
+        return true;
+    };
+    for (std::size_t i = 0; i < text.size();) {
+        const char c = text[i];
+        if (!in_string || c == '"') {
+            in_string = in_string ? false : c == '"';
+            out += c;
+            ++i;
+            continue;
+        }
+        if (c == '\\') {
+            if (i + 1 < text.size() && text[i + 1] == 'u') {
+                const auto unit = hex4(text, i + 2);
+                if (unit && *unit >= 0xD800 && *unit <= 0xDFFF) {
+                    const bool paired = *unit <= 0xDBFF && i + 12 <= text.size() &&
+                                        text[i + 6] == '\\' && text[i + 7] == 'u' &&
+                                        hex4(text, i + 8) >= 0xDC00u && hex4(text, i + 8) <= 0xDFFFu;
+                    if (paired) {
+                        out.append(text.substr(i, 12));
+                        i += 12;
+                        continue;
+                    }
+                    if (!mark(lower(text.substr(i + 1, 5))))
+                        return reply;
+                    i += 6;
+                    continue;
+                }
+            }
+            out.append(text.substr(i, std::min<std::size_t>(2, text.size() - i)));
+            i += 2;
+            continue;
+        }
+        const std::size_t length = utf8_sequence(text, i);
+        if (length == 0) {
+            if (!mark(hex_byte(static_cast<unsigned char>(c))))
+                return reply;
+            ++i;
+            continue;
+        }
+        out.append(text.substr(i, length));
+        i += length;
+    }
+    reply.value = changed ? json::parse(out, nullptr, false) : json::parse(text, nullptr, false);
+    if (changed) {
+        reply.m_open = std::move(open);
+        reply.m_close = std::move(close);
+    }
+    return reply;
+}
+
+std::optional<Error> ReplyJson::invalid_utf8(const json& part, const std::string& where,
+                                             const std::string& path) const {
+    if (m_open.empty())
+        return std::nullopt;
+    const auto bad = [&](const std::string& text, const std::string& field) -> std::optional<Error> {
+        const std::size_t at = text.find(m_open);
+        if (at == std::string::npos)
+            return std::nullopt;
+        const std::size_t from = at + m_open.size();
+        const std::string what = text.substr(from, text.find(m_close, from) - from);
+        const std::string detail = what.size() == 2 ? "byte 0x" + what : "lone surrogate \\" + what;
+        return make_error(ErrorKind::protocol,
+                          "not valid UTF-8 (" + detail + " at offset " + std::to_string(at) + ")",
+                          where + ": " + (field.empty() ? "(top level)" : field));
+    };
+    if (part.is_string())
+        return bad(part.get_ref<const std::string&>(), path);
+    if (part.is_array()) {
+        for (std::size_t i = 0; i < part.size(); ++i)
+            if (auto found = invalid_utf8(part[i], where, path + "[" + std::to_string(i) + "]"))
+                return found;
+    } else if (part.is_object()) {
+        for (const auto& [key, item] : part.items()) {
+            if (auto found = bad(key, field_path(path, "(a key)")))
+                return found;
+            if (auto found = invalid_utf8(item, where, field_path(path, key)))
+                return found;
+        }
+    }
+    return std::nullopt;
 }
 
 // --- Errors

@@ -5,6 +5,7 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -38,6 +39,29 @@ Result<MemoryEvent> event_from_json(const nlohmann::json& j, ErrorKind kind, con
 Result<Capabilities> capabilities_from_json(const nlohmann::json& j, ErrorKind kind, const std::string& where);
 // The optional "provenance" operation is announced in capabilities as "provenance_op".
 bool has_provenance_op(const nlohmann::json& capabilities);
+
+// --- Reading an adapter's reply ------------------------------------------------------------------------
+// An adapter's reply text (an exec: JSON line, an http: body) parsed as JSON. A string holding
+// text that is not UTF-8 (a raw byte such as Latin-1's 0xe9, an overlong or surrogate encoding, or
+// an escaped lone surrogate such as Python's "\udce9") does not make the whole reply unreadable:
+// the reply parses, with each bad sequence marked, so invalid_utf8() can name the field. Text that
+// is not JSON apart from that leaves `value` discarded.
+class ReplyJson {
+  public:
+    static ReplyJson parse(std::string_view text);
+
+    nlohmann::json value; // is_discarded() when the text is not JSON
+    // The first string (or key) within `part` (`value` or a member of it) that was not valid UTF-8,
+    // as an Error of kind protocol: where = `where` + ": " + the field path ("memories[2].text",
+    // relative to `part`), message = "not valid UTF-8 (byte 0xff at offset 17)", offset counting
+    // the string's bytes. Nothing when every string in `part` was valid.
+    // `path` is put in front of the field path ("error" for an error object).
+    std::optional<Error> invalid_utf8(const nlohmann::json& part, const std::string& where,
+                                      const std::string& path = {}) const;
+
+  private:
+    std::string m_open, m_close; // the markers around a bad sequence; empty when there was none
+};
 
 // --- Errors ------------------------------------------------------------------------------------------
 // Protocol error kinds: invalid_request, unsupported, not_found, internal.
