@@ -9,6 +9,7 @@
 #include <memfail/store/results_db.hpp>
 
 #include <fake_llm.hpp>
+#include <support/small_datasets.hpp>
 #include <support/temp_dir.hpp>
 
 #include <gtest/gtest.h>
@@ -26,18 +27,7 @@ using testing::TempDir;
 
 constexpr const char* k_key = "sk-memfail-test-7f3a9c21b4d84e0f";
 
-// The first `probes` probes of each named dataset (every session kept), so a run stays small.
-std::vector<LoadedDataset> small_datasets(const std::vector<std::string>& names, std::size_t probes) {
-    auto loaded = load_datasets(names, "", 42);
-    MF_ASSERT(loaded.has_value(), "the generators must produce valid datasets");
-    std::vector<LoadedDataset> out = std::move(loaded).value();
-    for (auto& d : out) {
-        if (d.scenario.probes.size() > probes) d.scenario.probes.resize(probes);
-        // Probes are asked after the last session of the slice's checkpoints: keep them all.
-        d.hash = data::scenario_hash(d.scenario);
-    }
-    return out;
-}
+using testing::small_datasets;
 
 // A script under which every judge stage passes except where a rule says otherwise.
 json passing_script() {

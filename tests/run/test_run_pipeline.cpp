@@ -5,6 +5,7 @@
 #include <memfail/run/runner.hpp>
 #include <memfail/store/results_db.hpp>
 
+#include <support/small_datasets.hpp>
 #include <support/temp_dir.hpp>
 
 #include <gtest/gtest.h>
@@ -20,17 +21,7 @@ namespace {
 
 using testing::TempDir;
 
-// The first `probes` probes of each named dataset.
-std::vector<LoadedDataset> small_datasets(const std::vector<std::string>& names, std::size_t probes) {
-    auto loaded = load_datasets(names, "", 42);
-    MF_ASSERT(loaded.has_value(), "the generators must produce valid datasets");
-    std::vector<LoadedDataset> out = std::move(loaded).value();
-    for (auto& d : out) {
-        if (d.scenario.probes.size() > probes) d.scenario.probes.resize(probes);
-        d.hash = data::scenario_hash(d.scenario);
-    }
-    return out;
-}
+using testing::small_datasets;
 
 // A test-taker whose answers are held back until a gate opens (or a deadline passes, when the
 // call fails); every other call answers at once.

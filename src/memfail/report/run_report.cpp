@@ -62,10 +62,7 @@ Result<Table> success_table(store::ResultsDb& db, const std::vector<std::int64_t
     t.columns.insert(t.columns.end(), {{"run", Align::right}, {"system", Align::left}, {"dataset", Align::left},
                                        {"k", Align::right}, {"probes", Align::right},
                                        {end_to_end ? "correct" : "success", Align::right}});
-    if (machine)
-        t.columns.insert(t.columns.end(), {{"rate", Align::right}, {"ci_low", Align::right}, {"ci_high", Align::right}});
-    else
-        t.columns.insert(t.columns.end(), {{"rate %", Align::right}, {"95% CI", Align::left}});
+    add_rate_columns(t, machine);
     t.columns.insert(t.columns.end(), {{"not_stored", Align::right}, {"summary_error", Align::right},
                                        {"unverified", Align::right}, {"not_retrieved", Align::right}});
     if (end_to_end)

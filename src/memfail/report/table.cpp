@@ -16,6 +16,13 @@ Result<Format> parse_format(const std::string& name) {
                       "unknown format '" + name + "'; expected text, markdown, csv or json");
 }
 
+void add_rate_columns(Table& table, bool machine) {
+    if (machine)
+        table.columns.insert(table.columns.end(), {{"rate", Align::right}, {"ci_low", Align::right}, {"ci_high", Align::right}});
+    else
+        table.columns.insert(table.columns.end(), {{"rate %", Align::right}, {"95% CI", Align::left}});
+}
+
 std::string render(const Table& table, Format format) {
     switch (format) {
         case Format::text: return render_text(table);

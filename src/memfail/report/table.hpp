@@ -25,6 +25,10 @@ struct Table {
 enum class Format { text, markdown, csv, json };
 Result<Format> parse_format(const std::string& name);
 
+// The rate columns of a success table: `rate`, `ci_low`, `ci_high` (fractions) for machines
+// (CSV, JSON), `rate %` and `95% CI` for people.
+void add_rate_columns(Table& table, bool machine);
+
 std::string render(const Table& table, Format format);
 std::string render_text(const Table& table);
 std::string render_markdown(const Table& table);

@@ -229,15 +229,18 @@ std::string utc_now() {
     return buffer;
 }
 
+// A results file written by a newer memfail: refused, read-write or read-only.
+static Error newer_schema(const std::string& path, int version) {
+    return make_error(ErrorKind::invalid_input,
+                      "results file has schema version " + std::to_string(version) + "; this build reads up to " +
+                          std::to_string(k_results_schema_version) + " (upgrade memfail)",
+                      path);
+}
+
 Result<ResultsDb> ResultsDb::open(const std::string& path) {
     MF_TRY_ASSIGN(Database db, Database::open(path));
     MF_TRY_ASSIGN(int version, db.user_version());
-    if (version > k_results_schema_version)
-        return make_error(ErrorKind::invalid_input,
-                          "results file has schema version " + std::to_string(version) +
-                              "; this build reads up to " + std::to_string(k_results_schema_version) +
-                              " (upgrade memfail)",
-                          path);
+    if (version > k_results_schema_version) return newer_schema(path, version);
     if (version == 1) MF_TRY(db.exec(k_migrate_1_to_2));
     MF_TRY(db.exec(k_schema));
     if (version < k_results_schema_version) MF_TRY(db.set_user_version(k_results_schema_version));
@@ -308,12 +311,7 @@ Result<ResultsDb> ResultsDb::open_read_only(const std::string& path) {
         return make_error(ErrorKind::invalid_input,
                           "not a memfail results file (it has no runs table; results files are written by `memfail run`)",
                           path);
-    if (version > k_results_schema_version)
-        return make_error(ErrorKind::invalid_input,
-                          "results file has schema version " + std::to_string(version) +
-                              "; this build reads up to " + std::to_string(k_results_schema_version) +
-                              " (upgrade memfail)",
-                          path);
+    if (version > k_results_schema_version) return newer_schema(path, version);
     // Always: a table added within a schema version (run_writers) may be missing from older files of it.
     MF_TRY(overlay_missing_schema(db));
     return ResultsDb(std::move(db));
