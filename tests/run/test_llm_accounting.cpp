@@ -191,6 +191,27 @@ TEST(RecordLlmCalls, ReplaysOfAccountedWorkAreNotCountedAgain) {
     EXPECT_EQ(totals(db, run).calls, 3);
 }
 
+// Two probes whose calls share a cache key (the same judge prompt at k=1 and k=3): process A wrote
+// the k=1 probe's call and was killed; B grades only the k=3 probe. Its replay is that probe's own
+// call, not a replay of A's: it is written (as a hit), as in a run that was never killed.
+TEST(RecordLlmCalls, CallsOfDifferentWorkSharingAKeyAreNotTakenForReplays) {
+    TempDir dir;
+    auto db = store::ResultsDb::open(dir.file("r.db")).value();
+    const auto run = new_run(db);
+    auto for_work = [](store::LlmCallRow row, std::string work) {
+        row.work = std::move(work);
+        return row;
+    };
+    ASSERT_TRUE(db.record_llm_calls(run, {for_work(call("K", "A", 0, false, "pA"), "s/p@1")}).has_value());
+    ASSERT_TRUE(db.record_llm_calls(run, {for_work(call("K", "B", 0, true), "s/p@3")}).has_value());
+    Totals t = totals(db, run);
+    EXPECT_EQ(t.calls, 2);
+    EXPECT_EQ(t.hits, 1);
+    // Redoing the k=1 probe's call after the kill is a replay of accounted work: not written.
+    ASSERT_TRUE(db.record_llm_calls(run, {for_work(call("K", "B", 0, true), "s/p@1")}).has_value());
+    EXPECT_EQ(totals(db, run).calls, 2);
+}
+
 TEST(RecordLlmCalls, AReplyPaidForByAKilledProcessIsCountedOnceAsSent) {
     TempDir dir;
     auto db = store::ResultsDb::open(dir.file("r.db")).value();
