@@ -174,9 +174,10 @@ TEST(AdapterUtf8, Mem0PresetNamesTheFieldOfItsOwnReply) {
 }
 
 TEST(AdapterUtf8, ValidTextOfEveryKindStillArrivesUnchanged) {
-    Peer peer;
     // Raw multi-byte UTF-8, an escaped surrogate pair, and the noncharacters the check itself uses.
+    // Declared before the peer, so the peer's server thread is joined before the text goes away.
     const std::string text = "caf\xc3\xa9 \xe6\xbc\xa2 \xf0\x9f\x8d\xb5 \xef\xb7\x90 \xf4\x8f\xbf\xbf";
+    Peer peer;
     peer.server.Post("/v1/retrieve_memories", [&](const httplib::Request&, httplib::Response& res) {
         res.set_content("{\"memories\": [{\"id\": \"a\", \"text\": \"" + text +
                             " \\ud83c\\udf75 \\ufdd0\"}]}",

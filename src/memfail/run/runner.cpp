@@ -233,10 +233,10 @@ public:
         ++m_tasks;
     }
     void task_finished() {
-        {
-            std::lock_guard lock(m_task_mutex);
-            --m_tasks;
-        }
+        // Notified under the lock: once the waiter sees no task left, it may destroy the writer, so
+        // nothing here may touch it after the lock is released.
+        std::lock_guard lock(m_task_mutex);
+        --m_tasks;
         m_task_done.notify_all();
     }
     void wait_tasks() {
