@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: MIT
-# Precompiled headers: the standard library headers most files use and nlohmann/json (+ GoogleTest
-# for the tests), parsed once per build instead of once per file. One PCH serves every library
-# (made by memfail_core) and one every test executable (made by memfail_test_support): the
-# macros that differ between those targets appear in none of these headers.
+# Precompiled headers: the standard library headers most files use and nlohmann/json,
+# parsed once per build instead of once per file. One PCH serves every library (made by
+# memfail_core): the macros that differ between the libraries appear in none of these headers. The
+# tests have none: GCC 12 refused one shared by the test executables (-Winvalid-pch).
 # On by default in the sanitizer builds, where each file is compiled at -O0 with instrumentation
 # (measured 2026-11-25 under ASan+UBSan with GCC 12: the 19 files of src/memfail/memory took 98 s
 # of CPU without and 85 s with it, -13 %, for one PCH of ~5 s per build). Off in the release build,
