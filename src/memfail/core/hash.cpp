@@ -5,7 +5,9 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include <chrono>
 #include <cstdio>
+#include <random>
 
 namespace memfail {
 namespace {
@@ -34,6 +36,16 @@ void ContentHasher::update(std::string_view bytes) {
 }
 std::string ContentHasher::hex_digest() const {
     return to_hex(XXH3_128bits_digest(static_cast<XXH3_state_t*>(m_state)));
+}
+
+std::string random_token() {
+    std::random_device device;
+    std::mt19937_64 mix((static_cast<std::uint64_t>(device()) << 32) ^ device() ^
+                        static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()));
+    char buffer[33];
+    std::snprintf(buffer, sizeof buffer, "%016llx%016llx", static_cast<unsigned long long>(mix()),
+                  static_cast<unsigned long long>(mix()));
+    return buffer;
 }
 
 }  // namespace memfail

@@ -4,7 +4,6 @@
 
 #include <chrono>
 #include <ctime>
-#include <random>
 
 #include <memfail/core/hash.hpp>
 
@@ -82,17 +81,6 @@ Reply as_hit(Reply reply, Clock::time_point start) {
     reply.latency_micros = micros_since(start);
     reply.payment.reset();
     return reply;
-}
-
-// A random token naming one paying client (one process, in practice): 128 bits, hex.
-std::string random_token() {
-    std::random_device device;
-    std::mt19937_64 mix((static_cast<std::uint64_t>(device()) << 32) ^ device() ^
-                        static_cast<std::uint64_t>(Clock::now().time_since_epoch().count()));
-    char buffer[33];
-    std::snprintf(buffer, sizeof buffer, "%016llx%016llx", static_cast<unsigned long long>(mix()),
-                  static_cast<unsigned long long>(mix()));
-    return buffer;
 }
 
 }  // namespace

@@ -6,16 +6,15 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
-#include <cstdio>
 #include <map>
 #include <mutex>
 #include <optional>
-#include <random>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include <memfail/core/error.hpp>
+#include <memfail/core/hash.hpp>
 #include <memfail/llm/llm_client.hpp>
 #include <memfail/store/results_db.hpp>
 
@@ -36,7 +35,7 @@ public:
     static constexpr int k_default_max_consecutive_failures = 8;
 
     explicit CallRecorder(llm::LlmClient& inner, int max_consecutive_failures = k_default_max_consecutive_failures)
-        : m_inner(inner), m_max_failures(max_consecutive_failures), m_session(session_token()) {}
+        : m_inner(inner), m_max_failures(max_consecutive_failures), m_session(random_token()) {}
 
     Result<llm::ChatReply> chat(const llm::ChatRequest& request) override {
         if (auto tripped = aborted()) return *tripped;
@@ -116,15 +115,6 @@ private:
     }
     static std::int64_t micros_since(std::chrono::steady_clock::time_point start) {
         return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start).count();
-    }
-    static std::string session_token() {
-        std::random_device device;
-        std::mt19937_64 mix((static_cast<std::uint64_t>(device()) << 32) ^ device() ^
-                            static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()));
-        char buffer[33];
-        std::snprintf(buffer, sizeof buffer, "%016llx%016llx", static_cast<unsigned long long>(mix()),
-                      static_cast<unsigned long long>(mix()));
-        return buffer;
     }
     static void fill(store::LlmCallRow& row, const llm::Usage& usage, bool hit, int attempts, std::int64_t micros,
                      const std::string& key, const std::optional<llm::Payment>& payment) {
