@@ -174,7 +174,7 @@ struct Batch {
     std::vector<PendingProbe> pending;
     std::map<std::string, FactState> facts;  // built before any task starts, then only read or
                                              // written entry by entry by the one task working on it
-    std::deque<grade::ProbeVerdict> verdicts;  // the rules' verdicts the facts' `rules` point into
+    std::deque<grade::ProbeVerdict> verdicts;  // verdicts of probes not retrieved here, for facts' `rules`
     std::size_t store_chars = 0;
 };
 
@@ -655,16 +655,23 @@ private:
         if (judge_facts) {
             // Every fact of the checkpoint, whether or not its probes are still to grade: the storage
             // judge's batches (and so its prompts) are then the same in a resumed run as in one that
-            // never stopped. The rules' storage and summary verdicts do not depend on what was retrieved.
+            // never stopped. The rules' storage and summary verdicts do not depend on what was
+            // retrieved: a probe retrieved here lends its verdict, the others are graded without hits.
+            std::map<const data::Probe*, const grade::ProbeVerdict*> retrieved;
+            for (std::size_t i = 0; i < n; ++i)
+                if (pending[i].retrieve_error.empty()) retrieved.emplace(pending[i].probe, &pending[i].rules);
             for (const auto* probe : probes) {
                 const grade::ProbeVerdict* verdict = nullptr;
                 for (std::size_t f = 0; f < probe->evidence.size(); ++f) {
                     const auto& fact = probe->evidence[f];
                     auto [it, inserted] = batch->facts.try_emplace(fact.id);
                     if (!inserted) continue;
-                    if (!verdict)
-                        verdict = &batch->verdicts.emplace_back(
-                            grade::grade_memory_side(*probe, snapshot, {}, &m_messages));
+                    if (!verdict) {
+                        const auto lent = retrieved.find(probe);
+                        verdict = lent != retrieved.end() ? lent->second
+                                                          : &batch->verdicts.emplace_back(grade::grade_memory_side(
+                                                                *probe, snapshot, {}, &m_messages));
+                    }
                     it->second.fact = &fact;
                     it->second.rules = &verdict->facts[f];
                 }
