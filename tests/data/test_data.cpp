@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <unistd.h>
+#include <algorithm>
 #include <cstdint>
 #include <iterator>
 
@@ -330,6 +331,146 @@ TEST(WriteFileAtomically, AFailedProducerLeavesNothingBehind) {
                 }).has_value());
     EXPECT_EQ(read_file(path).value(), "streamed\n");
     std::filesystem::remove_all(dir);
+}
+
+
+// ---- memfail/2: the write-integrity ledger -----------------------------------------------------
+
+Scenario with_ledger() {
+    Scenario s;
+    s.id = "w1";
+    s.suite = "writ";
+    s.dataset = "writ_drift";
+    s.sessions.push_back({"1", "2026-01-15T10:00:00Z", {{"1:0", "user", "I work at Acme Corp."}, {"1:1", "assistant", "Noted."}}});
+    s.sessions.push_back({"2", "2026-03-01T14:00:00Z", {{"2:0", "user", "I work at Initech now."}}});
+    s.sessions.push_back({"3", "2026-04-01T14:00:00Z", {{"3:0", "user", "Where do I work, and my budget is $5,000?"}}});
+    LedgerEvent e;
+    e.id = "employer";
+    e.type = MemoryType::mutable_fact;
+    e.value = "Initech";
+    e.history = {{"Acme Corp", "2026-01-15T10:00:00Z", "1:0", Authority::user_stated, {}},
+                 {"Initech", "2026-03-01T14:00:00Z", "2:0", Authority::user_stated, {"Initech"}}};
+    e.introduced_in = "1";
+    e.updated_in = "2";
+    e.aliases = {"my employer"};
+    e.distractors = {{"Initrode", "2026-03-01T14:00:00Z", "2:0", Authority::ai_summarized, {}}};
+    s.ledger.push_back(e);
+    LedgerEvent b;
+    b.id = "budget";
+    b.value = nlohmann::json{{"amount", 5000}, {"currency", "USD"}};
+    b.history = {{b.value, "2026-04-01T14:00:00Z", "3:0", Authority::user_stated, {}}};
+    b.introduced_in = "3";
+    b.should_persist = false;
+    s.ledger.push_back(b);
+    Probe p;
+    p.id = "p1";
+    p.after_session = "3";
+    p.question = "Where do I work?";
+    p.answer = "Initech";
+    p.evidence.push_back({"p1-f1", "I work at Initech now.", {"2:0"}, {{"entity", {"Initech"}}}, {}, true});
+    p.capabilities = {"retrieval", "update_tracking"};
+    p.temporal = TemporalQuery{"2026-02-01T00:00:00Z", false};
+    p.rubric = Rubric{};
+    p.rubric->kind = RubricKind::structured;
+    p.rubric->method = "multi_criterion";
+    p.rubric->required = {"Initech"};
+    p.rubric->pass_fraction = 0.5;
+    p.rubric->groups = {{"Acme", "Acme Corp"}};
+    p.rubric->fields = {{"employer", "Initech"}};
+    p.targets = {"employer"};
+    p.expected = nlohmann::json{{"employer", "Initech"}};
+    p.expected_source = "2:0";
+    p.failure_modes = {"stale_memory", "some_label_not_in_the_enum"};
+    s.probes.push_back(p);
+    return s;
+}
+
+TEST(JsonlV2, ALedgerRoundTripsAndIsWrittenAsFormat2) {
+    const Scenario s = with_ledger();
+    const json j = to_json(s);
+    EXPECT_EQ(j.at("format"), "memfail/2");
+    auto back = scenario_from_json(j);
+    ASSERT_TRUE(back.has_value()) << back.error().describe();
+    EXPECT_EQ(to_json(*back), j);
+    ASSERT_EQ(back->ledger.size(), 2u);
+    EXPECT_EQ(back->ledger[0].distractors[0].authority, Authority::ai_summarized);
+    EXPECT_EQ(back->ledger[1].value.at("amount"), 5000);  // objects stay objects
+    EXPECT_FALSE(back->ledger[1].should_persist);
+    ASSERT_TRUE(back->probes[0].temporal);
+    EXPECT_FALSE(back->probes[0].temporal->expect_current);
+    EXPECT_EQ(back->probes[0].rubric->pass_fraction, 0.5);
+    EXPECT_EQ(back->probes[0].failure_modes[1], "some_label_not_in_the_enum");
+    EXPECT_TRUE(violations_of(s).empty());
+}
+
+TEST(JsonlV2, AScenarioWithoutV2FieldsStaysFormat1AndKeepsItsHash) {
+    const Scenario s = tiny();
+    EXPECT_EQ(to_json(s).at("format"), "memfail/1");
+    EXPECT_FALSE(s.uses_v2());
+}
+
+TEST(JsonlV2, Format1FilesMayNotCarryV2Fields) {
+    json j = to_json(tiny());
+    j["probes"][0]["rubric"] = {{"kind", "exact"}};
+    auto r = scenario_from_json(j);
+    ASSERT_FALSE(r.has_value());
+    EXPECT_EQ(r.error().where, "probes[0].rubric");
+    EXPECT_NE(r.error().message.find("memfail/2"), std::string::npos);
+    json k = to_json(tiny());
+    k["ledger"] = json::array();
+    EXPECT_FALSE(scenario_from_json(k).has_value());
+}
+
+TEST(JsonlV2, BadLedgerFieldsNameTheirPath) {
+    json j = to_json(with_ledger());
+    j["ledger"][0]["type"] = "sometimes";
+    auto r = scenario_from_json(j);
+    ASSERT_FALSE(r.has_value());
+    EXPECT_EQ(r.error().where, "ledger[0].type");
+    j = to_json(with_ledger());
+    j["ledger"][0]["history"][1]["authority"] = "the_boss";
+    r = scenario_from_json(j);
+    ASSERT_FALSE(r.has_value());
+    EXPECT_EQ(r.error().where, "ledger[0].history[1].authority");
+    j = to_json(with_ledger());
+    j["probes"][0]["rubric"]["kind"] = "substring";
+    r = scenario_from_json(j);
+    ASSERT_FALSE(r.has_value());
+    EXPECT_EQ(r.error().where, "probes[0].rubric.kind");
+}
+
+TEST(ValidateV2, LedgerReferencesAndRubricsAreChecked) {
+    Scenario s = with_ledger();
+    s.ledger[0].history[1].message_id = "9:9";
+    s.ledger[0].updated_in = "7";
+    s.ledger[1].id = "employer";
+    s.ledger[0].history[1].as_of = "2025-01-01T00:00:00Z";
+    s.probes[0].targets.push_back("salary");
+    s.probes[0].rubric->kind = RubricKind::numeric;
+    s.probes[0].temporal->as_of.clear();
+    const auto v = violations_of(s);
+    auto has = [&](const std::string& field) {
+        return std::any_of(v.begin(), v.end(), [&](const Violation& x) { return x.field == field; });
+    };
+    EXPECT_TRUE(has("ledger[0].history[1].message_id"));
+    EXPECT_TRUE(has("ledger[0].updated_in"));
+    EXPECT_TRUE(has("ledger[1].id"));
+    EXPECT_TRUE(has("ledger[0].history[1].as_of"));
+    EXPECT_TRUE(has("probes[0].targets[1]"));
+    EXPECT_TRUE(has("probes[0].rubric.number"));
+    EXPECT_TRUE(has("probes[0].temporal.as_of"));
+}
+
+TEST(ValueMentions, NumbersGetTheirGroupedFormAndObjectsTheirLeaves) {
+    ValueRecord r;
+    r.value = 5000;
+    EXPECT_EQ(value_mentions(r), (std::vector<std::string>{"5000", "5,000"}));
+    r.value = 1234567.0;
+    EXPECT_EQ(value_mentions(r), (std::vector<std::string>{"1234567", "1,234,567"}));
+    r.value = nlohmann::json{{"city", "Berlin"}, {"zip", 10115}};
+    EXPECT_EQ(value_mentions(r), (std::vector<std::string>{"Berlin", "10115", "10,115"}));
+    r.mentions = {"$5k"};
+    EXPECT_EQ(value_mentions(r), (std::vector<std::string>{"$5k"}));
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <sstream>
 
 namespace memfail::data {
@@ -99,6 +100,212 @@ Result<EvidenceFact> fact_from_json(const json& j, const std::string& path) {
         f.details_complete = it->get<bool>();
     }
     return f;
+}
+
+Result<bool> get_bool(const json& obj, const char* key, const std::string& path, bool fallback) {
+    auto it = obj.find(key);
+    if (it == obj.end() || it->is_null()) return fallback;
+    if (!it->is_boolean()) return field_error(path + "." + key, "must be true or false");
+    return it->get<bool>();
+}
+
+json value_record_to_json(const ValueRecord& r) {
+    json j = {{"value", r.value}, {"as_of", r.as_of}, {"authority", authority_name(r.authority)}};
+    if (!r.message_id.empty()) j["message_id"] = r.message_id;
+    if (!r.mentions.empty()) j["mentions"] = r.mentions;
+    return j;
+}
+
+Result<ValueRecord> value_record_from_json(const json& j, const std::string& path) {
+    if (!j.is_object()) return field_error(path, "must be an object");
+    ValueRecord r;
+    if (auto it = j.find("value"); it != j.end()) r.value = *it;
+    else return field_error(path + ".value", "required field is missing");
+    MF_TRY_ASSIGN(r.as_of, get_string(j, "as_of", path));
+    MF_TRY_ASSIGN(r.message_id, get_string(j, "message_id", path, false));
+    MF_TRY_ASSIGN(const std::string authority, get_string(j, "authority", path, false));
+    if (!authority.empty()) {
+        auto a = parse_authority(authority);
+        if (!a)
+            return field_error(path + ".authority", "unknown authority '" + authority +
+                                                        "'; expected user_stated, user_confirmed, agreed_upon, "
+                                                        "agent_extracted or ai_summarized");
+        r.authority = *a;
+    }
+    MF_TRY_ASSIGN(r.mentions, get_strings(j, "mentions", path, false));
+    return r;
+}
+
+json event_to_json(const LedgerEvent& e) {
+    json history = json::array();
+    for (const auto& r : e.history) history.push_back(value_record_to_json(r));
+    json j = {{"id", e.id},
+              {"type", memory_type_name(e.type)},
+              {"value", e.value},
+              {"history", history},
+              {"introduced_in", e.introduced_in},
+              {"should_persist", e.should_persist}};
+    if (!e.updated_in.empty()) j["updated_in"] = e.updated_in;
+    if (!e.retracted_in.empty()) j["retracted_in"] = e.retracted_in;
+    if (!e.retracted_by.empty()) j["retracted_by"] = e.retracted_by;
+    if (!e.expires_after.empty()) j["expires_after"] = e.expires_after;
+    if (!e.aliases.empty()) j["aliases"] = e.aliases;
+    if (!e.distractors.empty()) {
+        json d = json::array();
+        for (const auto& r : e.distractors) d.push_back(value_record_to_json(r));
+        j["distractors"] = d;
+    }
+    if (!e.description.empty()) j["description"] = e.description;
+    return j;
+}
+
+Result<LedgerEvent> event_from_json(const json& j, const std::string& path) {
+    if (!j.is_object()) return field_error(path, "must be an object");
+    LedgerEvent e;
+    MF_TRY_ASSIGN(e.id, get_string(j, "id", path));
+    MF_TRY_ASSIGN(const std::string type, get_string(j, "type", path));
+    auto t = parse_memory_type(type);
+    if (!t)
+        return field_error(path + ".type", "unknown type '" + type +
+                                               "'; expected explicit, mutable, latent, entity, work_state or non_memory");
+    e.type = *t;
+    if (auto it = j.find("value"); it != j.end()) e.value = *it;
+    MF_TRY_ASSIGN(const json* history, get_array(j, "history", path));
+    for (std::size_t i = 0; i < history->size(); ++i) {
+        MF_TRY_ASSIGN(ValueRecord r, value_record_from_json((*history)[i], join_path(path, "history", i)));
+        e.history.push_back(std::move(r));
+    }
+    MF_TRY_ASSIGN(e.introduced_in, get_string(j, "introduced_in", path));
+    MF_TRY_ASSIGN(e.updated_in, get_string(j, "updated_in", path, false));
+    MF_TRY_ASSIGN(e.retracted_in, get_string(j, "retracted_in", path, false));
+    MF_TRY_ASSIGN(e.retracted_by, get_string(j, "retracted_by", path, false));
+    MF_TRY_ASSIGN(e.should_persist, get_bool(j, "should_persist", path, true));
+    MF_TRY_ASSIGN(e.expires_after, get_string(j, "expires_after", path, false));
+    MF_TRY_ASSIGN(e.aliases, get_strings(j, "aliases", path, false));
+    if (j.contains("distractors")) {
+        MF_TRY_ASSIGN(const json* d, get_array(j, "distractors", path));
+        for (std::size_t i = 0; i < d->size(); ++i) {
+            MF_TRY_ASSIGN(ValueRecord r, value_record_from_json((*d)[i], join_path(path, "distractors", i)));
+            e.distractors.push_back(std::move(r));
+        }
+    }
+    MF_TRY_ASSIGN(e.description, get_string(j, "description", path, false));
+    return e;
+}
+
+json rubric_to_json(const Rubric& r) {
+    json j = {{"kind", rubric_kind_name(r.kind)}};
+    if (!r.method.empty()) j["method"] = r.method;
+    auto list = [&](const char* key, const std::vector<std::string>& v) {
+        if (!v.empty()) j[key] = v;
+    };
+    list("required", r.required);
+    if (r.pass_fraction != 1.0) j["pass_fraction"] = r.pass_fraction;
+    list("must_contain", r.must_contain);
+    list("must_not_contain", r.must_not_contain);
+    list("forbidden", r.forbidden);
+    list("reject", r.reject);
+    list("accept_patterns", r.accept_patterns);
+    if (r.number) j["number"] = *r.number;
+    if (r.tolerance != 0) j["tolerance"] = r.tolerance;
+    if (r.expected_count) j["expected_count"] = *r.expected_count;
+    if (!r.groups.empty()) j["groups"] = r.groups;
+    if (!r.fields.empty()) j["fields"] = r.fields;
+    list("keywords", r.keywords);
+    list("criteria", r.criteria);
+    list("expected_terms", r.expected_terms);
+    if (!r.notes.empty()) j["notes"] = r.notes;
+    return j;
+}
+
+Result<Rubric> rubric_from_json(const json& j, const std::string& path) {
+    if (!j.is_object()) return field_error(path, "must be an object");
+    Rubric r;
+    MF_TRY_ASSIGN(const std::string kind, get_string(j, "kind", path));
+    auto k = parse_rubric_kind(kind);
+    if (!k)
+        return field_error(path + ".kind", "unknown rubric kind '" + kind +
+                                               "'; expected exact, structured, contains, numeric, address, "
+                                               "multi_field, entity_count, constraint, abstention or semantic");
+    r.kind = *k;
+    MF_TRY_ASSIGN(r.method, get_string(j, "method", path, false));
+    MF_TRY_ASSIGN(r.required, get_strings(j, "required", path, false));
+    if (auto it = j.find("pass_fraction"); it != j.end()) {
+        if (!it->is_number() || it->get<double>() < 0 || it->get<double>() > 1)
+            return field_error(path + ".pass_fraction", "must be a number from 0 to 1");
+        r.pass_fraction = it->get<double>();
+    }
+    MF_TRY_ASSIGN(r.must_contain, get_strings(j, "must_contain", path, false));
+    MF_TRY_ASSIGN(r.must_not_contain, get_strings(j, "must_not_contain", path, false));
+    MF_TRY_ASSIGN(r.forbidden, get_strings(j, "forbidden", path, false));
+    MF_TRY_ASSIGN(r.reject, get_strings(j, "reject", path, false));
+    MF_TRY_ASSIGN(r.accept_patterns, get_strings(j, "accept_patterns", path, false));
+    if (auto it = j.find("number"); it != j.end()) {
+        if (!it->is_number()) return field_error(path + ".number", "must be a number");
+        r.number = it->get<double>();
+    }
+    if (auto it = j.find("tolerance"); it != j.end()) {
+        if (!it->is_number() || it->get<double>() < 0)
+            return field_error(path + ".tolerance", "must be a number of at least 0");
+        r.tolerance = it->get<double>();
+    }
+    if (auto it = j.find("expected_count"); it != j.end()) {
+        if (!it->is_number_integer() || it->get<long long>() < 0 || it->get<long long>() > 1000000)
+            return field_error(path + ".expected_count", "must be a whole number from 0 to 1000000");
+        r.expected_count = it->get<int>();
+    }
+    if (auto it = j.find("groups"); it != j.end()) {
+        if (!it->is_array()) return field_error(path + ".groups", "must be a list of lists of strings");
+        for (std::size_t i = 0; i < it->size(); ++i) {
+            const json& g = (*it)[i];
+            const std::string gpath = path + ".groups[" + std::to_string(i) + "]";
+            if (!g.is_array()) return field_error(gpath, "must be a list of strings");
+            std::vector<std::string> names;
+            for (std::size_t n = 0; n < g.size(); ++n) {
+                if (!g[n].is_string()) return field_error(gpath + "[" + std::to_string(n) + "]", "must be a string");
+                names.push_back(g[n].get<std::string>());
+            }
+            r.groups.push_back(std::move(names));
+        }
+    }
+    if (auto it = j.find("fields"); it != j.end()) {
+        if (!it->is_object()) return field_error(path + ".fields", "must be an object");
+        r.fields = *it;
+    }
+    MF_TRY_ASSIGN(r.keywords, get_strings(j, "keywords", path, false));
+    MF_TRY_ASSIGN(r.criteria, get_strings(j, "criteria", path, false));
+    MF_TRY_ASSIGN(r.expected_terms, get_strings(j, "expected_terms", path, false));
+    MF_TRY_ASSIGN(r.notes, get_string(j, "notes", path, false));
+    return r;
+}
+
+// The memfail/2 fields of a probe, read only from a memfail/2 file.
+Result<void> probe_v2_from_json(const json& pj, const std::string& path, Probe& p) {
+    MF_TRY_ASSIGN(p.capabilities, get_strings(pj, "capabilities", path, false));
+    if (auto it = pj.find("temporal"); it != pj.end() && !it->is_null()) {
+        if (!it->is_object()) return field_error(path + ".temporal", "must be an object");
+        TemporalQuery t;
+        MF_TRY_ASSIGN(t.as_of, get_string(*it, "as_of", path + ".temporal", false));
+        MF_TRY_ASSIGN(t.expect_current, get_bool(*it, "expect_current", path + ".temporal", true));
+        p.temporal = t;
+    }
+    MF_TRY_ASSIGN(p.should_abstain, get_bool(pj, "should_abstain", path, false));
+    if (auto it = pj.find("rubric"); it != pj.end() && !it->is_null()) {
+        MF_TRY_ASSIGN(Rubric r, rubric_from_json(*it, path + ".rubric"));
+        p.rubric = std::move(r);
+    }
+    MF_TRY_ASSIGN(p.targets, get_strings(pj, "targets", path, false));
+    if (auto it = pj.find("expected"); it != pj.end()) p.expected = *it;
+    MF_TRY_ASSIGN(p.expected_source, get_string(pj, "expected_source", path, false));
+    MF_TRY_ASSIGN(p.failure_modes, get_strings(pj, "failure_modes", path, false));
+    return {};
+}
+
+// The first memfail/2 key a memfail/1 object carries, or null.
+const char* v2_key_in(const json& j, std::initializer_list<const char*> keys) {
+    for (const char* k : keys)
+        if (j.contains(k)) return k;
+    return nullptr;
 }
 
 // nlohmann's what() without its "[json.exception.out_of_range.406] " prefix.
@@ -194,6 +401,18 @@ json to_json(const Probe& p) {
         probe["correct_choice"] = p.correct_choice;
     }
     if (!p.meta.empty()) probe["meta"] = p.meta;
+    if (!p.capabilities.empty()) probe["capabilities"] = p.capabilities;
+    if (p.temporal) {
+        json t = {{"expect_current", p.temporal->expect_current}};
+        if (!p.temporal->as_of.empty()) t["as_of"] = p.temporal->as_of;
+        probe["temporal"] = t;
+    }
+    if (p.should_abstain) probe["should_abstain"] = true;
+    if (p.rubric) probe["rubric"] = rubric_to_json(*p.rubric);
+    if (!p.targets.empty()) probe["targets"] = p.targets;
+    if (!p.expected.is_null()) probe["expected"] = p.expected;
+    if (!p.expected_source.empty()) probe["expected_source"] = p.expected_source;
+    if (!p.failure_modes.empty()) probe["failure_modes"] = p.failure_modes;
     return probe;
 }
 
@@ -208,9 +427,15 @@ json to_json(const Scenario& s) {
     }
     json probes = json::array();
     for (const auto& p : s.probes) probes.push_back(to_json(p));
-    json out = {{"format", s.format}, {"id", s.id},         {"suite", s.suite},
+    const bool v2 = s.uses_v2();
+    json out = {{"format", v2 ? k_format_v2 : k_format}, {"id", s.id},         {"suite", s.suite},
                 {"dataset", s.dataset}, {"sessions", sessions}, {"probes", probes}};
     if (!s.meta.empty()) out["meta"] = s.meta;
+    if (!s.ledger.empty()) {
+        json ledger = json::array();
+        for (const auto& e : s.ledger) ledger.push_back(event_to_json(e));
+        out["ledger"] = ledger;
+    }
     return out;
 }
 
@@ -218,9 +443,13 @@ Result<Scenario> scenario_from_json(const json& j) {
     if (!j.is_object()) return field_error("(line)", "a scenario must be a JSON object");
     Scenario s;
     MF_TRY_ASSIGN(s.format, get_string(j, "format", ""));
-    if (s.format != k_format)
+    const bool v2 = s.format == k_format_v2;
+    if (s.format != k_format && !v2)
         return field_error("format", "unsupported format '" + s.format + "'; this build reads '" +
-                                         std::string(k_format) + "'");
+                                         std::string(k_format) + "' and '" + k_format_v2 + "'");
+    if (!v2)
+        if (const char* key = v2_key_in(j, {"ledger"}))
+            return field_error(key, "needs \"format\": \"memfail/2\" (this file says memfail/1)");
     MF_TRY_ASSIGN(s.id, get_string(j, "id", ""));
     MF_TRY_ASSIGN(s.suite, get_string(j, "suite", ""));
     MF_TRY_ASSIGN(s.dataset, get_string(j, "dataset", ""));
@@ -271,12 +500,25 @@ Result<Scenario> scenario_from_json(const json& j) {
             if (!it->is_object()) return field_error(path + ".meta", "must be an object");
             p.meta = *it;
         }
+        if (v2) {
+            MF_TRY(probe_v2_from_json(pj, path, p));
+        } else if (const char* key = v2_key_in(pj, {"capabilities", "temporal", "should_abstain", "rubric", "targets",
+                                                    "expected", "expected_source", "failure_modes"})) {
+            return field_error(path + "." + key, "needs \"format\": \"memfail/2\" (this file says memfail/1)");
+        }
         MF_TRY_ASSIGN(const json* evidence, get_array(pj, "evidence", path));
         for (std::size_t e = 0; e < evidence->size(); ++e) {
             MF_TRY_ASSIGN(EvidenceFact f, fact_from_json((*evidence)[e], join_path(path, "evidence", e)));
             p.evidence.push_back(std::move(f));
         }
         s.probes.push_back(std::move(p));
+    }
+    if (v2 && j.contains("ledger")) {
+        MF_TRY_ASSIGN(const json* ledger, get_array(j, "ledger", ""));
+        for (std::size_t i = 0; i < ledger->size(); ++i) {
+            MF_TRY_ASSIGN(LedgerEvent e, event_from_json((*ledger)[i], join_path("", "ledger", i)));
+            s.ledger.push_back(std::move(e));
+        }
     }
     return s;
 }

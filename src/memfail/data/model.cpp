@@ -2,6 +2,9 @@
 // Data-model helpers.
 #include <memfail/data/model.hpp>
 
+#include <cmath>
+#include <cstdio>
+
 namespace memfail::data {
 
 const char* probe_kind_name(ProbeKind kind) {
@@ -60,6 +63,133 @@ const Session* MessageIndex::session_of(const std::string& message_id) const {
 std::size_t MessageIndex::session_position(const std::string& session_id) const {
     auto it = m_session_positions.find(session_id);
     return it == m_session_positions.end() ? static_cast<std::size_t>(-1) : it->second;
+}
+
+const char* memory_type_name(MemoryType type) {
+    switch (type) {
+        case MemoryType::explicit_fact: return "explicit";
+        case MemoryType::mutable_fact: return "mutable";
+        case MemoryType::latent: return "latent";
+        case MemoryType::entity: return "entity";
+        case MemoryType::work_state: return "work_state";
+        case MemoryType::non_memory: return "non_memory";
+    }
+    return "explicit";
+}
+
+std::optional<MemoryType> parse_memory_type(const std::string& name) {
+    for (MemoryType t : {MemoryType::explicit_fact, MemoryType::mutable_fact, MemoryType::latent, MemoryType::entity,
+                         MemoryType::work_state, MemoryType::non_memory})
+        if (name == memory_type_name(t)) return t;
+    return std::nullopt;
+}
+
+const char* authority_name(Authority authority) {
+    switch (authority) {
+        case Authority::user_stated: return "user_stated";
+        case Authority::user_confirmed: return "user_confirmed";
+        case Authority::agreed_upon: return "agreed_upon";
+        case Authority::agent_extracted: return "agent_extracted";
+        case Authority::ai_summarized: return "ai_summarized";
+    }
+    return "user_stated";
+}
+
+std::optional<Authority> parse_authority(const std::string& name) {
+    for (Authority a : {Authority::user_stated, Authority::user_confirmed, Authority::agreed_upon,
+                        Authority::agent_extracted, Authority::ai_summarized})
+        if (name == authority_name(a)) return a;
+    return std::nullopt;
+}
+
+const char* rubric_kind_name(RubricKind kind) {
+    switch (kind) {
+        case RubricKind::exact: return "exact";
+        case RubricKind::structured: return "structured";
+        case RubricKind::contains: return "contains";
+        case RubricKind::numeric: return "numeric";
+        case RubricKind::address: return "address";
+        case RubricKind::multi_field: return "multi_field";
+        case RubricKind::entity_count: return "entity_count";
+        case RubricKind::constraint: return "constraint";
+        case RubricKind::abstention: return "abstention";
+        case RubricKind::semantic: return "semantic";
+    }
+    return "exact";
+}
+
+std::optional<RubricKind> parse_rubric_kind(const std::string& name) {
+    for (RubricKind k : {RubricKind::exact, RubricKind::structured, RubricKind::contains, RubricKind::numeric,
+                         RubricKind::address, RubricKind::multi_field, RubricKind::entity_count,
+                         RubricKind::constraint, RubricKind::abstention, RubricKind::semantic})
+        if (name == rubric_kind_name(k)) return k;
+    return std::nullopt;
+}
+
+namespace {
+
+// "5000" -> "5,000"; leaves anything that is not a run of digits alone.
+std::string with_thousands(const std::string& digits) {
+    if (digits.size() <= 3) return digits;
+    std::string out;
+    const std::size_t lead = digits.size() % 3;
+    for (std::size_t i = 0; i < digits.size(); ++i) {
+        if (i && (i % 3) == lead % 3 && !(lead == 0 && i == 0)) out += ',';
+        out += digits[i];
+    }
+    return out;
+}
+
+void leaf_mentions(const nlohmann::json& value, std::vector<std::string>& out) {
+    if (value.is_string()) {
+        if (!value.get<std::string>().empty()) out.push_back(value.get<std::string>());
+    } else if (value.is_number_integer() || value.is_number_unsigned()) {
+        const std::string plain = value.dump();
+        out.push_back(plain);
+        const bool negative = !plain.empty() && plain[0] == '-';
+        const std::string grouped = with_thousands(negative ? plain.substr(1) : plain);
+        if (grouped.size() != plain.size() - (negative ? 1 : 0)) out.push_back((negative ? "-" : "") + grouped);
+    } else if (value.is_number_float()) {
+        const double d = value.get<double>();
+        if (std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 1e15) {
+            leaf_mentions(nlohmann::json(static_cast<long long>(d)), out);
+        } else {
+            char buf[64];
+            std::snprintf(buf, sizeof buf, "%g", d);
+            out.push_back(buf);
+        }
+    } else if (value.is_boolean()) {
+        out.push_back(value.get<bool>() ? "yes" : "no");
+    } else if (value.is_array() || value.is_object()) {
+        for (const auto& v : value) leaf_mentions(v, out);
+    }
+}
+
+}  // namespace
+
+std::vector<std::string> value_mentions(const ValueRecord& record) {
+    if (!record.mentions.empty()) return record.mentions;
+    std::vector<std::string> out;
+    leaf_mentions(record.value, out);
+    return out;
+}
+
+bool Probe::uses_v2() const {
+    return !capabilities.empty() || temporal || should_abstain || rubric || !targets.empty() || !expected.is_null() ||
+           !expected_source.empty() || !failure_modes.empty();
+}
+
+bool Scenario::uses_v2() const {
+    if (!ledger.empty()) return true;
+    for (const auto& p : probes)
+        if (p.uses_v2()) return true;
+    return false;
+}
+
+const LedgerEvent* Scenario::event(const std::string& id) const {
+    for (const auto& e : ledger)
+        if (e.id == id) return &e;
+    return nullptr;
 }
 
 std::size_t message_count(const Scenario& scenario) {

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 // The one data model every suite uses: scenarios of sessions and probes with structured evidence.
-// Its JSONL form ("format": "memfail/1") is specified in docs/DATASETS.md; keep the two in step.
+// Its JSONL form is specified in docs/DATASETS.md; keep the two in step. "memfail/1" is the original
+// format; "memfail/2" adds the write-integrity ledger (facts whose values change) and the probe fields
+// that grade it. A scenario that uses none of them is still written as "memfail/1", so its hash (and
+// every run recorded against it) is unchanged.
 #pragma once
 #include <cstddef>
 #include <map>
@@ -14,6 +17,7 @@
 namespace memfail::data {
 
 inline constexpr const char* k_format = "memfail/1";
+inline constexpr const char* k_format_v2 = "memfail/2";
 
 struct Message {
     std::string id;       // stable and unique across the whole scenario: the provenance handle
@@ -68,6 +72,99 @@ struct EvidenceFact {
     bool details_complete = true;
 };
 
+// ---- The write-integrity ledger (format memfail/2) ------------------------------------------------
+
+// What kind of memory a ledger event is (WRIT's memory types).
+enum class MemoryType { explicit_fact, mutable_fact, latent, entity, work_state, non_memory };
+const char* memory_type_name(MemoryType type);  // "explicit", "mutable", "latent", ...
+std::optional<MemoryType> parse_memory_type(const std::string& name);
+
+// Who a value comes from, strongest first. A value the user stated outranks one an assistant
+// summarised: holding the latter as current over the former is an authority violation.
+enum class Authority { user_stated, user_confirmed, agreed_upon, agent_extracted, ai_summarized };
+const char* authority_name(Authority authority);
+std::optional<Authority> parse_authority(const std::string& name);
+
+// One value a ledger event had, from `as_of` on, as stated by message `message_id`.
+struct ValueRecord {
+    nlohmann::json value;      // any JSON: a string, a number, an object of fields
+    std::string as_of;         // ISO 8601: from when the value holds
+    std::string message_id;    // the message that states it; empty when the source does not say
+    Authority authority = Authority::user_stated;
+    // How the value is written in messages and memories ("$5,000" for 5000), matched on normalised
+    // text at word boundaries. Empty: derived from `value` (value_mentions()).
+    std::vector<std::string> mentions;
+};
+
+// A fact of a scenario with its whole life: every value it had, when it changed, whether it was
+// retracted, whether it should have been kept at all.
+struct LedgerEvent {
+    std::string id;
+    MemoryType type = MemoryType::explicit_fact;
+    nlohmann::json value;              // the value at the end of the scenario (the last of history)
+    std::vector<ValueRecord> history;  // every value in time order; non-empty
+    std::string introduced_in;         // session ids
+    std::string updated_in;            // empty: never updated
+    std::string retracted_in;          // empty: never retracted
+    std::string retracted_by;          // message id of the retraction; empty when not retracted
+    bool should_persist = true;
+    // A one-off item (should_persist false) must be gone once this session is stored; empty: the
+    // session that introduced it.
+    std::string expires_after;
+    std::vector<std::string> aliases;  // other names of the same entity ("Bob", "Robert Lee")
+    // Values that must not be taken for this fact's: near-duplicates of another fact, an assistant's
+    // summary that contradicts the user (authority ai_summarized), a conflicting update that was
+    // withdrawn. Each cites the message that says it.
+    std::vector<ValueRecord> distractors;
+    std::string description;
+};
+
+// Surface forms of a value record: its own mentions, else the value itself (strings as they are,
+// numbers in plain and thousands-separated form, objects by their leaf values).
+std::vector<std::string> value_mentions(const ValueRecord& record);
+
+// How a probe's answer is graded (a rubric kind). Every kind is graded as it says
+// (grade/rubric.hpp); only `semantic` needs the judge.
+enum class RubricKind {
+    exact,         // the expected value, normalised, is what the answer states
+    structured,    // required elements, each present; partial credit by fraction
+    contains,      // every expected term present
+    numeric,       // the number (any format: "$5,000", "5000", "5k") equals the expected within tolerance
+    address,       // the address, normalised ("Street" = "St", state names = codes), is present
+    multi_field,   // every field's value present
+    entity_count,  // the number of distinct entities named equals the expected (aliases merged)
+    constraint,    // must contain every one of must_contain, none of must_not_contain
+    abstention,    // declines; naming a rejected value is not declining
+    semantic,      // meaning must be judged: the judge decides, offline it is unverified
+};
+const char* rubric_kind_name(RubricKind kind);
+std::optional<RubricKind> parse_rubric_kind(const std::string& name);
+
+struct Rubric {
+    RubricKind kind = RubricKind::exact;
+    std::string method;  // the source's own name for it ("entity_count_and_org_merge"), for reports
+    std::vector<std::string> required;         // structured, contains: elements that must appear
+    double pass_fraction = 1.0;                // structured: passes when at least this share appears
+    std::vector<std::string> must_contain;     // constraint
+    std::vector<std::string> must_not_contain; // constraint
+    std::vector<std::string> forbidden;        // any kind: an answer naming one of these fails
+    std::vector<std::string> reject;           // abstention: naming one of these is answering
+    std::vector<std::string> accept_patterns;  // abstention: phrasings that count as declining
+    std::optional<double> number;              // numeric
+    double tolerance = 0;                      // numeric: absolute
+    std::optional<int> expected_count;         // entity_count
+    std::vector<std::vector<std::string>> groups;  // entity_count: the names of each entity
+    nlohmann::json fields = nlohmann::json::object();  // multi_field: field -> expected value
+    std::vector<std::string> keywords, criteria, expected_terms;  // kept for the judge and reports
+    std::string notes;
+};
+
+// A probe about a past date ("what was my address in March").
+struct TemporalQuery {
+    std::string as_of;  // ISO 8601; empty: now
+    bool expect_current = true;
+};
+
 enum class ProbeKind { yes_no, list, open, mcq, abstain };
 const char* probe_kind_name(ProbeKind kind);
 std::optional<ProbeKind> parse_probe_kind(const std::string& name);
@@ -82,6 +179,18 @@ struct Probe {
     std::string answer;                // reference answer
     std::vector<EvidenceFact> evidence;  // empty for abstain probes: nothing to find
     nlohmann::json meta = nlohmann::json::object();  // dataset-specific labels (condition_met, hops)
+
+    // memfail/2: write-integrity fields (all optional).
+    std::vector<std::string> capabilities;   // "retrieval", "update_tracking", "temporal_replay", ...
+    std::optional<TemporalQuery> temporal;
+    bool should_abstain = false;
+    std::optional<Rubric> rubric;
+    std::vector<std::string> targets;        // ledger event ids the probe is about
+    nlohmann::json expected;                 // the expected value (any JSON); null: see `answer`
+    std::string expected_source;             // message id the expected value was stated in
+    std::vector<std::string> failure_modes;  // labels the source gives the probe
+
+    bool uses_v2() const;
 };
 
 struct Scenario {
@@ -92,6 +201,10 @@ struct Scenario {
     std::vector<Session> sessions;
     std::vector<Probe> probes;
     nlohmann::json meta = nlohmann::json::object();  // generator, seed, version, dedup report
+    std::vector<LedgerEvent> ledger;  // memfail/2: the facts that change, with their histories
+
+    bool uses_v2() const;
+    const LedgerEvent* event(const std::string& id) const;
 };
 
 // Maps message ids to their messages (and sessions) for one scenario. Pointers stay valid while the

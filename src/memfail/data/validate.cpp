@@ -182,6 +182,88 @@ void validate_structure(const Scenario& s, std::size_t line, std::vector<Violati
                                    "\") is missing from the fact's own text");
             }
         }
+        // memfail/2 probe fields.
+        for (std::size_t t = 0; t < p.targets.size(); ++t)
+            if (!s.event(p.targets[t]))
+                add(path + ".targets[" + std::to_string(t) + "]", "unknown ledger event '" + p.targets[t] + "'");
+        if (!p.expected_source.empty() && !index.message(p.expected_source))
+            add(path + ".expected_source", "unknown message id '" + p.expected_source + "'");
+        if (p.temporal && !p.temporal->expect_current && p.temporal->as_of.empty())
+            add(path + ".temporal.as_of", "a probe about the past (expect_current false) needs as_of");
+        if (p.should_abstain != (p.kind == ProbeKind::abstain) && p.uses_v2())
+            add(path + ".should_abstain", p.should_abstain ? "a probe that should be abstained on must be of kind abstain"
+                                                           : "an abstain probe must have should_abstain true");
+        if (p.rubric) {
+            const Rubric& r = *p.rubric;
+            const std::string rpath = path + ".rubric";
+            switch (r.kind) {
+                case RubricKind::structured:
+                case RubricKind::contains:
+                    if (r.required.empty()) add(rpath + ".required", std::string("a ") + rubric_kind_name(r.kind) +
+                                                                         " rubric needs at least one required element");
+                    break;
+                case RubricKind::constraint:
+                    if (r.must_contain.empty() && r.must_not_contain.empty())
+                        add(rpath, "a constraint rubric needs must_contain or must_not_contain");
+                    break;
+                case RubricKind::numeric:
+                    if (!r.number) add(rpath + ".number", "a numeric rubric needs the expected number");
+                    break;
+                case RubricKind::entity_count:
+                    if (!r.expected_count) add(rpath + ".expected_count", "an entity_count rubric needs expected_count");
+                    break;
+                case RubricKind::multi_field:
+                    if (r.fields.empty()) add(rpath + ".fields", "a multi_field rubric needs fields");
+                    break;
+                case RubricKind::abstention:
+                    if (!p.should_abstain) add(rpath, "an abstention rubric belongs to a probe that should abstain");
+                    break;
+                case RubricKind::exact:
+                case RubricKind::address:
+                    if (p.expected.is_null() && text::trim(p.answer).empty())
+                        add(rpath, std::string("an ") + rubric_kind_name(r.kind) + " rubric needs an expected value");
+                    break;
+                case RubricKind::semantic: break;
+            }
+        }
+    }
+
+    // memfail/2: the ledger.
+    std::set<std::string> event_ids;
+    for (std::size_t i = 0; i < s.ledger.size(); ++i) {
+        const LedgerEvent& e = s.ledger[i];
+        const std::string path = "ledger[" + std::to_string(i) + "]";
+        check_id(path + ".id", "ledger event", e.id);
+        if (!event_ids.insert(e.id).second) add(path + ".id", "duplicate ledger event id '" + e.id + "'");
+        auto check_session = [&](const char* field, const std::string& id, bool required) {
+            if (id.empty()) {
+                if (required) add(path + "." + field, "required field is empty");
+                return;
+            }
+            if (!session_ids.count(id)) add(path + "." + field, "session '" + id + "' does not exist");
+        };
+        check_session("introduced_in", e.introduced_in, true);
+        check_session("updated_in", e.updated_in, false);
+        check_session("retracted_in", e.retracted_in, false);
+        check_session("expires_after", e.expires_after, false);
+        if (!e.retracted_by.empty() && !index.message(e.retracted_by))
+            add(path + ".retracted_by", "unknown message id '" + e.retracted_by + "'");
+        if (e.history.empty()) add(path + ".history", "an event needs at least one value");
+        auto check_record = [&](const ValueRecord& r, const std::string& rpath) {
+            if (r.value.is_null()) add(rpath + ".value", "a value is required");
+            if (r.as_of.empty()) add(rpath + ".as_of", "as_of is empty");
+            if (!r.message_id.empty() && !index.message(r.message_id))
+                add(rpath + ".message_id", "unknown message id '" + r.message_id + "'");
+        };
+        for (std::size_t h = 0; h < e.history.size(); ++h) {
+            const std::string rpath = path + ".history[" + std::to_string(h) + "]";
+            check_record(e.history[h], rpath);
+            if (h && !e.history[h].as_of.empty() && e.history[h].as_of < e.history[h - 1].as_of)
+                add(rpath + ".as_of", "history is not in time order ('" + e.history[h].as_of + "' after '" +
+                                          e.history[h - 1].as_of + "')");
+        }
+        for (std::size_t d = 0; d < e.distractors.size(); ++d)
+            check_record(e.distractors[d], path + ".distractors[" + std::to_string(d) + "]");
     }
 }
 
