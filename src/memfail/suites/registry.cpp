@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: MIT
+// The suites, by name.
+#include <memfail/suites/suite.hpp>
+#include <memfail/suites/memfail/generators.hpp>
+#include <memfail/suites/writ/writ_suite.hpp>
+
+#include <algorithm>
+
+namespace memfail::suites {
+
+namespace {
+
+// MemFail's five adversarial datasets: one scenario each.
+class MemfailSuite final : public Suite {
+public:
+    std::string name() const override { return "memfail"; }
+    std::vector<std::string> dataset_names() const override { return memfail_suite::dataset_names(); }
+    Result<std::vector<data::Scenario>> generate(const std::string& dataset,
+                                                 const GenerateOptions& options) const override {
+        if (!options.params.empty())
+            return make_error(ErrorKind::invalid_input,
+                              "the memfail suite's generators take no parameters (got '" +
+                                  options.params.begin()->first + "')");
+        MF_TRY_ASSIGN(data::Scenario s, memfail_suite::generate_dataset(dataset, {options.seed}));
+        std::vector<data::Scenario> out;
+        out.push_back(std::move(s));
+        return out;
+    }
+};
+
+}  // namespace
+
+const std::vector<const Suite*>& all_suites() {
+    static const MemfailSuite memfail;
+    static const std::vector<const Suite*> suites = {&memfail, &writ::writ_suite()};
+    return suites;
+}
+
+const Suite* find_suite(std::string_view name) {
+    for (const Suite* s : all_suites())
+        if (s->name() == name) return s;
+    return nullptr;
+}
+
+const Suite* suite_for_dataset(std::string_view dataset) {
+    for (const Suite* s : all_suites()) {
+        const auto names = s->dataset_names();
+        if (std::find(names.begin(), names.end(), dataset) != names.end()) return s;
+    }
+    return nullptr;
+}
+
+}  // namespace memfail::suites

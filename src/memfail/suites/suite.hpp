@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: MIT
+// A suite: one folder under suites/ that supplies its datasets (generator, importers), its
+// validation rules and its memory-side checks through this one small interface. The runner, the
+// `datasets` command and the report stay suite-agnostic: they find a suite by name or by a
+// scenario's `suite` field and call it.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include <memfail/core/error.hpp>
+#include <memfail/data/model.hpp>
+#include <memfail/data/validate.hpp>
+#include <memfail/memory/memory_system.hpp>
+
+namespace memfail::suites {
+
+struct GenerateOptions {
+    std::uint64_t seed = 42;
+    // Suite-specific knobs as given on the command line ("scenarios=25"); a suite refuses names it
+    // does not know, with a did-you-mean hint.
+    std::map<std::string, std::string> params;
+};
+
+// Something an importer could not map as it stands, and what it did instead. Never silent: the
+// `datasets import` command prints every note and writes them beside the output.
+struct ImportNote {
+    std::string file;       // the source file
+    std::string json_path;  // where in it: "probe.eval_rubric.method"
+    std::string message;    // what was found and what was done with it
+};
+
+struct ImportResult {
+    std::vector<data::Scenario> scenarios;
+    std::vector<ImportNote> notes;
+    std::size_t files_read = 0;
+    std::size_t files_refused = 0;  // each with a note saying why; the other files are still imported
+};
+
+// One memory-side check of a probe beyond the staged grade (write-integrity checks: stale
+// exposure, retraction, over-retention, authority, history, as-of, provenance).
+struct CheckResult {
+    std::string name;         // "stale_exposure", ...
+    bool applicable = true;   // false: the probe does not exercise it (not counted)
+    std::optional<bool> passed;  // empty: cannot be decided exactly here (unverified, never a pass)
+    std::string detail;       // why, in a sentence: which memory, which value
+};
+
+// What a suite's memory checks may look at for one probe at one k. The system is called only for
+// its optional read operations (history, state_as_of), never to write.
+struct CheckContext {
+    const data::Scenario& scenario;
+    const data::Probe& probe;
+    const std::vector<memory::Memory>& held;  // all_memories() at the probe's checkpoint
+    const std::vector<memory::Hit>& hits;     // retrieve_memories(question, k)
+    memory::MemorySystem& system;
+    int k = 0;
+};
+
+class Suite {
+public:
+    virtual ~Suite() = default;
+    virtual std::string name() const = 0;  // "memfail", "writ": what scenarios carry in `suite`
+    // Dataset names `--datasets` and `datasets generate` accept, and what a bare suite name
+    // ("writ") expands to.
+    virtual std::vector<std::string> dataset_names() const = 0;
+    // One dataset, generated deterministically from the options. A dataset may be many scenarios.
+    virtual Result<std::vector<data::Scenario>> generate(const std::string& dataset,
+                                                         const GenerateOptions& options) const = 0;
+    // Formats `datasets import --from F` accepts for this suite ("writ").
+    virtual std::vector<std::string> import_formats() const { return {}; }
+    virtual Result<ImportResult> import(const std::string& format, const std::string& path) const {
+        return make_error(ErrorKind::unsupported, "suite '" + name() + "' imports nothing", format);
+    }
+    // The suite's own rules beyond data::validate_structure, as violations of the same kind.
+    virtual void validate(const data::Scenario& scenario, std::size_t line,
+                          std::vector<data::Violation>& out) const {}
+    // Memory-side checks for one probe at one k (empty: the staged grade is all there is).
+    virtual std::vector<CheckResult> check_memory(const CheckContext& context) const { return {}; }
+};
+
+// Every suite, in a fixed order; find by name (nullptr when unknown).
+const std::vector<const Suite*>& all_suites();
+const Suite* find_suite(std::string_view name);
+// The suite whose dataset_names() holds `dataset`, or nullptr.
+const Suite* suite_for_dataset(std::string_view dataset);
+
+}  // namespace memfail::suites
