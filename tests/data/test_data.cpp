@@ -348,17 +348,17 @@ Scenario with_ledger() {
     e.id = "employer";
     e.type = MemoryType::mutable_fact;
     e.value = "Initech";
-    e.history = {{"Acme Corp", "2026-01-15T10:00:00Z", "1:0", Authority::user_stated, {}},
-                 {"Initech", "2026-03-01T14:00:00Z", "2:0", Authority::user_stated, {"Initech"}}};
+    e.history = {{"Acme Corp", "2026-01-15T10:00:00Z", "1:0", "1", Authority::user_stated, {}},
+                 {"Initech", "2026-03-01T14:00:00Z", "2:0", "", Authority::user_stated, {"Initech"}}};
     e.introduced_in = "1";
     e.updated_in = "2";
     e.aliases = {"my employer"};
-    e.distractors = {{"Initrode", "2026-03-01T14:00:00Z", "2:0", Authority::ai_summarized, {}}};
+    e.distractors = {{"Initrode", "2026-03-01T14:00:00Z", "2:0", "", Authority::ai_summarized, {}}};
     s.ledger.push_back(e);
     LedgerEvent b;
     b.id = "budget";
     b.value = nlohmann::json{{"amount", 5000}, {"currency", "USD"}};
-    b.history = {{b.value, "2026-04-01T14:00:00Z", "3:0", Authority::user_stated, {}}};
+    b.history = {{b.value, "2026-04-01T14:00:00Z", "3:0", "3", Authority::user_stated, {}}};
     b.introduced_in = "3";
     b.should_persist = false;
     s.ledger.push_back(b);

@@ -90,7 +90,7 @@ TEST(Registry, ListsEverySystemWithItsOptions) {
         EXPECT_FALSE(s.summary.empty()) << s.name;
         for (const OptionInfo& o : s.options) EXPECT_FALSE(o.help.empty()) << s.name << "." << o.name;
     }
-    EXPECT_EQ(names, (std::vector<std::string>{"verbatim", "facts", "notes", "graph", "mixture", "none", "oracle",
+    EXPECT_EQ(names, (std::vector<std::string>{"verbatim", "facts", "notes", "graph", "mixture", "none", "oracle", "ledger",
                                               "exec", "http"}));
 
     auto find_option = [&](const std::string& system, const std::string& option) -> const OptionInfo* {

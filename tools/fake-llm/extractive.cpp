@@ -14,6 +14,7 @@
 #include <cctype>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <unordered_set>
@@ -1188,6 +1189,310 @@ json graph_invalidate(const json& messages) {
     return {{"invalidated", invalidated}};
 }
 
+// --- ledger ----------------------------------------------------------------------------------
+// Records for memfail_ledger_extract from a few sentence forms, user's first: "my X is Y", "X is
+// now Y", "I work at/for Y", "I work as a Y", "I live at/in Y", "I moved to Y"; withdrawals
+// "forget my X", "my X is no longer ...", "I no longer work/live ...", "I no longer have a X". The
+// same forms in the assistant's words about the user ("your X is Y", "you work at Y") give an
+// ai_summarized record, kept only when the user did not speak of that attribute in the
+// conversation. Anything else gives no record.
+
+// A sentence's words beside their matching forms (lower case, outer punctuation stripped, curly
+// apostrophes straightened, the speaker's contractions expanded: "i'm" -> "i am"); `origin` maps
+// each matching word to the original word it came from. In the assistant's words "you" is the
+// user and the assistant's own "I" is not ("_self").
+struct LedgerWords {
+    std::vector<std::string> original;
+    std::vector<std::string> match;
+    std::vector<std::size_t> origin;
+};
+
+LedgerWords ledger_words(std::string_view sentence, bool assistant) {
+    static const std::map<std::string, std::vector<std::string>> k_user = {
+        {"i'm", {"i", "am"}}, {"i've", {"i", "have"}}, {"i'll", {"i", "will"}}};
+    static const std::map<std::string, std::vector<std::string>> k_assistant = {
+        {"i", {"_self"}},
+        {"me", {"_self"}},
+        {"my", {"_self"}},
+        {"i'm", {"_self", "am"}},
+        {"i've", {"_self", "have"}},
+        {"i'll", {"_self", "will"}},
+        {"you", {"i"}},
+        {"your", {"my"}},
+        {"yours", {"mine"}},
+        {"you're", {"i", "am"}},
+        {"you've", {"i", "have"}},
+        {"you'll", {"i", "will"}}};
+    LedgerWords out;
+    for (const auto& raw : text::split(sentence, ' ')) {
+        const std::string word(text::trim(raw));
+        if (word.empty())
+            continue;
+        std::string m = text::replace_all(text::to_lower(word), "\xE2\x80\x99", "'");
+        while (!m.empty() && std::string_view("\"'([{").find(m.front()) != std::string_view::npos)
+            m.erase(0, 1);
+        while (!m.empty() &&
+               std::string_view("\"')]}.,;:!?").find(m.back()) != std::string_view::npos)
+            m.pop_back();
+        const auto& swaps = assistant ? k_assistant : k_user;
+        const auto swap = swaps.find(m);
+        const std::vector<std::string> forms =
+            swap == swaps.end() ? std::vector<std::string>{m} : swap->second;
+        for (const auto& f : forms) {
+            out.match.push_back(f);
+            out.origin.push_back(out.original.size());
+        }
+        out.original.push_back(word);
+    }
+    return out;
+}
+
+// Words skipped between the words of a form ("I now work at", "my budget is currently ...").
+const Words& ledger_fillers() {
+    static const Words k = {"now",  "currently", "just",     "actually",
+                            "also", "still",     "recently", "really"};
+    return k;
+}
+
+bool one_of(std::string_view alternatives, std::string_view word) {
+    for (const auto& a : text::split(alternatives, '|'))
+        if (a == word)
+            return true;
+    return false;
+}
+
+using LedgerForm = std::vector<std::string_view>;
+
+// Where `form` (words, each a '|'-separated list of alternatives) first occurs in `words`, filler
+// words allowed between its words: the index after the match, or nullopt.
+std::optional<std::size_t> find_form(const std::vector<std::string>& words,
+                                     const LedgerForm& form) {
+    for (std::size_t start = 0; start < words.size(); ++start) {
+        std::size_t i = start;
+        bool matched = true;
+        for (std::size_t f = 0; f < form.size() && matched; ++f) {
+            while (f > 0 && i < words.size() && in(ledger_fillers(), words[i]))
+                ++i;
+            matched = i < words.size() && one_of(form[f], words[i]);
+            ++i;
+        }
+        if (matched)
+            return i;
+    }
+    return std::nullopt;
+}
+
+// The first of `forms` that occurs in `words` (see find_form).
+std::optional<std::size_t> find_any(const std::vector<std::string>& words,
+                                    const std::vector<LedgerForm>& forms) {
+    for (const auto& form : forms)
+        if (const auto end = find_form(words, form))
+            return end;
+    return std::nullopt;
+}
+
+// Whether the clause ends before match word `i`: a linking word starts another clause ("which",
+// "because", "and I ..."), or the word before closed it with ';' or with ',' before a linking word.
+bool clause_ends_before(const LedgerWords& w, std::size_t i) {
+    static const Words k_links = {"but",   "because", "since",    "so",    "which",  "who",
+                                  "while", "though",  "although", "where", "whereas"};
+    static const Words k_after_and = {"i", "my", "it", "we", "she", "he", "they", "that", "the"};
+    const std::string& word = w.match[i];
+    if (in(k_links, word))
+        return true;
+    if (word == "and" && i + 1 < w.match.size() && in(k_after_and, w.match[i + 1]))
+        return true;
+    if (i == 0 || w.origin[i - 1] == w.origin[i])
+        return false;
+    const std::string& previous = w.original[w.origin[i - 1]];
+    if (!previous.empty() && previous.back() == ';')
+        return true;
+    return !previous.empty() && previous.back() == ',' && (word == "and" || word == "or");
+}
+
+// The original words from match word `from` (fillers skipped) to the end of its clause, without
+// closing punctuation: the value as the speaker wrote it.
+std::string ledger_value(const LedgerWords& w, std::size_t from) {
+    while (from < w.match.size() && in(ledger_fillers(), w.match[from]))
+        ++from;
+    std::size_t end = from;
+    while (end < w.match.size() && (end == from || !clause_ends_before(w, end)))
+        ++end;
+    if (from >= end)
+        return {};
+    std::string value;
+    for (std::size_t o = w.origin[from]; o <= w.origin[end - 1]; ++o)
+        value += (value.empty() ? "" : " ") + w.original[o];
+    while (!value.empty() &&
+           std::string_view("\"'.,;:!?").find(value.back()) != std::string_view::npos)
+        value.pop_back();
+    while (!value.empty() && std::string_view("\"'").find(value.front()) != std::string_view::npos)
+        value.erase(0, 1);
+    return std::string(text::trim(value));
+}
+
+// An attribute's name: match words [from, to), lower case, when there are one to four of them and
+// none is a function word but "of" ("date of birth"); empty otherwise.
+std::string ledger_attribute(const LedgerWords& w, std::size_t from, std::size_t to) {
+    if (to <= from || to - from > 4)
+        return {};
+    std::string out;
+    for (std::size_t i = from; i < to; ++i) {
+        const std::string& word = w.match[i];
+        if (word.empty() || (word != "of" && text::is_stopword(word)) ||
+            in(ledger_fillers(), word) || word == "_self")
+            return {};
+        out += (out.empty() ? "" : " ") + word;
+    }
+    return out;
+}
+
+// The attribute named from match word `from` to the end of its clause ("forget my home address
+// please" -> "home address").
+std::string ledger_attribute_to_clause_end(const LedgerWords& w, std::size_t from) {
+    std::size_t end = from;
+    while (end < w.match.size() && (end == from || !clause_ends_before(w, end)))
+        ++end;
+    while (end > from && (w.match[end - 1] == "please" || w.match[end - 1] == "anymore" ||
+                          in(ledger_fillers(), w.match[end - 1])))
+        --end;
+    return ledger_attribute(w, from, end);
+}
+
+struct LedgerRecord {
+    std::string attribute;
+    std::string value; // empty for a retraction
+    std::string op;    // "set" or "retract"
+};
+
+std::optional<LedgerRecord> ledger_record_of(const LedgerWords& w) {
+    const auto& m = w.match;
+    auto set = [](std::string attribute, std::string value) -> std::optional<LedgerRecord> {
+        if (attribute.empty() || value.empty())
+            return std::nullopt;
+        return LedgerRecord{std::move(attribute), std::move(value), "set"};
+    };
+    auto retract = [](std::string attribute) -> std::optional<LedgerRecord> {
+        if (attribute.empty())
+            return std::nullopt;
+        return LedgerRecord{std::move(attribute), "", "retract"};
+    };
+    // Withdrawals.
+    static const std::vector<LedgerForm> k_forget = {
+        {"forget|delete|remove|erase|disregard", "my"},
+        {"forget|delete|remove|erase|disregard", "about", "my"}};
+    static const std::vector<LedgerForm> k_left_work = {{"i", "no", "longer", "work"},
+                                                        {"i", "do", "not", "work", "at|for"},
+                                                        {"i", "don't", "work", "at|for"}};
+    static const std::vector<LedgerForm> k_left_home = {{"i", "no", "longer", "live"}};
+    static const std::vector<LedgerForm> k_lost = {{"i", "no", "longer", "have", "a|an|my"}};
+    if (const auto end = find_any(m, k_forget))
+        return retract(ledger_attribute_to_clause_end(w, *end));
+    if (find_any(m, k_left_work))
+        return retract("employer");
+    if (const auto end = find_any(m, k_left_home))
+        return retract(*end < m.size() && m[*end] == "in" ? "city" : "address");
+    if (const auto end = find_any(m, k_lost))
+        return retract(ledger_attribute_to_clause_end(w, *end));
+    // Values the speaker gives.
+    static const std::vector<LedgerForm> k_occupation = {{"i", "work", "as", "a|an"},
+                                                         {"i", "am", "working", "as", "a|an"}};
+    static const std::vector<LedgerForm> k_employer = {{"i", "work", "at|for"},
+                                                       {"i", "am", "working", "at|for"},
+                                                       {"i", "started", "working", "at|for"},
+                                                       {"i", "joined"}};
+    static const std::vector<LedgerForm> k_address = {{"i", "live", "at"},
+                                                      {"i", "am", "living", "at"}};
+    static const std::vector<LedgerForm> k_city = {
+        {"i", "live", "in"}, {"i", "am", "living", "in"}, {"i", "moved", "to"}};
+    if (const auto end = find_any(m, k_occupation))
+        return set("occupation", ledger_value(w, *end));
+    if (const auto end = find_any(m, k_employer))
+        return set("employer", ledger_value(w, *end));
+    if (const auto end = find_any(m, k_address))
+        return set("address", ledger_value(w, *end));
+    if (const auto end = find_any(m, k_city))
+        return set("city", ledger_value(w, *end));
+    // "my X is Y", "my X is no longer Y".
+    for (std::size_t i = 0; i < m.size(); ++i) {
+        if (m[i] != "my")
+            continue;
+        std::size_t verb = i + 1;
+        while (verb < m.size() && verb <= i + 5 && m[verb] != "is" && m[verb] != "are")
+            ++verb;
+        if (verb >= m.size() || (m[verb] != "is" && m[verb] != "are"))
+            continue;
+        const std::string attribute = ledger_attribute(w, i + 1, verb);
+        if (attribute.empty())
+            continue;
+        std::size_t after = verb + 1;
+        while (after < m.size() && in(ledger_fillers(), m[after]))
+            ++after;
+        if (after + 1 < m.size() && m[after] == "no" && m[after + 1] == "longer")
+            return retract(attribute);
+        if (after < m.size() && m[after] == "not")
+            continue;
+        return set(attribute, ledger_value(w, after));
+    }
+    // "X is now Y" at the start of the sentence ("The budget is now $6,000").
+    const std::size_t start = !m.empty() && (m[0] == "the" || m[0] == "our") ? 1 : 0;
+    for (std::size_t verb = start + 1; verb + 1 < m.size() && verb <= start + 4; ++verb)
+        if ((m[verb] == "is" || m[verb] == "are") && m[verb + 1] == "now")
+            return set(ledger_attribute(w, start, verb), ledger_value(w, verb + 2));
+    return std::nullopt;
+}
+
+json ledger_extract(const json& messages) {
+    const auto conversation = conversation_of(last_user_text(messages));
+    struct Found {
+        LedgerRecord record;
+        std::string authority;
+        std::vector<int> cited;
+    };
+    std::vector<Found> found;
+    std::set<std::string> user_attributes;
+    for (const auto& m : conversation) {
+        const bool assistant = m.role == "assistant";
+        if (!assistant && m.role != "user")
+            continue;
+        for (const auto& sentence : sentences_of(m.text)) {
+            const auto trimmed = text::trim(sentence);
+            if (trimmed.empty() || trimmed.back() == '?')
+                continue;
+            auto record = ledger_record_of(ledger_words(trimmed, assistant));
+            if (!record || (assistant && record->op == "retract"))
+                continue;
+            const std::string authority = assistant ? "ai_summarized" : "user_stated";
+            if (!assistant)
+                user_attributes.insert(record->attribute);
+            // The same record said again cites every message that said it.
+            const auto same = std::find_if(found.begin(), found.end(), [&](const Found& f) {
+                return f.authority == authority && f.record.op == record->op &&
+                       f.record.attribute == record->attribute &&
+                       text::normalize(f.record.value) == text::normalize(record->value);
+            });
+            if (same == found.end())
+                found.push_back({std::move(*record), authority, {m.number}});
+            else if (std::find(same->cited.begin(), same->cited.end(), m.number) ==
+                     same->cited.end())
+                same->cited.push_back(m.number);
+        }
+    }
+    json records = json::array();
+    for (const auto& f : found) {
+        // The user's word on an attribute outranks the assistant's: the latter is left out.
+        if (f.authority == "ai_summarized" && user_attributes.count(f.record.attribute) > 0)
+            continue;
+        records.push_back({{"subject", "user"},
+                           {"attribute", f.record.attribute},
+                           {"value", f.record.value},
+                           {"authority", f.authority},
+                           {"op", f.record.op},
+                           {"messages", f.cited}});
+    }
+    return {{"records", records}};
+}
+
 } // namespace
 
 std::optional<nlohmann::json> extractive_reply(std::string_view schema_name,
@@ -1206,6 +1511,8 @@ std::optional<nlohmann::json> extractive_reply(std::string_view schema_name,
         return graph_resolve(messages);
     if (schema_name == "memfail_graph_invalidate")
         return graph_invalidate(messages);
+    if (schema_name == "memfail_ledger_extract")
+        return ledger_extract(messages);
     return std::nullopt;
 }
 

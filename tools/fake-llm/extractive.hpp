@@ -14,7 +14,7 @@ namespace memfail::fake_llm {
 
 // The reply for a chat request whose response_format names `schema_name` (memfail_facts_extract,
 // memfail_facts_decide, memfail_notes_write, memfail_notes_link, memfail_graph_extract,
-// memfail_graph_resolve, memfail_graph_invalidate), derived from `messages` (the request's
+// memfail_graph_resolve, memfail_graph_invalidate, memfail_ledger_extract), derived from `messages` (the request's
 // "messages" array). nullopt for any other schema. Deterministic: same input, same reply.
 std::optional<nlohmann::json> extractive_reply(std::string_view schema_name, const nlohmann::json& messages);
 

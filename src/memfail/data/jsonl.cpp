@@ -112,6 +112,7 @@ Result<bool> get_bool(const json& obj, const char* key, const std::string& path,
 json value_record_to_json(const ValueRecord& r) {
     json j = {{"value", r.value}, {"as_of", r.as_of}, {"authority", authority_name(r.authority)}};
     if (!r.message_id.empty()) j["message_id"] = r.message_id;
+    if (!r.session_id.empty()) j["session_id"] = r.session_id;
     if (!r.mentions.empty()) j["mentions"] = r.mentions;
     return j;
 }
@@ -123,6 +124,7 @@ Result<ValueRecord> value_record_from_json(const json& j, const std::string& pat
     else return field_error(path + ".value", "required field is missing");
     MF_TRY_ASSIGN(r.as_of, get_string(j, "as_of", path));
     MF_TRY_ASSIGN(r.message_id, get_string(j, "message_id", path, false));
+    MF_TRY_ASSIGN(r.session_id, get_string(j, "session_id", path, false));
     MF_TRY_ASSIGN(const std::string authority, get_string(j, "authority", path, false));
     if (!authority.empty()) {
         auto a = parse_authority(authority);

@@ -89,7 +89,8 @@ std::optional<Authority> parse_authority(const std::string& name);
 struct ValueRecord {
     nlohmann::json value;      // any JSON: a string, a number, an object of fields
     std::string as_of;         // ISO 8601: from when the value holds
-    std::string message_id;    // the message that states it; empty when the source does not say
+    std::string message_id;    // the message that states it; empty when no message states it verbatim
+    std::string session_id;    // the session it was stated in; empty: the session of message_id
     Authority authority = Authority::user_stated;
     // How the value is written in messages and memories ("$5,000" for 5000), matched on normalised
     // text at word boundaries. Empty: derived from `value` (value_mentions()).

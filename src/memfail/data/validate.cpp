@@ -254,6 +254,12 @@ void validate_structure(const Scenario& s, std::size_t line, std::vector<Violati
             if (r.as_of.empty()) add(rpath + ".as_of", "as_of is empty");
             if (!r.message_id.empty() && !index.message(r.message_id))
                 add(rpath + ".message_id", "unknown message id '" + r.message_id + "'");
+            if (!r.session_id.empty() && !session_ids.count(r.session_id))
+                add(rpath + ".session_id", "session '" + r.session_id + "' does not exist");
+            if (!r.session_id.empty() && !r.message_id.empty())
+                if (const Session* in = index.session_of(r.message_id); in && in->id != r.session_id)
+                    add(rpath + ".session_id", "message '" + r.message_id + "' is in session '" + in->id + "', not '" +
+                                                   r.session_id + "'");
         };
         for (std::size_t h = 0; h < e.history.size(); ++h) {
             const std::string rpath = path + ".history[" + std::to_string(h) + "]";

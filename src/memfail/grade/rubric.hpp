@@ -19,17 +19,35 @@ const char* rubric_outcome_name(RubricOutcome outcome);
 
 struct RubricVerdict {
     RubricOutcome outcome = RubricOutcome::unsure;
-    double score = 0;                   // 0..1: partial credit (structured, multi_field), else 0 or 1
+    double score = 0;                   // 0..1: partial credit (structured, multi_field, exact objects and
+                                        // arrays: the share found), else 0 or 1
     std::vector<std::string> missing;   // required elements / fields / values not found
-    std::vector<std::string> offending; // forbidden, rejected or must-not-contain elements found
+    std::vector<std::string> offending; // forbidden, rejected, must-not-contain or known-wrong values found
     std::string reason;                 // one sentence for reports and the probe browser
 };
 
-// The rubric the probe carries, or the one implied when it carries none: should_abstain ->
-// abstention; otherwise exact against `expected` (or `answer` when expected is null).
+// The rubric the probe carries, or the one implied when it carries none: should_abstain (or a
+// probe of kind abstain) -> abstention; otherwise exact against `expected` (or `answer` when expected is null).
 data::Rubric effective_rubric(const data::Probe& probe);
 
 // Grades `answer` for `probe`. Deterministic and offline.
 RubricVerdict grade_rubric(const data::Probe& probe, std::string_view answer);
+
+// What the caller knows beyond the probe. `wrong_values`: values known to be wrong for it, as they
+// are written (the other values of its targets' histories, their distractors). An exact value the
+// answer does not state fails when the answer states one of these instead (offending lists it);
+// without them the probe's own forbidden, reject and must_not_contain lists are all there is.
+struct RubricContext {
+    std::vector<std::string> wrong_values;
+};
+RubricVerdict grade_rubric(const data::Probe& probe, std::string_view answer, const RubricContext& context);
+
+// Whether `answer` declines (answer_rules' detector, the plain declines it leaves out, and the
+// probe's rubric's accept_patterns): what abstention precision and recall count.
+bool answer_declines(const data::Probe& probe, std::string_view answer);
+
+// The context a scenario's ledger gives a probe: the mentions of every value of its targets'
+// histories and distractors that is not its expected value.
+RubricContext rubric_context(const data::Scenario& scenario, const data::Probe& probe);
 
 }  // namespace memfail::grade

@@ -495,6 +495,42 @@ ChatRequest mixture_route(const std::string& model, const std::vector<ChatMessag
     return r;
 }
 
+namespace {
+
+// ledger (memfail's own design): records keyed by subject and attribute, so that a later value of
+// the same thing replaces the earlier one and a withdrawal closes it; who said a value is kept.
+constexpr const char* k_ledger_extract =
+    "You keep a ledger of facts about a user and the people, places and things in their life. Go "
+    "through the conversation and write down each fact it sets or withdraws as a record. subject: who "
+    "or what the fact is about, \"user\" for the user. attribute: a short name for what the fact is, "
+    "such as employer, address, city, budget or a pet's name, in lower case; the same thing gets the "
+    "same name every time it comes up. value: the value as said, in the speaker's words. op: set when "
+    "the conversation gives the attribute a value (a later value replaces an earlier one), retract when "
+    "it says the value no longer holds or asks for it to be forgotten (value empty). authority: "
+    "user_stated when the user says it, ai_summarized when only the assistant says it. Questions, "
+    "greetings and small talk hold no record, and when nothing is set or withdrawn the list is empty. "
+    "For each record, list the numbers of the messages it comes from.";
+
+}  // namespace
+
+ChatRequest ledger_extract(const std::string& model, const std::vector<ChatMessage>& messages) {
+    std::string user = "CONVERSATION:\n";
+    for (std::size_t i = 0; i < messages.size(); ++i)
+        user += "[" + std::to_string(i + 1) + "] (" + messages[i].role + ") " + messages[i].content + "\n";
+    json record = object_schema({{"subject", {{"type", "string"}}},
+                                 {"attribute", {{"type", "string"}}},
+                                 {"value", {{"type", "string"}}},
+                                 {"authority", {{"type", "string"}, {"enum", {"user_stated", "ai_summarized"}}}},
+                                 {"op", {{"type", "string"}, {"enum", {"set", "retract"}}}},
+                                 {"messages", {{"type", "array"}, {"items", {{"type", "integer"}}}}}},
+                                {"subject", "attribute", "value", "authority", "op", "messages"});
+    json schema = object_schema({{"records", {{"type", "array"}, {"items", record}}}}, {"records"});
+    ChatRequest r = judge_call(model, "system.ledger_extract", k_ledger_extract_schema, std::move(schema),
+                               k_ledger_extract, std::move(user));
+    r.role = Role::system;
+    return r;
+}
+
 // --- the MemFail paper's protocol -----------------------------------------------------------------
 // Each stage below restates, in memfail's words, what the paper's Appendix D asks of that dataset's
 // judge: what "present", "faithful" and "retrieved" mean for a conditional rule, a preference, a

@@ -166,6 +166,14 @@ ChatRequest graph_invalidate(const std::string& model, const DatedFact& new_fact
 inline constexpr const char* k_mixture_route_schema = "memfail_mixture_route";
 ChatRequest mixture_route(const std::string& model, const std::vector<ChatMessage>& messages, int long_words);
 
+// ledger: the facts a conversation sets or withdraws, as (subject, attribute, value) records for
+// memfail's bi-temporal fact ledger (docs/SYSTEMS.md; memfail's own design, not a published one),
+// each citing the numbers of the messages it came from. `messages` are shown as "[n] (role) text",
+// n from 1. Reply: {"records": [{"subject", "attribute", "value", "authority" (user_stated |
+// ai_summarized), "op" (set | retract), "messages"}]}.
+inline constexpr const char* k_ledger_extract_schema = "memfail_ledger_extract";
+ChatRequest ledger_extract(const std::string& model, const std::vector<ChatMessage>& messages);
+
 // --- the MemFail paper's protocol (--protocol paper, docs/PROTOCOLS.md) ----------------------------
 // The paper grades each dataset with its own staged judge prompts (its Appendix D) and has the
 // test-taker restate the memories it used. These are memfail's own wordings of those stages; the

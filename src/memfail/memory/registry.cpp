@@ -8,6 +8,7 @@
 #include <memfail/memory/adapter/adapter_system.hpp>
 #include <memfail/memory/builtin/facts.hpp>
 #include <memfail/memory/builtin/graph.hpp>
+#include <memfail/memory/builtin/ledger.hpp>
 #include <memfail/memory/builtin/mixture.hpp>
 #include <memfail/memory/builtin/none.hpp>
 #include <memfail/memory/builtin/notes.hpp>
@@ -25,7 +26,7 @@ struct Entry {
 };
 
 // Listed in the order `memfail ls systems` shows them.
-constexpr std::array<Entry, 9> k_systems = {{
+constexpr std::array<Entry, 10> k_systems = {{
     {"verbatim", &VerbatimSystem::create, &VerbatimSystem::info},
     {"facts", &FactsSystem::create, &FactsSystem::info},
     {"notes", &NotesSystem::create, &NotesSystem::info},
@@ -33,6 +34,8 @@ constexpr std::array<Entry, 9> k_systems = {{
     {"mixture", &MixtureSystem::create, &MixtureSystem::info},
     {"none", &NoneSystem::create, &NoneSystem::info},
     {"oracle", &OracleSystem::create, &OracleSystem::info},
+    // The write-integrity suite's reference: a bi-temporal fact ledger (docs/SYSTEMS.md).
+    {"ledger", &LedgerSystem::create, &LedgerSystem::info},
     // Outside systems through the adapter protocol (docs/ADAPTERS.md).
     {"exec", &adapter::make_adapter_system, &adapter::exec_system_info},
     {"http", &adapter::make_adapter_system, &adapter::http_system_info},

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 // Diagnostic tables.
+#include <memfail/core/hash.hpp>
 #include <memfail/report/run_report.hpp>
 #include <memfail/report/sources.hpp>
 #include <memfail/report/stats.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
@@ -19,6 +21,9 @@ std::string percent(double fraction) {
 }
 
 std::string fraction(double value) {
+    // Rounding noise of an interval bound at 0 or 1 ("8.67e-19") is printed as the bound.
+    if (std::fabs(value) < 5e-7) value = 0;
+    if (std::fabs(value - 1) < 5e-7) value = 1;
     char buffer[32];
     std::snprintf(buffer, sizeof buffer, "%.6g", value);
     return buffer;
@@ -313,7 +318,19 @@ Result<Table> runs_table(store::ResultsDb& db, const std::vector<std::int64_t>& 
     for (std::int64_t id : run_ids) {
         MF_TRY_ASSIGN(auto run, db.run(id));
         if (!run) continue;
-        MF_TRY_ASSIGN(auto scenarios, db.scenarios(id));
+        MF_TRY_ASSIGN(auto all_scenarios, db.scenarios(id));
+        // One row per dataset: a suite of many small scenarios (writ) names its dataset once, with
+        // the hash of its scenarios' hashes and their count.
+        std::vector<store::ScenarioRecord> scenarios;
+        std::map<std::string, std::pair<std::size_t, std::string>> per_dataset;  // count, joined hashes
+        for (const auto& s : all_scenarios) {
+            auto& [count, hashes] = per_dataset[s.dataset];
+            if (count++ == 0) scenarios.push_back(s);
+            hashes += s.dataset_hash;
+        }
+        for (auto& s : scenarios)
+            if (const auto& [count, hashes] = per_dataset[s.dataset]; count > 1)
+                s.dataset_hash = content_hash(hashes).substr(0, 12) + " (" + std::to_string(count) + " scenarios)";
         for (const auto& s : scenarios) {
             MF_TRY_ASSIGN(auto store_lat, db.store_latency(id, s.dataset));
             MF_TRY_ASSIGN(auto retrieve_lat, db.retrieve_latency(id, s.dataset));
@@ -332,7 +349,10 @@ Result<Table> runs_table(store::ResultsDb& db, const std::vector<std::int64_t>& 
             std::snprintf(b, sizeof b, "%.3f", retrieve_lat.p50_ms);
             std::snprintf(c, sizeof c, "%.3f", retrieve_lat.p99_ms);
             t.rows.push_back({names[id], run->status, run->system_spec, s.dataset,
-                              s.dataset_hash.substr(0, 12), a, b, c, memories, per_memory, run->protocol(),
+                              s.dataset_hash.size() > 12 && s.dataset_hash.find(' ') == std::string::npos
+                                  ? s.dataset_hash.substr(0, 12)
+                                  : s.dataset_hash,
+                              a, b, c, memories, per_memory, run->protocol(),
                               run->code_version});
         }
     }

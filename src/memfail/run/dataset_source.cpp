@@ -5,6 +5,7 @@
 #include <memfail/data/validate.hpp>
 #include <memfail/run/dataset_source.hpp>
 #include <memfail/suites/memfail/generators.hpp>
+#include <memfail/suites/suite.hpp>
 
 #include <algorithm>
 #include <filesystem>
@@ -21,9 +22,12 @@ Result<void> add_file(const std::string& path, std::vector<LoadedDataset>& out) 
     for (auto& l : loaded) {
         std::vector<data::Violation> violations;
         data::validate_structure(l.scenario, l.line, violations);
+        if (violations.empty())
+            if (const suites::Suite* suite = suites::find_suite(l.scenario.suite))
+                suite->validate(l.scenario, l.line, violations);
         if (!violations.empty()) {
             std::string message = std::to_string(violations.size()) +
-                                  " structural violation(s); run `memfail datasets validate " + path +
+                                  " violation(s); run `memfail datasets validate " + path +
                                   "` for all of them. First: " +
                                   data::format_violation(path, violations.front());
             return make_error(ErrorKind::invalid_input, message, path);
@@ -40,8 +44,14 @@ Result<std::vector<LoadedDataset>> load_datasets(const std::vector<std::string>&
                                                  const std::string& data_dir, std::uint64_t seed) {
     std::vector<std::string> expanded;
     for (const auto& n : names) {
-        if (n == "all") expanded.insert(expanded.end(), mf::dataset_names().begin(), mf::dataset_names().end());
-        else expanded.push_back(n);
+        if (n == "all") {
+            expanded.insert(expanded.end(), mf::dataset_names().begin(), mf::dataset_names().end());
+        } else if (const suites::Suite* suite = suites::find_suite(n)) {
+            const auto all = suite->dataset_names();
+            expanded.insert(expanded.end(), all.begin(), all.end());
+        } else {
+            expanded.push_back(n);
+        }
     }
     if (!data_dir.empty()) {
         // A mistyped folder must not quietly turn into freshly generated data.
@@ -52,37 +62,37 @@ Result<std::vector<LoadedDataset>> load_datasets(const std::vector<std::string>&
                                                                     : "--data-dir names a folder that does not exist",
                               data_dir);
     }
+    std::vector<std::string> known = {"all"};
+    for (const suites::Suite* suite : suites::all_suites()) {
+        known.push_back(suite->name());
+        for (const auto& d : suite->dataset_names()) known.push_back(d);
+    }
     std::vector<LoadedDataset> out;
     for (const auto& name : expanded) {
-        const auto& known = mf::dataset_names();
-        if (std::find(known.begin(), known.end(), name) != known.end()) {
+        if (const suites::Suite* suite = suites::suite_for_dataset(name)) {
             const std::string candidate = (std::filesystem::path(data_dir.empty() ? "." : data_dir) /
                                            (name + ".jsonl")).string();
             if (!data_dir.empty() && std::filesystem::exists(candidate)) {
                 MF_TRY(add_file(candidate, out));
                 continue;
             }
-            MF_TRY_ASSIGN(data::Scenario scenario, mf::generate_dataset(name, {seed}));
-            std::string hash = data::scenario_hash(scenario);
-            out.push_back({std::move(scenario), "generated (seed " + std::to_string(seed) + ")", std::move(hash)});
+            MF_TRY_ASSIGN(auto scenarios, suite->generate(name, {seed, {}}));
+            for (auto& scenario : scenarios) {
+                std::string hash = data::scenario_hash(scenario);
+                out.push_back({std::move(scenario), "generated (seed " + std::to_string(seed) + ")", std::move(hash)});
+            }
             continue;
         }
         if (std::filesystem::exists(name)) {
             MF_TRY(add_file(name, out));
             continue;
         }
-        return make_error(ErrorKind::invalid_input,
-                          "'" + name + "' is neither a dataset name (all, " +
-                              [&] {
-                                  std::string s;
-                                  for (const auto& k : known) s += (s.empty() ? "" : ", ") + k;
-                                  return s;
-                              }() +
-                              ") nor an existing JSONL file" +
-                              [&] {
-                                  std::string hint = did_you_mean(name, known);
-                                  return hint.empty() ? std::string{} : " (" + hint + ")";
-                              }());
+        std::string list;
+        for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+        const std::string hint = did_you_mean(name, known);
+        return make_error(ErrorKind::invalid_input, "'" + name + "' is neither a dataset or suite name (" + list +
+                                                        ") nor an existing JSONL file" +
+                                                        (hint.empty() ? std::string{} : " (" + hint + ")"));
     }
     return out;
 }

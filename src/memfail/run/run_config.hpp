@@ -33,6 +33,11 @@ struct RunConfig {
     // as its text allows: per-dataset judge prompts deciding every stage, storage turns answered with
     // retrieved memories shown, answers restating the memories used; docs/PROTOCOLS.md).
     std::string protocol = "memfail";
+    // --modes: each scenario run once per mode (WRIT's evaluation modes): native (the system under
+    // test), no_memory (the `none` system: what the model invents) and oracle
+    // (`ledger:extract=oracle`: the dataset's gold events as memory, with their history). Empty: native only. Rows of a mode other than native carry the
+    // scenario id "<id>@<mode>" ('@' is never part of a dataset id).
+    std::vector<std::string> modes;
     // Asked between sessions and between probes; returning false stops the run where it is, as a
     // kill would (nothing half-written; --resume continues). The CLI stops on SIGINT and SIGTERM.
     std::function<bool()> keep_going;

@@ -13,7 +13,9 @@
 #include <memfail/grade/llm_judge.hpp>
 #include <memfail/llm/prompts.hpp>
 #include <memfail/run/test_taker.hpp>
+#include <memfail/grade/rubric.hpp>
 #include <memfail/suites/memfail/protocol.hpp>
+#include <memfail/suites/suite.hpp>
 #include <memfail/text/tokenizer.hpp>
 
 #include <algorithm>
@@ -112,6 +114,7 @@ std::string config_hash(const RunConfig& config, const std::vector<LoadedDataset
         j["store_replies"] = config.store_replies;
     }
     if (config.limit > 0) j["limit"] = config.limit;
+    if (!config.modes.empty()) j["modes"] = config.modes;
     // Absent for memfail's own protocol, so the runs made before protocols existed still resume.
     if (config.protocol != "memfail") j["protocol"] = config.protocol;
     return content_hash(j.dump());
@@ -151,6 +154,7 @@ struct PendingProbe {
     std::string retrieve_error;
     std::int64_t micros = 0;
     grade::ProbeVerdict rules;
+    std::vector<store::MemoryCheckRow> memory_checks;  // the suite's, applicable ones only
     std::optional<std::string> answer;
     std::string answer_error;
     std::atomic<int> waiting{1};  // what the probe still waits for, plus the main thread's hold
@@ -176,6 +180,9 @@ struct Batch {
                                              // written entry by entry by the one task working on it
     std::deque<grade::ProbeVerdict> verdicts;  // verdicts of probes not retrieved here, for facts' `rules`
     std::size_t store_chars = 0;
+    // The snapshot's first memories are what the system holds now; any after them are what it gave
+    // as of the dates of probes about the past.
+    std::size_t current_memories = 0;
 };
 
 store::StageCheckRow check(const std::string& fact_id, const char* stage, const char* grader, bool passed,
@@ -603,6 +610,24 @@ private:
                                                   "' failed: " + all.error().describe();
                     return {};
                 }
+                // A probe about the past (memfail/2 temporal query) finds its value in what the
+                // system gives as of that date, beside what it holds now: a bi-temporal store keeps
+                // the past there, not among its current memories.
+                batch->current_memories = all->size();
+                if (system.capabilities().as_of) {
+                    std::set<std::string> dates;
+                    for (const auto* probe : probes)
+                        if (probe->temporal && !probe->temporal->expect_current && !probe->temporal->as_of.empty())
+                            dates.insert(probe->temporal->as_of);
+                    for (const auto& date : dates) {
+                        auto past = guarded(system, stored, [&] { return system.state_as_of(date); });
+                        if (!past) continue;  // the as_of check records why
+                        for (auto& m : *past) {
+                            m.id += "@" + date;
+                            all->push_back(std::move(m));
+                        }
+                    }
+                }
                 batch->snapshot.emplace(std::move(*all), system.capabilities().provenance);
             }
             for (std::size_t j = 0; j < retrieved; ++j) {
@@ -640,8 +665,27 @@ private:
             }
         }
         const grade::MemorySnapshot& snapshot = *batch->snapshot;
-        MF_TRY(record_memory_stats(snapshot, probes.front()->after_session));
-        for (const auto& m : snapshot.memories()) batch->store_chars += m.text.size();
+        // The suite's own memory checks (write integrity), on the main thread like every call to the
+        // system; its read operations are asked once per checkpoint and argument.
+        if (const suites::Suite* suite = suites::find_suite(s.suite)) {
+            suites::ReadCache reads;
+            const auto& snapshot_memories = snapshot.memories();
+            const std::vector<memory::Memory> held_now(
+                snapshot_memories.begin(),
+                snapshot_memories.begin() + static_cast<std::ptrdiff_t>(
+                                                std::min(batch->current_memories, snapshot_memories.size())));
+            const std::size_t retrieved = cut ? *cut : batch->pending.size();
+            for (std::size_t i = 0; i < retrieved; ++i) {
+                PendingProbe& p = batch->pending[i];
+                if (!p.retrieve_error.empty()) continue;
+                const suites::CheckContext context{s, *p.probe, held_now, p.hits, system, reads, p.k};
+                for (auto& c : suite->check_memory(context))
+                    if (c.applicable) p.memory_checks.push_back({c.name, c.passed, std::move(c.detail)});
+            }
+        }
+        MF_TRY(record_memory_stats(snapshot, batch->current_memories, probes.front()->after_session));
+        for (std::size_t m = 0; m < batch->current_memories && m < snapshot.memories().size(); ++m)
+            batch->store_chars += snapshot.memories()[m].text.size();
 
         // The rows, in order, and what each waits for.
         std::vector<PendingProbe>& pending = batch->pending;
@@ -760,15 +804,19 @@ private:
     }
 
     // The store's size at this checkpoint, in memories and tokens (the paper's tokens per memory).
-    Result<void> record_memory_stats(const grade::MemorySnapshot& snapshot, const std::string& checkpoint) {
+    // `held`: the snapshot's first memories, the ones held now (see Batch::current_memories).
+    Result<void> record_memory_stats(const grade::MemorySnapshot& snapshot, std::size_t held,
+                                     const std::string& checkpoint) {
+        held = std::min(held, snapshot.memories().size());
         std::optional<std::int64_t> tokens;
         if (m_roles.tokenizer) {
             std::int64_t total = 0;
-            for (const auto& m : snapshot.memories()) total += static_cast<std::int64_t>(m_roles.tokenizer->count(m.text));
+            for (std::size_t i = 0; i < held; ++i)
+                total += static_cast<std::int64_t>(m_roles.tokenizer->count(snapshot.memories()[i].text));
             tokens = total;
         }
         return m_db.record_memory_stats(m_run_id, m_dataset.scenario.id, checkpoint,
-                                        static_cast<std::int64_t>(snapshot.memories().size()), tokens,
+                                        static_cast<std::int64_t>(held), tokens,
                                         m_roles.tokenizer ? m_roles.tokenizer->encoding() : std::string());
     }
 
@@ -931,6 +979,7 @@ private:
         store::ProbeRow row = probe_row(s, *p.probe, p.k, p.rules, p.hits, p.micros);
         row.grader = m_roles.grader;
         row.stored_memories = stored_memory_texts(p.rules, snapshot);
+        row.memory_checks = p.memory_checks;
         if (m_roles.tokenizer) {
             std::int64_t tokens = 0;
             for (const auto& hit : p.hits) tokens += static_cast<std::int64_t>(m_roles.tokenizer->count(hit.memory.text));
@@ -1044,6 +1093,10 @@ private:
             row.memory_success = false;  // an error row is in no numerator (docs/TAXONOMY.md)
             return row;
         }
+        // A probe with a rubric (write integrity) is answered and graded whatever its memory stage:
+        // its suite compares answers across modes (no memory, native, oracle). The stage stays the
+        // memory's when the memory failed first.
+        if (p.probe->uses_v2()) return grade_rubric_answer(p, std::move(row), reached);
         if (!reached) {
             row.reasoning = "not reached";
             return row;
@@ -1072,6 +1125,53 @@ private:
         row.answer_correct = correct;
         row.reasoning = correct ? "correct" : "reasoning_error";
         row.stage = correct ? "correct" : "reasoning_error";
+        return row;
+    }
+
+    // The answer of a probe with a rubric: the rubric decides what it can decide exactly; the judge
+    // decides the rest, and without a judge the row is unverified (never a pass).
+    store::ProbeRow grade_rubric_answer(const PendingProbe& p, store::ProbeRow row, bool reached) {
+        const bool abstain = p.probe->kind == data::ProbeKind::abstain;
+        const char* stage_label = abstain ? "abstention" : "answer";
+        const grade::RubricVerdict by_rubric =
+            grade::grade_rubric(*p.probe, *p.answer, grade::rubric_context(m_dataset.scenario, *p.probe));
+        const bool sure = by_rubric.outcome != grade::RubricOutcome::unsure;
+        const bool judge_decides = !sure && m_roles.judge.has_value();
+        std::string reason = std::string("rubric ") + data::rubric_kind_name(grade::effective_rubric(*p.probe).kind) +
+                             ": " + by_rubric.reason;
+        if (sure) row.checks.push_back(check("", stage_label, "rules", by_rubric.outcome == grade::RubricOutcome::pass,
+                                             true, reason));
+        else row.checks.push_back(check("", stage_label, k_rules_unsure, false, false, reason));
+        // Whether the answer declined, for abstention precision and recall (never decisive).
+        const bool declined = grade::answer_declines(*p.probe, *p.answer);
+        row.checks.push_back(check("", "declines", "rules", declined, false,
+                                   declined ? "the answer declines" : "the answer does not decline"));
+        std::optional<bool> correct;
+        if (sure) correct = by_rubric.outcome == grade::RubricOutcome::pass;
+        if (judge_decides) {
+            auto v = abstain ? m_roles.judge->abstention(*p.probe, *p.answer, m_task, {})
+                             : m_roles.judge->answer(*p.probe, *p.answer, m_task);
+            if (!v) {
+                row.stage = "error";
+                row.error = v.error().describe();
+                row.memory_success = false;
+                return row;
+            }
+            row.checks.push_back(check("", stage_label, "llm", v->passed, true, v->reason));
+            correct = v->passed;
+        }
+        row.answer_correct = correct;
+        if (!reached) {
+            row.reasoning = "not reached";
+            return row;
+        }
+        if (!correct) {
+            row.reasoning = "unverified";
+            row.stage = "unverified";
+            return row;
+        }
+        row.reasoning = *correct ? "correct" : "reasoning_error";
+        row.stage = *correct ? "correct" : "reasoning_error";
         return row;
     }
 
@@ -1129,7 +1229,37 @@ Result<RunOutcome> run_datasets(const RunConfig& config, const std::vector<Loade
                 d.hash = data::scenario_hash(d.scenario);
             }
     }
-    const std::vector<LoadedDataset>& datasets = config.limit > 0 ? limited : given;
+    const std::vector<LoadedDataset>& chosen = config.limit > 0 ? limited : given;
+    // --modes: every scenario once per mode, the ones other than native under "<id>@<mode>".
+    std::vector<LoadedDataset> by_mode;
+    std::vector<std::string> modes_of;  // per entry of `datasets`: its mode
+    for (const auto& mode : config.modes)
+        if (mode != "native" && mode != "no_memory" && mode != "oracle")
+            return make_error(ErrorKind::invalid_input,
+                              "unknown mode '" + mode + "': use native, no_memory or oracle" +
+                                  [&] {
+                                      const std::string hint = did_you_mean(mode, {"native", "no_memory", "oracle"});
+                                      return hint.empty() ? std::string() : " (" + hint + ")";
+                                  }(),
+                              "--modes");
+    for (std::size_t i = 1; i < config.modes.size(); ++i)
+        if (std::find(config.modes.begin(), config.modes.begin() + static_cast<std::ptrdiff_t>(i), config.modes[i]) !=
+            config.modes.begin() + static_cast<std::ptrdiff_t>(i))
+            return make_error(ErrorKind::invalid_input, "mode '" + config.modes[i] + "' is listed twice", "--modes");
+    if (!config.modes.empty()) {
+        for (const auto& d : chosen)
+            for (const auto& mode : config.modes) {
+                by_mode.push_back(d);
+                // The mode rides on the scenario id (unique rows) and the dataset name (every table
+                // splits by it); '@' is never part of either in a dataset file.
+                if (mode != "native") {
+                    by_mode.back().scenario.id += "@" + mode;
+                    by_mode.back().scenario.dataset += "@" + mode;
+                }
+                modes_of.push_back(mode);
+            }
+    }
+    const std::vector<LoadedDataset>& datasets = config.modes.empty() ? chosen : by_mode;
     MF_TRY_ASSIGN(const std::string grader, resolve_grader(config));
     const bool wants_llm = config.llm.uses_llm() || grader != "rules";
     if (wants_llm && !client)
@@ -1304,7 +1434,10 @@ Result<RunOutcome> run_datasets(const RunConfig& config, const std::vector<Loade
         context.services.embed_model = config.llm.embed_model;
         context.services.temperature = config.llm.temperature;
         context.services.seed = config.llm.seed;
-        auto system = factory(context);
+        const std::string mode = modes_of.empty() ? std::string("native") : modes_of[&dataset - datasets.data()];
+        auto system = mode == "native"      ? factory(context)
+                      : mode == "no_memory" ? memory::make_memory_system("none", context)
+                                            : memory::make_memory_system("ledger:extract=oracle", context);
         if (!system) return fail(system.error());
         // The paper grades misleading Persona probes through their essay's stages first.
         const LoadedDataset* run_dataset = &dataset;

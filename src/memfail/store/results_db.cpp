@@ -128,6 +128,19 @@ CREATE TABLE IF NOT EXISTS stage_checks(
   reason          TEXT NOT NULL,
   PRIMARY KEY(run_id, scenario_id, probe_id, k, fact_id, stage, grader)
 );
+-- A suite's memory-side checks (write integrity): one row per applicable check of a probe at a k.
+-- passed is NULL when the check could not be decided. Added within schema 3: older files lack it and
+-- read as having none.
+CREATE TABLE IF NOT EXISTS memory_checks(
+  run_id          INTEGER NOT NULL,
+  scenario_id     TEXT NOT NULL,
+  probe_id        TEXT NOT NULL,
+  k               INTEGER NOT NULL,
+  name            TEXT NOT NULL,
+  passed          INTEGER,
+  detail          TEXT NOT NULL,
+  PRIMARY KEY(run_id, scenario_id, probe_id, k, name)
+);
 CREATE TABLE IF NOT EXISTS llm_calls(
   id                INTEGER PRIMARY KEY,
   run_id            INTEGER NOT NULL,
@@ -437,6 +450,27 @@ Result<std::optional<std::string>> ResultsDb::run_writer(std::int64_t run_id) {
     return std::optional<std::string>{"pid " + std::to_string(s.column_int(0)) + " on " + s.column_text(1)};
 }
 
+Result<std::vector<ResultsDb::RecordedCheck>> ResultsDb::memory_checks(std::int64_t run_id) {
+    std::vector<RecordedCheck> out;
+    MF_TRY_ASSIGN(Statement s, m_db.prepare(
+        "SELECT c.scenario_id, p.dataset, c.probe_id, c.k, c.name, c.passed, c.detail FROM memory_checks c "
+        "JOIN probe_results p ON p.run_id = c.run_id AND p.scenario_id = c.scenario_id AND p.probe_id = c.probe_id "
+        "AND p.k = c.k WHERE c.run_id = ? AND p.stage != 'error' ORDER BY c.scenario_id, c.probe_id, c.k, c.name"));
+    s.bind(1, run_id);
+    MF_TRY(s.for_each_row([&] {
+        RecordedCheck r;
+        r.scenario_id = s.column_text(0);
+        r.dataset = s.column_text(1);
+        r.probe_id = s.column_text(2);
+        r.k = static_cast<int>(s.column_int(3));
+        r.row.check = s.column_text(4);
+        if (!s.column_is_null(5)) r.row.passed = s.column_int(5) != 0;
+        r.row.detail = s.column_text(6);
+        out.push_back(std::move(r));
+    }));
+    return out;
+}
+
 Result<ResultsDb::ErrorSummary> ResultsDb::error_summary(std::int64_t run_id, std::size_t causes) {
     ErrorSummary out;
     MF_TRY_ASSIGN(Statement counts, m_db.prepare(
@@ -457,7 +491,7 @@ Result<ResultsDb::ErrorSummary> ResultsDb::error_summary(std::int64_t run_id, st
 
 Result<std::int64_t> ResultsDb::clear_error_probes(std::int64_t run_id) {
     MF_TRY_ASSIGN(Transaction tx, Transaction::begin(m_db));
-    for (const char* table : {"stage_checks", "fact_results"}) {
+    for (const char* table : {"stage_checks", "fact_results", "memory_checks"}) {
         MF_TRY_ASSIGN(Statement s, m_db.prepare(
             std::string("DELETE FROM ") + table + " WHERE run_id = ?1 AND (scenario_id, probe_id, k) IN "
             "(SELECT scenario_id, probe_id, k FROM probe_results WHERE run_id = ?1 AND stage = 'error')"));
@@ -581,6 +615,19 @@ Result<void> ResultsDb::record_probe(std::int64_t run_id, const ProbeRow& p) {
             c.bind(1, run_id).bind(2, p.scenario_id).bind(3, p.probe_id).bind(4, p.k).bind(5, check.fact_id);
             c.bind(6, check.stage).bind(7, check.grader).bind(8, check.passed ? 1 : 0);
             c.bind(9, check.decisive ? 1 : 0).bind(10, check.reason);
+            MF_TRY(c.run());
+        }
+    }
+    if (!p.memory_checks.empty()) {
+        MF_TRY_ASSIGN(Statement* cp, cached(
+            "INSERT OR REPLACE INTO memory_checks(run_id, scenario_id, probe_id, k, name, passed, detail) "
+            "VALUES(?,?,?,?,?,?,?)"));
+        Statement& c = *cp;
+        for (const auto& check : p.memory_checks) {
+            c.bind(1, run_id).bind(2, p.scenario_id).bind(3, p.probe_id).bind(4, p.k).bind(5, check.check);
+            if (check.passed) c.bind(6, *check.passed ? 1 : 0);
+            else c.bind_null(6);
+            c.bind(7, check.detail);
             MF_TRY(c.run());
         }
     }

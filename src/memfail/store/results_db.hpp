@@ -74,6 +74,14 @@ struct MemoryTextRow {
     std::string sources_json = "[]";  // the source message ids the system reported
 };
 
+// One suite memory-side check of one probe at one k (the write-integrity checks: stale exposure,
+// retraction, over-retention, ...). `passed` empty: the check could not be decided (unverified).
+struct MemoryCheckRow {
+    std::string check;
+    std::optional<bool> passed;
+    std::string detail;
+};
+
 struct ProbeRow {
     std::string scenario_id;
     std::string dataset;
@@ -92,6 +100,7 @@ struct ProbeRow {
     std::optional<std::int64_t> retrieved_tokens;  // tokens of the retrieved memories (when counted)
     std::vector<FactRow> facts;
     std::vector<StageCheckRow> checks;
+    std::vector<MemoryCheckRow> memory_checks;  // applicable suite checks only
     // Schema 3: the probe as the dataset states it and the memories its facts were found in, so a
     // results file explains itself without the dataset files. Written once per run, scenario and
     // probe (and checkpoint and memory); empty in rows read from a schema-2 run.
@@ -284,6 +293,13 @@ public:
     // probe_json (stored_memories are left empty: see recorded_memories()).
     Result<std::vector<ProbeRow>> probe_rows(std::int64_t run_id, const std::string& scenario_id = {});
     // The memory texts recorded for a run's probes (schema 3 runs; empty for older ones).
+    // The suite memory checks of a run: (scenario, probe, k) -> checks.
+    struct RecordedCheck {
+        std::string scenario_id, dataset, probe_id;
+        int k = 0;
+        MemoryCheckRow row;
+    };
+    Result<std::vector<RecordedCheck>> memory_checks(std::int64_t run_id);
     Result<std::vector<RecordedMemory>> recorded_memories(std::int64_t run_id, const std::string& scenario_id = {});
 
     // The size of the store at a checkpoint (tokens absent when no tokenizer was available).

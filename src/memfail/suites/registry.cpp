@@ -2,6 +2,7 @@
 // The suites, by name.
 #include <memfail/suites/suite.hpp>
 #include <memfail/suites/memfail/generators.hpp>
+#include <memfail/suites/memfail/rules.hpp>
 #include <memfail/suites/writ/writ_suite.hpp>
 
 #include <algorithm>
@@ -25,6 +26,10 @@ public:
         std::vector<data::Scenario> out;
         out.push_back(std::move(s));
         return out;
+    }
+    void validate(const data::Scenario& scenario, std::size_t line,
+                  std::vector<data::Violation>& out) const override {
+        memfail_suite::check_dataset_rules(scenario, line, out);
     }
 };
 

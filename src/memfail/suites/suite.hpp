@@ -52,6 +52,14 @@ struct CheckResult {
     std::string detail;       // why, in a sentence: which memory, which value
 };
 
+// Answers of the system's read operations at one checkpoint, so a probe asked at several k (and
+// the probes sharing a checkpoint) call history() and state_as_of() once per argument. Owned by the
+// runner, one per checkpoint.
+struct ReadCache {
+    std::map<std::string, Result<std::vector<memory::MemoryEvent>>> history;  // by memory id
+    std::map<std::string, Result<std::vector<memory::Memory>>> as_of;         // by timestamp
+};
+
 // What a suite's memory checks may look at for one probe at one k. The system is called only for
 // its optional read operations (history, state_as_of), never to write.
 struct CheckContext {
@@ -60,6 +68,7 @@ struct CheckContext {
     const std::vector<memory::Memory>& held;  // all_memories() at the probe's checkpoint
     const std::vector<memory::Hit>& hits;     // retrieve_memories(question, k)
     memory::MemorySystem& system;
+    ReadCache& reads;
     int k = 0;
 };
 

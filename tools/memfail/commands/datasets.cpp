@@ -4,6 +4,8 @@
 #include <commands/cli.hpp>
 #include <commands/common.hpp>
 
+#include <memfail/core/hash.hpp>
+#include <memfail/core/spec.hpp>
 #include <memfail/core/version.hpp>
 #include <memfail/data/jsonl.hpp>
 #include <memfail/core/text.hpp>
@@ -13,11 +15,13 @@
 #include <memfail/suites/memfail/import_csv.hpp>
 #include <memfail/suites/memfail/rules.hpp>
 #include <memfail/suites/memfail/stats.hpp>
+#include <memfail/suites/suite.hpp>
 #include <memfail/text/tokenizer.hpp>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <unistd.h>
 
@@ -32,6 +36,7 @@ struct GenerateOptions {
     std::vector<std::string> names = {"all"};
     std::string out = "data";
     unsigned long long seed = 42;
+    std::size_t scenarios = 0;  // 0: the suite's default
 };
 
 struct ValidateOptions {
@@ -117,10 +122,41 @@ void write_datasets(const std::vector<data::Scenario>& scenarios, const std::str
     } cleanup{staging};
     std::vector<std::string> names;
     json files = json::array();
+    // One file per dataset: a suite whose datasets are many small scenarios (writ) writes them
+    // together, one scenario per line.
+    std::vector<std::string> order;
+    std::map<std::string, std::vector<data::Scenario>> grouped;
+    bool v2 = false;
     for (const auto& s : scenarios) {
-        const std::string path = (target / (s.dataset + ".jsonl")).string();
-        value_or_fatal(data::write_jsonl((staging / (s.dataset + ".jsonl")).string(), {s}));
-        names.push_back(s.dataset + ".jsonl");
+        if (!grouped.count(s.dataset)) order.push_back(s.dataset);
+        grouped[s.dataset].push_back(s);
+        v2 = v2 || s.uses_v2();
+    }
+    for (const auto& dataset : order) {
+        const auto& group = grouped.at(dataset);
+        const std::string path = (target / (dataset + ".jsonl")).string();
+        value_or_fatal(data::write_jsonl((staging / (dataset + ".jsonl")).string(), group));
+        names.push_back(dataset + ".jsonl");
+        if (group.size() > 1) {
+            std::size_t sessions = 0, messages = 0, probes = 0, abstain = 0;
+            std::string hashes;
+            for (const auto& s : group) {
+                sessions += s.sessions.size();
+                messages += data::message_count(s);
+                probes += s.probes.size();
+                for (const auto& p : s.probes) abstain += p.kind == data::ProbeKind::abstain;
+                hashes += data::scenario_hash(s);
+            }
+            json entry = {{"dataset", dataset}, {"scenarios", group.size()}, {"sessions", sessions},
+                          {"messages", messages}, {"probes", probes}, {"abstain_probes", abstain},
+                          {"hash", content_hash(hashes)}, {"file", dataset + ".jsonl"}};
+            files.push_back(entry);
+            std::printf("  %-24s %4zu scenarios %4zu sessions %4zu probes  hash %s  -> %s\n", dataset.c_str(),
+                        group.size(), sessions, probes, entry["hash"].get<std::string>().substr(0, 12).c_str(),
+                        path.c_str());
+            continue;
+        }
+        const data::Scenario& s = group.front();
         json entry = summary_of(s);
         entry["file"] = s.dataset + ".jsonl";
         if (s.meta.contains("dedup")) {
@@ -138,7 +174,7 @@ void write_datasets(const std::vector<data::Scenario>& scenarios, const std::str
                         d.value("key", "").c_str(), d.value("threshold", 0.0), static_cast<std::size_t>(dropped));
         }
     }
-    manifest_extra["format"] = data::k_format;
+    manifest_extra["format"] = v2 ? data::k_format_v2 : data::k_format;
     manifest_extra["code_version"] = std::string(code_version());
     manifest_extra["datasets"] = files;
     // The manifest quotes paths given on the command line: bytes that are not UTF-8 are replaced.
@@ -151,16 +187,54 @@ void write_datasets(const std::vector<data::Scenario>& scenarios, const std::str
 void generate(const GenerateOptions& o) {
     std::vector<std::string> names;
     for (const auto& n : parse_name_list(o.names)) {
-        if (n == "all") names.insert(names.end(), mf::dataset_names().begin(), mf::dataset_names().end());
-        else names.push_back(n);
+        if (n == "all") {
+            names.insert(names.end(), mf::dataset_names().begin(), mf::dataset_names().end());
+        } else if (const suites::Suite* suite = suites::find_suite(n)) {
+            const auto all = suite->dataset_names();
+            names.insert(names.end(), all.begin(), all.end());
+        } else {
+            names.push_back(n);
+        }
     }
     std::vector<data::Scenario> scenarios;
+    json generators = json::object();
     for (const auto& n : names) {
+        const suites::Suite* suite = suites::suite_for_dataset(n);
+        if (!suite) {
+            std::vector<std::string> known = {"all"};
+            for (const suites::Suite* s : suites::all_suites()) {
+                known.push_back(s->name());
+                for (const auto& d : s->dataset_names()) known.push_back(d);
+            }
+            const std::string hint = did_you_mean(n, known);
+            throw Fatal(make_error(ErrorKind::invalid_input,
+                                   "unknown dataset '" + n + "'; known: " + text::join(known, ", ") +
+                                       (hint.empty() ? std::string() : " (" + hint + ")")));
+        }
+        suites::GenerateOptions options{o.seed, {}};
+        if (o.scenarios > 0) {
+            if (suite->name() == "memfail")
+                throw Fatal(make_error(ErrorKind::invalid_input,
+                                       "--scenarios applies to suites of many small scenarios (writ); '" + n +
+                                           "' is one scenario by construction",
+                                       "--scenarios"));
+            options.params["scenarios"] = std::to_string(o.scenarios);
+        }
         progress_line("generating " + n + " (seed " + std::to_string(o.seed) + ")");
-        scenarios.push_back(value_or_fatal(mf::generate_dataset(n, {o.seed})));
+        auto made = value_or_fatal(suite->generate(n, options));
+        for (auto& s : made) scenarios.push_back(std::move(s));
+        generators[suite->name()] = suite->name() == "memfail" ? std::string(mf::k_generator_version)
+                                                               : suite->name() + "-gen";
+        if (!scenarios.empty() && scenarios.back().meta.contains("generator") &&
+            scenarios.back().meta["generator"].is_string())
+            generators[suite->name()] = scenarios.back().meta["generator"];
     }
-    std::printf("wrote %zu dataset(s) to %s:\n", scenarios.size(), o.out.c_str());
-    write_datasets(scenarios, o.out, {{"generator", mf::k_generator_version}, {"seed", o.seed}});
+    std::printf("wrote %zu dataset(s) to %s:\n", names.size(), o.out.c_str());
+    json extra = {{"seed", o.seed}};
+    // One suite: "generator" as before; several: a generator per suite.
+    if (generators.size() == 1) extra["generator"] = generators.begin().value();
+    else extra["generators"] = generators;
+    write_datasets(scenarios, o.out, extra);
 }
 
 int validate(const ValidateOptions& o) {
@@ -176,7 +250,9 @@ int validate(const ValidateOptions& o) {
         std::vector<data::Violation> violations;
         for (const auto& l : *loaded) {
             data::validate_structure(l.scenario, l.line, violations);
-            mf::check_dataset_rules(l.scenario, l.line, violations);
+            if (const suites::Suite* suite = suites::find_suite(l.scenario.suite))
+                suite->validate(l.scenario, l.line, violations);
+            else mf::check_dataset_rules(l.scenario, l.line, violations);
         }
         for (std::size_t i = 0; i < violations.size(); ++i) {
             if (static_cast<int>(i) >= o.max_shown) {
@@ -261,9 +337,34 @@ void stats(const StatsOptions& o) {
     else std::fwrite(text_out.data(), 1, text_out.size(), stdout);
 }
 
+// A suite's importer (--from writ): every note printed with its file and JSON path, and written
+// beside the data (import-notes.json), so nothing that could not be mapped passes unseen.
+void import_with_suite(const suites::Suite& suite, const ImportOptions& o) {
+    auto result = value_or_fatal(suite.import(o.from, o.dir));
+    json notes = json::array();
+    for (const auto& n : result.notes) {
+        progress_line("note: " + n.file + (n.json_path.empty() ? "" : ": " + n.json_path) + ": " + n.message);
+        notes.push_back({{"file", n.file}, {"json_path", n.json_path}, {"message", n.message}});
+    }
+    std::size_t probes = 0;
+    for (const auto& s : result.scenarios) probes += s.probes.size();
+    std::printf("imported %zu scenario(s), %zu probe(s) from %zu file(s) of %s into %s", result.scenarios.size(), probes,
+                result.files_read, o.dir.c_str(), o.out.c_str());
+    if (result.files_refused > 0) std::printf("; refused %zu file(s) (see the notes)", result.files_refused);
+    std::printf("; %zu note(s):\n", result.notes.size());
+    write_datasets(result.scenarios, o.out,
+                   {{"source", o.from}, {"from", o.dir}, {"files_read", result.files_read},
+                    {"files_refused", result.files_refused}, {"notes", notes}});
+}
+
 void import_csv(const ImportOptions& o) {
+    for (const suites::Suite* suite : suites::all_suites()) {
+        const auto formats = suite->import_formats();
+        if (std::find(formats.begin(), formats.end(), o.from) != formats.end()) return import_with_suite(*suite, o);
+    }
     if (o.from != "memfail-csv")
-        throw Fatal(make_error(ErrorKind::invalid_input, "unknown import format '" + o.from + "'; supported: memfail-csv"));
+        throw Fatal(make_error(ErrorKind::invalid_input,
+                               "unknown import format '" + o.from + "'; supported: memfail-csv, writ"));
     auto [scenarios, report] = value_or_fatal(mf::import_memfail_csv_dir(o.dir));
     for (const auto& n : report.notes) progress_line("note: " + n);
     for (const auto& w : report.warnings) progress_line("warning: " + w);
@@ -291,8 +392,13 @@ void add_datasets_command(CLI::App& app, std::function<void()>& action) {
 
     auto gen = std::make_shared<GenerateOptions>();
     CLI::App* g = cmd->add_subcommand(
-        "generate", "Write the five MemFail datasets (deterministic for a seed) as JSONL, with a manifest");
-    g->add_option("names", gen->names, "Datasets to write: all or names, comma-separated")->capture_default_str();
+        "generate", "Write datasets (deterministic for a seed) as JSONL, one file per dataset, with a manifest: the five "
+                    "MemFail datasets (all), or the write-integrity suite (writ: 16 categories, writ_<category>)");
+    g->add_option("names", gen->names,
+                  "Datasets to write: all (the five MemFail datasets), a suite (writ), or dataset names, comma-separated")
+        ->capture_default_str();
+    g->add_option("--scenarios", gen->scenarios,
+                  "Scenarios per dataset for suites of many small scenarios (writ; default 25)");
     g->add_option("--out,-o", gen->out, "Output folder")->capture_default_str();
     g->add_option("--seed", gen->seed, "Generator seed")->capture_default_str();
     g->callback([gen, &action] { action = [gen] { generate(*gen); }; });
@@ -340,11 +446,13 @@ void add_datasets_command(CLI::App& app, std::function<void()>& action) {
     auto imp = std::make_shared<ImportOptions>();
     CLI::App* i = cmd->add_subcommand(
         "import", "Convert a released dataset to memfail's JSONL format, deriving evidence and key details");
-    i->add_option("--from", imp->from, "Source format (memfail-csv: the MemFail paper's CSV release)")
+    i->add_option("--from", imp->from,
+                  "Source format: memfail-csv (the MemFail paper's CSV release) or writ (WRIT's scenario JSON files)")
         ->capture_default_str();
     i->add_option("dir", imp->dir,
-                  "Folder holding the release's files as released (conditional_facts_dataset_easy.csv, ..., "
-                  "long_hop_chains.csv) or named <dataset>.csv; *_raw.csv and *.json are ignored")
+                  "Folder holding the release's files as released: for memfail-csv conditional_facts_dataset_easy.csv, "
+                  "..., long_hop_chains.csv or <dataset>.csv (*_raw.csv and *.json are ignored); for writ one "
+                  "<scenario>.json per scenario")
         ->required();
     i->add_option("--out,-o", imp->out, "Output folder")->capture_default_str();
     i->callback([imp, &action] { action = [imp] { import_csv(*imp); }; });

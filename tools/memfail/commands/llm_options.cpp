@@ -33,7 +33,7 @@ void LlmOptions::add_to(CLI::App& cmd, const std::string& cache_default) {
     g.judge = cmd.add_option("--judge-model", m_flags.judge_model,
                              "Judge model: grades the stages that need meaning")->group(group);
     g.system = cmd.add_option("--system-model", m_flags.system_model,
-                              "Memory systems' own model: facts, notes, graph and mixture call it (docs/SYSTEMS.md)")->group(group);
+                              "Memory systems' own model: facts, notes, graph, mixture and ledger call it (docs/SYSTEMS.md)")->group(group);
     g.embed = cmd.add_option("--embed-model", m_flags.embed_model, "Embeddings model for systems that embed (verbatim:retriever=embed, facts, notes, graph); default: hashed vectors")->group(group);
     g.temperature = cmd.add_option("--temperature", m_temperature, "Sampling temperature (sent only when set)")->group(group);
     g.seed = cmd.add_option("--llm-seed", m_seed, "Sampling seed (sent only when set)")->group(group);

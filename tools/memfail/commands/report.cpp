@@ -8,6 +8,7 @@
 #include <memfail/report/export.hpp>
 #include <memfail/report/html_report.hpp>
 #include <memfail/report/run_report.hpp>
+#include <memfail/report/integrity.hpp>
 #include <memfail/report/slices.hpp>
 #include <memfail/report/sources.hpp>
 #include <memfail/store/results_db.hpp>
@@ -55,6 +56,16 @@ std::string tables_document(store::ResultsDb& db, const std::vector<std::int64_t
                     out += report::render(t, format) + "\n";
             }
         }
+        // The write-integrity scorecard, for runs of a suite with memory checks (writ).
+        const auto integrity = value_or_fatal(report::integrity_table(db, ids));
+        if (!integrity.rows.empty()) {
+            out += report::render(integrity, format) + "\n";
+            out += report::render(value_or_fatal(report::integrity_by_dataset_table(db, ids)), format) + "\n";
+            const auto answers = value_or_fatal(report::integrity_answer_table(db, ids));
+            if (!answers.rows.empty()) out += report::render(answers, format) + "\n";
+            const auto gaps = value_or_fatal(report::mode_gap_table(db, ids));
+            if (!gaps.rows.empty()) out += report::render(gaps, format) + "\n";
+        }
         const auto usage = value_or_fatal(report::llm_usage_table(db, ids));
         if (!usage.rows.empty()) {
             out += report::render(usage, format) + "\n";
@@ -73,6 +84,10 @@ std::string tables_document(store::ResultsDb& db, const std::vector<std::int64_t
     // CSV is for programs: numbers as numbers (rates as fractions), headers without symbols.
     const auto style = format == report::Format::csv ? report::TableStyle::machine : report::TableStyle::human;
     if (opts.csv_table == "slices") return report::render(value_or_fatal(report::slices_table(db, ids, style)), format);
+    if (opts.csv_table == "integrity")
+        return report::render(value_or_fatal(report::integrity_table(db, ids, style)), format);
+    if (opts.csv_table == "integrity-answers")
+        return report::render(value_or_fatal(report::integrity_answer_table(db, ids, style)), format);
     return report::render(value_or_fatal(report::success_table(db, ids, style)), format);
 }
 
@@ -150,9 +165,10 @@ void add_report_command(CLI::App& app, std::function<void()>& action) {
                   "Leave out the slice tables of text and markdown (each dataset by its probes' labels: condition "
                   "met or not and condition type, N, hops and voice, direct/misleading/ambiguous)");
     cmd->add_option("--table", opts->csv_table,
-                    "The flat table --format csv prints: success (per run x dataset x k) or slices (per run x "
-                    "dataset x k x probe label)")
-        ->check(CLI::IsMember({"success", "slices"}))
+                    "The flat table --format csv prints: success (per run x dataset x k), slices (per run x "
+                    "dataset x k x probe label), integrity (write-integrity memory checks per run x mode x check x k) "
+                    "or integrity-answers (write-integrity answer metrics per run x mode)")
+        ->check(CLI::IsMember({"success", "slices", "integrity", "integrity-answers"}))
         ->capture_default_str();
     cmd->callback([opts, cmd, &action] {
         const bool format_given = cmd->count("--format") > 0;

@@ -37,6 +37,7 @@ struct RunOptions {
     std::string name;
     std::size_t limit = 0;
     std::string protocol = "memfail";
+    std::string modes;
     LlmOptions llm;
 };
 
@@ -134,6 +135,10 @@ void add_run_command(CLI::App& app, std::function<void()>& action) {
                     "docs/PROTOCOLS.md)")
         ->check(CLI::IsMember({"memfail", "paper"}))
         ->capture_default_str();
+    cmd->add_option("--modes", opts->modes,
+                    "Run each scenario in several modes, comma-separated: native (the system), no_memory (nothing "
+                    "remembered: what the model invents), oracle (the gold facts as memory). The report shows the "
+                    "gaps between them (docs/WRIT.md) [default: native]");
     opts->llm.add_to(*cmd);
     cmd->callback([opts, &action] {
         action = [opts] {
@@ -141,6 +146,7 @@ void add_run_command(CLI::App& app, std::function<void()>& action) {
             config.system_spec = opts->system;
             config.datasets = parse_name_list(opts->datasets);
             config.protocol = opts->protocol;
+            if (!opts->modes.empty()) config.modes = parse_name_list({opts->modes});
             config.ks = parse_int_list(
                 !opts->ks.empty() ? opts->ks : config.protocol == "paper" ? std::string("5,10,15") : std::string("1,3,5,10"),
                 "--k");

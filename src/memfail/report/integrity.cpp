@@ -1,0 +1,340 @@
+// SPDX-License-Identifier: MIT
+// The write-integrity scorecard tables.
+#include <memfail/report/integrity.hpp>
+
+#include <memfail/report/stats.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <tuple>
+
+namespace memfail::report {
+
+namespace {
+
+// The check names in report order; checks a suite adds later sort after these, by name.
+const std::vector<std::string>& known_checks() {
+    static const std::vector<std::string> names = {"current_held",     "current_retrieved", "stale_exposure",
+                                                   "retraction",       "over_retention",    "authority",
+                                                   "history_complete", "as_of",             "provenance"};
+    return names;
+}
+
+std::size_t check_order(const std::string& name) {
+    const auto& k = known_checks();
+    const auto it = std::find(k.begin(), k.end(), name);
+    return it == k.end() ? k.size() : static_cast<std::size_t>(it - k.begin());
+}
+
+const std::vector<std::string>& mode_order() {
+    static const std::vector<std::string> modes = {"native", "no_memory", "oracle"};
+    return modes;
+}
+
+std::size_t mode_rank(const std::string& mode) {
+    const auto& m = mode_order();
+    const auto it = std::find(m.begin(), m.end(), mode);
+    return it == m.end() ? m.size() : static_cast<std::size_t>(it - m.begin());
+}
+
+struct Count {
+    std::int64_t applicable = 0, decided = 0, passed = 0;
+};
+
+std::string rate_cell(const Count& c) {
+    if (c.decided == 0) return "-";
+    return percent(static_cast<double>(c.passed) / static_cast<double>(c.decided)) + " (" + std::to_string(c.decided) +
+           ")";
+}
+
+Result<std::map<std::int64_t, std::string>> names_of(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids) {
+    std::map<std::int64_t, std::string> out;
+    for (std::int64_t id : run_ids) {
+        MF_TRY_ASSIGN(auto run, db.run(id));
+        out[id] = run ? run->label() : std::to_string(id);
+    }
+    return out;
+}
+
+void add_rate(std::vector<std::string>& row, const Count& c, bool machine) {
+    const Interval ci = wilson_interval(c.passed, c.decided);
+    const double rate = c.decided > 0 ? static_cast<double>(c.passed) / static_cast<double>(c.decided) : 0.0;
+    if (c.decided == 0) {
+        row.insert(row.end(), {machine ? "" : "-", machine ? "" : "-", machine ? "" : ""});
+        if (!machine) row.pop_back();
+        return;
+    }
+    if (machine) row.insert(row.end(), {fraction(rate), fraction(ci.low), fraction(ci.high)});
+    else row.insert(row.end(), {percent(rate), "[" + percent(ci.low) + ", " + percent(ci.high) + "]"});
+}
+
+// Answer-side metric membership of one probe, from its recorded JSON and dataset.
+struct ProbeTraits {
+    bool v2 = false;
+    bool should_abstain = false;
+    bool past = false;
+    std::string rubric;
+    bool updates = false;
+};
+
+ProbeTraits traits_of(const std::string& probe_json) {
+    ProbeTraits t;
+    const auto j = nlohmann::json::parse(probe_json, nullptr, /*allow_exceptions=*/false);
+    if (!j.is_object()) return t;
+    t.should_abstain = j.value("should_abstain", false) || j.value("kind", "") == "abstain";
+    if (auto it = j.find("temporal"); it != j.end() && it->is_object())
+        t.past = !it->value("expect_current", true) && it->contains("as_of");
+    if (auto it = j.find("rubric"); it != j.end() && it->is_object()) t.rubric = it->value("kind", "");
+    if (auto it = j.find("capabilities"); it != j.end() && it->is_array())
+        for (const auto& c : *it)
+            if (c.is_string() && (c.get<std::string>() == "update_tracking" || c.get<std::string>() == "update_handling"))
+                t.updates = true;
+    t.v2 = j.contains("rubric") || j.contains("targets") || j.contains("should_abstain") || j.contains("capabilities") ||
+           j.contains("expected");
+    return t;
+}
+
+std::string category_of(const std::string& dataset) {
+    return dataset.rfind("writ_", 0) == 0 ? dataset.substr(5) : dataset;
+}
+
+struct AnswerCounts {
+    std::map<std::string, Count> metrics;  // metric -> counts
+};
+
+// metric -> (run, mode) counts, at each run's largest k.
+Result<std::map<std::tuple<std::int64_t, std::string, std::string>, Count>> answer_counts(
+    store::ResultsDb& db, const std::vector<std::int64_t>& run_ids) {
+    std::map<std::tuple<std::int64_t, std::string, std::string>, Count> out;
+    for (std::int64_t run : run_ids) {
+        MF_TRY_ASSIGN(auto rows, db.probe_rows(run));
+        int kmax = 0;
+        for (const auto& r : rows) kmax = std::max(kmax, r.k);
+        // Abstention precision and recall: predicted = the answer declined (the runner's "declines"
+        // check), actual = the probe should be abstained on.
+        std::map<std::string, std::int64_t> tp, fp, fn;
+        for (const auto& r : rows) {
+            if (r.k != kmax || r.stage == "error" || !r.answer) continue;
+            const ProbeTraits t = traits_of(r.probe_json);
+            if (!t.v2) continue;
+            const std::string mode = split_mode(r.scenario_id).second;
+            auto add = [&](const std::string& metric) {
+                Count& c = out[{run, mode, metric}];
+                ++c.applicable;
+                if (r.answer_correct) {
+                    ++c.decided;
+                    c.passed += *r.answer_correct ? 1 : 0;
+                }
+            };
+            const std::string category = category_of(r.dataset);
+            if (!t.should_abstain && !t.past) add("recall_accuracy");
+            if (t.updates || category == "update" || category == "drift") add("update_fidelity");
+            if (t.past || category == "temporal") add("temporal_accuracy");
+            if (t.rubric == "constraint" || category == "constraint") add("constraint_consistency");
+            if (t.rubric == "entity_count" || category == "entity") add("dedup_accuracy");
+            if (category == "lifecycle") add("lifecycle_accuracy");
+            if (category == "trust_hierarchy") add("authority_integrity");
+            bool declined = false, known = false;
+            for (const auto& c : r.checks)
+                if (c.stage == "declines") {
+                    known = true;
+                    declined = c.passed;
+                }
+            if (!known) continue;
+            if (declined && t.should_abstain) ++tp[mode];
+            else if (declined) ++fp[mode];
+            else if (t.should_abstain) ++fn[mode];
+        }
+        std::set<std::string> modes;
+        for (const auto& [m, n] : tp) modes.insert(m);
+        for (const auto& [m, n] : fp) modes.insert(m);
+        for (const auto& [m, n] : fn) modes.insert(m);
+        for (const auto& m : modes) {
+            Count& precision = out[{run, m, "abstention_precision"}];
+            precision.applicable = precision.decided = tp[m] + fp[m];
+            precision.passed = tp[m];
+            Count& recall = out[{run, m, "abstention_recall"}];
+            recall.applicable = recall.decided = tp[m] + fn[m];
+            recall.passed = tp[m];
+        }
+    }
+    return out;
+}
+
+const std::vector<std::string>& answer_metric_order() {
+    static const std::vector<std::string> m = {"recall_accuracy",        "update_fidelity",    "temporal_accuracy",
+                                               "constraint_consistency", "dedup_accuracy",     "lifecycle_accuracy",
+                                               "authority_integrity",    "abstention_precision", "abstention_recall"};
+    return m;
+}
+
+std::size_t answer_rank(const std::string& metric) {
+    const auto& m = answer_metric_order();
+    const auto it = std::find(m.begin(), m.end(), metric);
+    return it == m.end() ? m.size() : static_cast<std::size_t>(it - m.begin());
+}
+
+}  // namespace
+
+std::pair<std::string, std::string> split_mode(const std::string& scenario_id) {
+    const auto at = scenario_id.rfind('@');
+    if (at == std::string::npos) return {scenario_id, "native"};
+    return {scenario_id.substr(0, at), scenario_id.substr(at + 1)};
+}
+
+Result<Table> integrity_table(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids, TableStyle style) {
+    const bool machine = style == TableStyle::machine;
+    MF_TRY_ASSIGN(auto names, names_of(db, run_ids));
+    // (run, mode rank, mode, check order, check, k) -> counts
+    std::map<std::tuple<std::int64_t, std::size_t, std::string, std::size_t, std::string, int>, Count> counts;
+    for (std::int64_t run : run_ids) {
+        MF_TRY_ASSIGN(auto checks, db.memory_checks(run));
+        for (const auto& c : checks) {
+            const std::string mode = split_mode(c.scenario_id).second;
+            Count& n = counts[{run, mode_rank(mode), mode, check_order(c.row.check), c.row.check, c.k}];
+            ++n.applicable;
+            if (c.row.passed) {
+                ++n.decided;
+                n.passed += *c.row.passed ? 1 : 0;
+            }
+        }
+    }
+    Table t;
+    t.title = "Write integrity, memory side (exact checks of what the system holds, retrieves and can recall of the past)";
+    t.columns = {{"run", Align::right}, {"mode", Align::left}, {"check", Align::left}, {"k", Align::right},
+                 {"probes", Align::right}, {"passed", Align::right}};
+    add_rate_columns(t, machine);
+    t.columns.push_back({"unverified", Align::right});
+    for (const auto& [key, c] : counts) {
+        const auto& [run, rank, mode, order, check, k] = key;
+        std::vector<std::string> row = {names[run], mode, check, std::to_string(k), std::to_string(c.decided),
+                                        std::to_string(c.passed)};
+        add_rate(row, c, machine);
+        row.push_back(std::to_string(c.applicable - c.decided));
+        t.rows.push_back(std::move(row));
+    }
+    if (!t.rows.empty()) {
+        t.notes.push_back(
+            "Each check counts the probes it applies to; rate = passed / decided, CI = 95% Wilson score interval; "
+            "unverified: a read operation of the system failed, so the check could not be decided (never a pass).");
+        t.notes.push_back(
+            "current_held / current_retrieved: the value valid at the probe is in some memory / in the top k. "
+            "stale_exposure: no superseded value ranks above the current one. retraction: no withdrawn value is held "
+            "or retrieved. over_retention: nothing that should not persist is held. authority: no assistant summary "
+            "that contradicts the user outranks the user's value. history_complete: every past value is recoverable "
+            "(memories or history()). as_of: state_as_of() gives the value valid then. provenance: a memory holding "
+            "the value names the message that stated it. docs/WRIT.md defines each exactly.");
+    }
+    return t;
+}
+
+Result<Table> integrity_by_dataset_table(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids) {
+    MF_TRY_ASSIGN(auto names, names_of(db, run_ids));
+    std::set<std::pair<std::size_t, std::string>> checks;
+    // (run, mode rank, mode, dataset) -> check -> counts
+    std::map<std::tuple<std::int64_t, std::size_t, std::string, std::string>, std::map<std::string, Count>> cells;
+    std::map<std::int64_t, int> kmax;
+    for (std::int64_t run : run_ids) {
+        MF_TRY_ASSIGN(auto rows, db.memory_checks(run));
+        for (const auto& c : rows) kmax[run] = std::max(kmax[run], c.k);
+        for (const auto& c : rows) {
+            if (c.k != kmax[run]) continue;
+            const std::string mode = split_mode(c.scenario_id).second;
+            checks.insert({check_order(c.row.check), c.row.check});
+            Count& n = cells[{run, mode_rank(mode), mode, split_mode(c.dataset).first}][c.row.check];
+            ++n.applicable;
+            if (c.row.passed) {
+                ++n.decided;
+                n.passed += *c.row.passed ? 1 : 0;
+            }
+        }
+    }
+    Table t;
+    t.title = "Write integrity by dataset at each run's largest k: rate (probes decided)";
+    t.columns = {{"run", Align::right}, {"mode", Align::left}, {"dataset", Align::left}};
+    for (const auto& [order, name] : checks) t.columns.push_back({name, Align::right});
+    for (const auto& [key, by_check] : cells) {
+        const auto& [run, rank, mode, dataset] = key;
+        std::vector<std::string> row = {names[run], mode, dataset};
+        for (const auto& [order, name] : checks) {
+            const auto it = by_check.find(name);
+            row.push_back(it == by_check.end() ? "" : rate_cell(it->second));
+        }
+        t.rows.push_back(std::move(row));
+    }
+    if (!t.rows.empty()) t.notes.push_back("An empty cell: the check does not apply to that dataset's probes.");
+    return t;
+}
+
+Result<Table> integrity_answer_table(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids, TableStyle style) {
+    const bool machine = style == TableStyle::machine;
+    MF_TRY_ASSIGN(auto names, names_of(db, run_ids));
+    MF_TRY_ASSIGN(auto counts, answer_counts(db, run_ids));
+    std::map<std::tuple<std::int64_t, std::size_t, std::string, std::size_t, std::string>, Count> ordered;
+    for (const auto& [key, c] : counts) {
+        const auto& [run, mode, metric] = key;
+        ordered[{run, mode_rank(mode), mode, answer_rank(metric), metric}] = c;
+    }
+    Table t;
+    t.title = "Write integrity, answer side (the test-taker's answers graded by each probe's rubric, at the largest k)";
+    t.columns = {{"run", Align::right}, {"mode", Align::left}, {"metric", Align::left}, {"probes", Align::right},
+                 {"passed", Align::right}};
+    add_rate_columns(t, machine);
+    t.columns.push_back({"unverified", Align::right});
+    for (const auto& [key, c] : ordered) {
+        const auto& [run, rank, mode, order, metric] = key;
+        std::vector<std::string> row = {names[run], mode, metric, std::to_string(c.decided), std::to_string(c.passed)};
+        add_rate(row, c, machine);
+        row.push_back(std::to_string(c.applicable - c.decided));
+        t.rows.push_back(std::move(row));
+    }
+    if (!t.rows.empty())
+        t.notes.push_back(
+            "Answers are graded by the probe's rubric where it decides exactly, by the judge otherwise; without a "
+            "judge those are unverified (never a pass). abstention_precision = declined and should have / declined; "
+            "abstention_recall = declined and should have / should have.");
+    return t;
+}
+
+Result<Table> mode_gap_table(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids) {
+    MF_TRY_ASSIGN(auto names, names_of(db, run_ids));
+    MF_TRY_ASSIGN(auto counts, answer_counts(db, run_ids));
+    std::map<std::tuple<std::int64_t, std::size_t, std::string>, std::map<std::string, Count>> by_metric;
+    for (const auto& [key, c] : counts) {
+        const auto& [run, mode, metric] = key;
+        by_metric[{run, answer_rank(metric), metric}][mode] = c;
+    }
+    Table t;
+    t.title = "Mode gaps (WRIT): native below oracle is the memory's fault; native below no_memory is memory that hurts";
+    t.columns = {{"run", Align::right}, {"metric", Align::left},         {"native", Align::right},
+                 {"no_memory", Align::right}, {"oracle", Align::right}, {"native - oracle", Align::right},
+                 {"native - no_memory", Align::right}};
+    auto rate = [](const Count& c) { return static_cast<double>(c.passed) / static_cast<double>(c.decided); };
+    auto signed_points = [](double d) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%+.1f", d * 100.0);
+        return std::string(buf);
+    };
+    for (const auto& [key, modes] : by_metric) {
+        const auto& [run, order, metric] = key;
+        auto get = [&](const char* m) -> const Count* {
+            const auto it = modes.find(m);
+            return it == modes.end() || it->second.decided == 0 ? nullptr : &it->second;
+        };
+        const Count* native = get("native");
+        const Count* none = get("no_memory");
+        const Count* oracle = get("oracle");
+        if (!native || (!none && !oracle)) continue;
+        t.rows.push_back({names[run], metric, rate_cell(*native), none ? rate_cell(*none) : "",
+                          oracle ? rate_cell(*oracle) : "", oracle ? signed_points(rate(*native) - rate(*oracle)) : "",
+                          none ? signed_points(rate(*native) - rate(*none)) : ""});
+    }
+    if (!t.rows.empty())
+        t.notes.push_back("Rates over the probes each mode decided; gaps in percentage points.");
+    return t;
+}
+
+}  // namespace memfail::report
