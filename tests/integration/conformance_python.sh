@@ -28,7 +28,7 @@ for check in "hello" "round trip (k=3)" "k=1 respected" "stable ids: all_memorie
              "optional op: history" "malformed: unknown op" "reset empties (end)"; do
   grep -F "$check" "$work/table.txt" | grep -q " pass " || { cat "$work/table.txt"; fail "check '$check' did not pass"; }
 done
-grep -q "^PASSED: 18 passed, 0 failed, 0 skipped" "$work/table.txt" || { cat "$work/table.txt"; fail "summary line"; }
+grep -q "^PASSED: 19 passed, 0 failed, 0 skipped" "$work/table.txt" || { cat "$work/table.txt"; fail "summary line"; }
 # The adapter's stderr reaches memfail's stderr, prefixed.
 grep -q "^\[adapter\] " "$work/err.txt" || fail "adapter stderr was not passed through with its prefix"
 
@@ -39,7 +39,7 @@ import json, sys
 report = json.load(open(sys.argv[1]))
 assert report["passed"] is True, report
 assert report["system"] == "python-example", report["system"]
-assert len(report["checks"]) == 18, len(report["checks"])
+assert len(report["checks"]) == 19, len(report["checks"])
 assert all(c["status"] == "pass" for c in report["checks"]), report["checks"]
 PY
 

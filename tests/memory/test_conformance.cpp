@@ -34,6 +34,7 @@ const std::vector<std::string> k_every_check = {
     "optional op: history",
     "optional op: state_as_of",
     "optional op: provenance",
+    "optional op: answer",
     "idempotent store",
     "malformed: store without session",
     "malformed: k is not a number",
@@ -268,6 +269,80 @@ TEST(Conformance, StateAsOfThatLeaksLaterSessionsFails) {
     const auto report = run_conformance(transport);
     EXPECT_EQ(names_with(report, CheckStatus::fail), (std::set<std::string>{"optional op: state_as_of"}));
     EXPECT_NE(report.find("optional op: state_as_of")->detail.find("stored a week later"), std::string::npos);
+}
+
+// Claims the answer operation (hello gains "answer": true) and answers it with `reply`.
+TamperingTransport answering(Result<json> reply, bool claim = true) {
+    return TamperingTransport([reply = std::move(reply), claim](std::string_view op, const json& params,
+                                                               Transport& inner) -> std::optional<Result<json>> {
+        if (op == "hello" && claim) {
+            auto answer = inner.call(op, params);
+            (*answer)["capabilities"]["answer"] = true;
+            return answer;
+        }
+        if (op == "answer") return reply;
+        return std::nullopt;
+    });
+}
+
+TEST(Conformance, AnswerIsUnsupportedForBuiltIns) {
+    const auto report = builtin("verbatim");
+    EXPECT_EQ(report.capabilities["answer"], false);
+    const Check* check = report.find("optional op: answer");
+    ASSERT_NE(check, nullptr);
+    EXPECT_EQ(check->status, CheckStatus::pass) << check->detail;
+    EXPECT_NE(check->detail.find("unsupported"), std::string::npos) << check->detail;
+}
+
+TEST(Conformance, ClaimedAnswerOfTheRightShapePasses) {
+    // Sources may name the stored messages and the conversation the question came with (conf-h1).
+    for (const json& reply : {json{{"answer", "Lisbon."}, {"confidence", 0.7}, {"sources", {"conf-m1", "conf-h1"}}},
+                              json{{"answer", "I do not know."}}}) {
+        auto transport = answering(Result<json>(reply));
+        const auto report = run_conformance(transport);
+        EXPECT_TRUE(report.passed()) << reply.dump() << "\n" << dump(report);
+        EXPECT_EQ(report.find("optional op: answer")->status, CheckStatus::pass) << reply.dump();
+    }
+}
+
+TEST(Conformance, ClaimedAnswerOfTheWrongShapeFails) {
+    const std::pair<json, std::string> cases[] = {
+        {json{{"text", "Lisbon."}}, "answer.answer: required field is missing"},
+        {json{{"answer", 7}}, "answer.answer: expected a string"},
+        {json{{"answer", "Lisbon."}, {"confidence", 1.5}}, "answer.confidence: expected a number from 0 to 1, got 1.5"},
+        {json{{"answer", "Lisbon."}, {"confidence", "sure"}}, "answer.confidence: expected a number from 0 to 1"},
+        {json{{"answer", "Lisbon."}, {"sources", {"conf-m1", 3}}}, "answer.sources[1]: expected a string"},
+        {json{{"answer", "Lisbon."}, {"sources", {"msg-never-given"}}}, "source 'msg-never-given' is not the id of a message"},
+    };
+    for (const auto& [reply, detail] : cases) {
+        auto transport = answering(Result<json>(reply));
+        const auto report = run_conformance(transport);
+        EXPECT_EQ(names_with(report, CheckStatus::fail), (std::set<std::string>{"optional op: answer"})) << reply.dump();
+        EXPECT_NE(report.find("optional op: answer")->detail.find(detail), std::string::npos)
+            << report.find("optional op: answer")->detail;
+    }
+}
+
+TEST(Conformance, ClaimedAnswerThatAnswersUnsupportedFails) {
+    auto transport = answering(Result<json>(make_error(ErrorKind::unsupported, "no agent here")));
+    const auto report = run_conformance(transport);
+    EXPECT_EQ(names_with(report, CheckStatus::fail), (std::set<std::string>{"optional op: answer"}));
+    EXPECT_NE(report.find("optional op: answer")->detail.find("capabilities.answer is true"), std::string::npos);
+}
+
+TEST(Conformance, UnclaimedAnswerMustSayUnsupported) {
+    // Answers without announcing it: memfail would never ask.
+    auto works = answering(Result<json>(json{{"answer", "Lisbon."}}), /*claim=*/false);
+    auto report = run_conformance(works);
+    EXPECT_EQ(names_with(report, CheckStatus::fail), (std::set<std::string>{"optional op: answer"}));
+    EXPECT_NE(report.find("optional op: answer")->detail.find("announce it"), std::string::npos);
+    // Refuses with another kind of error.
+    auto wrong_kind = answering(Result<json>(make_error(ErrorKind::internal, "KeyError: 'answer'")), /*claim=*/false);
+    report = run_conformance(wrong_kind);
+    EXPECT_EQ(names_with(report, CheckStatus::fail), (std::set<std::string>{"optional op: answer"}));
+    EXPECT_NE(report.find("optional op: answer")->detail.find("must answer the kind unsupported; got internal"),
+              std::string::npos)
+        << report.find("optional op: answer")->detail;
 }
 
 TEST(Conformance, JsonReportCarriesEveryCheck) {

@@ -9,6 +9,7 @@
 #include <memfail/data/validate.hpp>
 #include <memfail/suites/writ/generate.hpp>
 #include <memfail/suites/writ/import_writ.hpp>
+#include <memfail/suites/writ/rules.hpp>
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -146,6 +147,20 @@ const memfail::data::Rubric& rubric(const Scenario& s) {
 
 // ---------------------------------------------------------------------------------------------
 // The release folder.
+
+// The suite's own rules hold for imported data too (a number and its written form are one value).
+TEST(WritImportDir, EveryReleaseFixturePassesTheSuitesRules) {
+    auto result = writ::import_writ_dir(std::string(MEMFAIL_TEST_FIXTURES) + "/writ/release");
+    ASSERT_TRUE(result.has_value()) << result.error().describe();
+    ASSERT_FALSE(result->scenarios.empty());
+    for (const auto& s : result->scenarios) {
+        std::vector<memfail::data::Violation> found;
+        writ::validate_writ(s, 0, found);
+        std::vector<std::string> lines;
+        for (const auto& v : found) lines.push_back(memfail::data::format_violation(s.id, v));
+        EXPECT_TRUE(found.empty()) << joined(lines);
+    }
+}
 
 TEST(WritImportDir, ImportsEveryReleaseFixtureOneCategoryEach) {
     auto result = writ::import_writ_dir(k_release);

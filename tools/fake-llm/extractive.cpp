@@ -1516,4 +1516,24 @@ std::optional<nlohmann::json> extractive_reply(std::string_view schema_name,
     return std::nullopt;
 }
 
+std::optional<std::string> extractive_answer(const nlohmann::json& messages) {
+    if (!messages.is_array() || messages.empty()) return std::nullopt;
+    const auto& first = messages.front();
+    if (!first.is_object() || first.value("role", "") != "system" || !first.contains("content") ||
+        !first["content"].is_string())
+        return std::nullopt;
+    const std::string& system = first["content"].get_ref<const std::string&>();
+    const std::string marker = "Notes from memory:\n";
+    const auto at = system.find(marker);
+    if (at == std::string::npos) return std::nullopt;
+    const auto& last = messages.back();
+    if (last.is_object() && last.contains("content") && last["content"].is_string() &&
+        last["content"].get_ref<const std::string&>().find("selected_choice") != std::string::npos)
+        return std::nullopt;  // multiple choice: the script's rules answer it
+    const std::string notes = system.substr(at + marker.size());
+    if (notes.rfind("1. ", 0) != 0) return std::string("I don't have that information.");
+    const auto end = notes.find('\n');
+    return notes.substr(3, end == std::string::npos ? std::string::npos : end - 3);
+}
+
 } // namespace memfail::fake_llm

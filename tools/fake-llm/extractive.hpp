@@ -18,4 +18,10 @@ namespace memfail::fake_llm {
 // "messages" array). nullopt for any other schema. Deterministic: same input, same reply.
 std::optional<nlohmann::json> extractive_reply(std::string_view schema_name, const nlohmann::json& messages);
 
+// The stand-in test-taker: for memfail's open-question answer prompt (no schema; its system message
+// lists "Notes from memory:"), the first note word for word, or a decline when there is none. Empty
+// for every other request. A reader that trusts the top memory: it shows what retrieval hands the
+// answer stage, never what a model would make of it.
+std::optional<std::string> extractive_answer(const nlohmann::json& messages);
+
 }  // namespace memfail::fake_llm

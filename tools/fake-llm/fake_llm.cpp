@@ -1098,9 +1098,13 @@ struct FakeLlmServer::Impl {
         // No rule fits: the extractive stand-in answers memfail's memory-system prompts (the
         // fallback's delay and usage still apply; a fallback fault still wins).
         std::optional<json> extracted;
+        std::optional<std::string> answered;
         if (!choice.from_rule && choice.script->extractive && call.schema_name &&
             fault == Fault::none)
             extracted = extractive_reply(*call.schema_name, entry["messages"]);
+        else if (!choice.from_rule && choice.script->extractive && !call.schema_name && fault == Fault::none)
+            answered = extractive_answer(entry["messages"]);
+        if (answered) extracted = json(*answered);
         const std::string label = extracted ? std::string("extractive") : choice.label;
         count([&](Stats& s) {
             ++s.by_rule[label];
@@ -1127,6 +1131,8 @@ struct FakeLlmServer::Impl {
             content = "{\"verdict\": ";
         else if (fault == Fault::schema_violation)
             content = "{\"unexpected\": true}";
+        else if (answered)
+            content = *answered;
         else if (extracted)
             content = dump(*extracted);
         else if (action.content == Action::Content::text)

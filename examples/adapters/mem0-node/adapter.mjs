@@ -232,7 +232,7 @@ const operations = {
     return {
       protocol: PROTOCOL,
       system: systemName,
-      capabilities: { provenance: true, history: false, as_of: false, provenance_op: true, idempotent_store: false },
+      capabilities: { provenance: true, history: false, as_of: false, provenance_op: true, idempotent_store: false, answer: false },
     };
   },
 
@@ -304,6 +304,7 @@ const operations = {
 const unsupported = {
   history: "history is not supported: the adapter runs Mem0 with disableHistory",
   state_as_of: "state_as_of is not supported: Mem0 keeps no past states",
+  answer: "answer is not supported: Mem0 stores and retrieves memories; memfail's test-taker answers from them",
 };
 
 // A failure inside Mem0 or its HTTP client, said in one line, with the endpoint when it is one.

@@ -9,6 +9,9 @@ response per line from its stdout.
     memfail conformance --system 'exec:cmd=python3 examples/adapters/python/memfail_adapter.py'
     memfail run --system 'exec:cmd=python3 examples/adapters/python/memfail_adapter.py'
 
+`--answers` also announces the optional `answer` operation (the system answers a question itself)
+with a placeholder answer; see `InMemorySystem.answer`.
+
 The file has two halves:
 
   * `InMemorySystem` -- the memory system. This is the part you replace: keep the method names
@@ -55,9 +58,12 @@ def log(*parts):
 #   {"id": str, "text": str, "created_at": str, "updated_at": str, "sources": [message ids]}
 # (`retrieve_memories` may add "score"; only "id" and "text" are required.)
 #
-# Optional operations (history, state_as_of, provenance): delete a method, or raise
+# Optional operations (history, state_as_of, provenance, answer): delete a method, or raise
 # AdapterError("unsupported", ...), and memfail is told the operation is unsupported. Keep
 # CAPABILITIES in step with what you implement: `memfail conformance` checks that they agree.
+# `answer` is for systems that are agents with memory: they answer a question themselves, and
+# memfail grades that answer instead of its own test-taker's. It is answered only while
+# capabilities["answer"] is true.
 # =================================================================================================
 
 # Small words that carry no meaning for matching; without this list "the" would tie everything.
@@ -96,6 +102,9 @@ class InMemorySystem:
         "as_of": True,  # state_as_of() works
         "provenance_op": True,  # provenance() works
         "idempotent_store": True,  # storing a session twice keeps one copy
+        # answer() below is a placeholder: set this true (or pass --answers) only once it is your
+        # agent answering, or memfail grades the placeholder's answers as your system's.
+        "answer": False,
     }
 
     def __init__(self):
@@ -153,6 +162,16 @@ class InMemorySystem:
         # Memories here never change, so there is no history to tell; shown as the way to say so.
         raise AdapterError("unsupported", "this adapter keeps no history of changes")
 
+    def answer(self, query, history):
+        # PLACEHOLDER: replace with your agent answering `query` from its memory, given the
+        # conversation so far (`history`, possibly empty). Here: the text of the best matching
+        # memory, word for word. Return {"answer": str, "confidence": 0..1 (optional),
+        # "sources": [ids of the messages the answer rests on] (optional)}.
+        best = self.retrieve_memories(query, history, 1)
+        if not best:
+            return {"answer": "I don't know.", "sources": []}
+        return {"answer": best[0]["text"], "confidence": 0.5, "sources": list(best[0]["sources"])}
+
 
 # =================================================================================================
 # The protocol loop: requests in, responses out. You should not need to change anything below.
@@ -202,6 +221,30 @@ def _memory_out(memory):
     return memory
 
 
+def _history(params):
+    history = params.get("history", [])
+    if not isinstance(history, list):
+        raise AdapterError("invalid_request", "field 'history' must be an array")
+    return [_message(m, "history[%d]" % i) for i, m in enumerate(history)]
+
+
+def _answer_out(reply):
+    """Checks what the system's answer() returned, as _memory_out does for memories."""
+    if not isinstance(reply, dict) or not isinstance(reply.get("answer"), str):
+        raise AdapterError("internal", "the system's answer() returned no string \"answer\"")
+    confidence = reply.get("confidence")
+    if confidence is not None and (isinstance(confidence, bool) or not isinstance(confidence, (int, float))
+                                   or not 0 <= confidence <= 1):
+        raise AdapterError("internal", "the system's answer() returned a confidence that is not a number from 0 to 1")
+    sources = reply.get("sources", [])
+    if not isinstance(sources, list) or not all(isinstance(s, str) for s in sources):
+        raise AdapterError("internal", "the system's answer() returned sources that are not a list of message ids")
+    out = {"answer": reply["answer"], "sources": sources}
+    if confidence is not None:
+        out["confidence"] = confidence
+    return out
+
+
 def _optional(system, name):
     method = getattr(system, name, None)
     if method is None:
@@ -223,10 +266,7 @@ def handle(system, op, params):
         k = _need(params, "k", int)
         if k < 0:
             raise AdapterError("invalid_request", "field 'k' must not be negative")
-        history = params.get("history", [])
-        if not isinstance(history, list):
-            raise AdapterError("invalid_request", "field 'history' must be an array")
-        history = [_message(m, "history[%d]" % i) for i, m in enumerate(history)]
+        history = _history(params)
         memories = system.retrieve_memories(query, history, k)
         return {"memories": [_memory_out(m) for m in memories[:k]]}
     if op == "all_memories":
@@ -243,6 +283,12 @@ def handle(system, op, params):
     if op == "provenance":
         memory_id = _need(params, "memory_id", str)
         return {"sources": list(_optional(system, "provenance")(memory_id))}
+    if op == "answer":
+        # Announced or not, like every optional operation: memfail only asks when it is announced.
+        if not system.capabilities.get("answer"):
+            raise AdapterError("unsupported", "operation 'answer' is not supported by %s" % system.name)
+        query = _need(params, "query", str)
+        return _answer_out(_optional(system, "answer")(query, _history(params)))
     raise AdapterError("unsupported", "unknown operation %r" % op)
 
 
@@ -287,9 +333,12 @@ def serve(system, stdin=None, stdout=None):
 
 
 def main():
-    log("%s: protocol %d, reading requests on stdin" % (InMemorySystem.name, PROTOCOL_VERSION))
+    system = InMemorySystem()
+    if "--answers" in sys.argv[1:]:  # try the answer operation with the placeholder answer()
+        system.capabilities = dict(system.capabilities, answer=True)
+    log("%s: protocol %d, reading requests on stdin" % (system.name, PROTOCOL_VERSION))
     try:
-        serve(InMemorySystem())
+        serve(system)
     except KeyboardInterrupt:
         pass
 

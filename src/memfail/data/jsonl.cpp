@@ -384,6 +384,8 @@ std::string field_at_failure(const std::string& text) {
 
 }  // namespace
 
+json to_json(const LedgerEvent& e) { return event_to_json(e); }
+
 json to_json(const Probe& p) {
     json evidence = json::array();
     for (const auto& f : p.evidence) {

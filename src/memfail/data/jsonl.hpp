@@ -14,6 +14,8 @@ namespace memfail::data {
 nlohmann::json to_json(const Scenario& scenario);
 // One probe as it appears in a scenario's "probes" array (also what a results file records).
 nlohmann::json to_json(const Probe& probe);
+// One ledger event as it appears in a scenario's "ledger" array.
+nlohmann::json to_json(const LedgerEvent& event);
 
 // Parses one scenario. Errors are invalid_input with `where` set to the JSON path of the bad field
 // ("probes[3].evidence[0].message_ids").

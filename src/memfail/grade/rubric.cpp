@@ -1296,6 +1296,25 @@ RubricContext rubric_context(const data::Scenario& scenario, const data::Probe& 
     return context;
 }
 
+bool answer_states_known_value(const data::Scenario& scenario, const data::Probe& probe, std::string_view answer) {
+    const std::string norm = text::normalize(answer);
+    auto stated = [&](const data::ValueRecord& record) {
+        for (const auto& m : data::value_mentions(record)) {
+            const std::string n = text::normalize(m);
+            if (!n.empty() && text::normalized_contains(norm, n)) return true;
+        }
+        return false;
+    };
+    for (const auto& id : probe.targets)
+        if (const data::LedgerEvent* event = scenario.event(id)) {
+            for (const auto& r : event->history)
+                if (stated(r)) return true;
+            for (const auto& r : event->distractors)
+                if (stated(r)) return true;
+        }
+    return false;
+}
+
 bool answer_declines(const data::Probe& probe, std::string_view answer) {
     return declines(answer, text::normalize(answer), effective_rubric(probe));
 }

@@ -46,6 +46,11 @@ RubricVerdict grade_rubric(const data::Probe& probe, std::string_view answer, co
 // probe's rubric's accept_patterns): what abstention precision and recall count.
 bool answer_declines(const data::Probe& probe, std::string_view answer);
 
+// Whether `answer` states any value the probe's targets ever had (current, past or a distractor,
+// by its mentions at word boundaries). An answerable probe answered wrongly, without declining and
+// without any such value, answered with something memory never held: a hallucination.
+bool answer_states_known_value(const data::Scenario& scenario, const data::Probe& probe, std::string_view answer);
+
 // The context a scenario's ledger gives a probe: the mentions of every value of its targets'
 // histories and distractors that is not its expected value.
 RubricContext rubric_context(const data::Scenario& scenario, const data::Probe& probe);

@@ -12,4 +12,8 @@ Result<std::vector<Memory>> MemorySystem::state_as_of(std::string_view) {
     return make_error(ErrorKind::unsupported, "state_as_of is not supported by " + spec());
 }
 
+Result<SystemAnswer> MemorySystem::answer(std::string_view, const std::vector<data::Message>&) {
+    return make_error(ErrorKind::unsupported, "answer is not supported by " + spec());
+}
+
 }  // namespace memfail::memory

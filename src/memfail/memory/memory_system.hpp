@@ -41,11 +41,22 @@ struct MemoryEvent {
     std::vector<std::string> sources;
 };
 
+// A system's own answer to a question (answer()), for systems that are agents with memory.
+struct SystemAnswer {
+    std::string text;
+    std::optional<double> confidence;  // in [0, 1]; absent when the system does not say
+    // Message ids the answer rests on; empty when the system does not tell.
+    std::vector<std::string> sources;
+};
+
 struct Capabilities {
     bool provenance = false;        // memories report their source message ids
     bool history = false;           // history() works
     bool as_of = false;             // state_as_of() works
     bool idempotent_store = false;  // storing the same session twice leaves one copy (safe resume)
+    // answer() works: the system answers a question itself (an agent with memory), so a suite may
+    // grade that answer instead of the test-taker's answer from retrieved memories.
+    bool answers = false;
     bool uses_ground_truth = false; // wants observe_ground_truth() before storage (oracle only)
     // Lives outside memfail (an adapter): its failures are recorded against the probes they affect
     // and the run goes on, where a built-in system's failure stops the run (it is a bug or a model
@@ -75,6 +86,10 @@ public:
     // Optional operations: these defaults answer ErrorKind::unsupported.
     virtual Result<std::vector<MemoryEvent>> history(std::string_view memory_id);
     virtual Result<std::vector<Memory>> state_as_of(std::string_view timestamp);
+    // The system's own answer to `query`, given the conversation so far (possibly empty). Works
+    // when capabilities().answers. Should leave what the system holds as it was: the same
+    // question may be asked more than once.
+    virtual Result<SystemAnswer> answer(std::string_view query, const std::vector<data::Message>& history);
 
     // Called before storage when capabilities().uses_ground_truth: only reference systems (oracle)
     // may look at the answers. The scenario outlives the system's use of it.

@@ -10,6 +10,7 @@
 
 #include <memfail/core/hash.hpp>
 #include <memfail/core/version.hpp>
+#include <memfail/report/integrity.hpp>
 #include <memfail/report/slices.hpp>
 #include <memfail/report/sources.hpp>
 #include <memfail/report/stats.hpp>
@@ -147,7 +148,44 @@ json usage_json(const store::LlmUsageRow& u) {
             {"p95_ms", u.p95_ms}};
 }
 
+// One row of the write-integrity table (memory side: `check`) or of its answer-side table
+// (`metric`), its numbers as numbers: rate and interval bounds as fractions, null when no probe x k
+// was decided.
+json integrity_json(const IntegrityCount& c, const char* name_key) {
+    const auto rate = c.rate();
+    const Interval ci = c.interval();
+    return {{"mode", c.mode},
+            {name_key, c.name},
+            {"k", c.k},
+            {"probes", c.decided},
+            {"passed", c.passed},
+            {"rate", rate ? json(*rate) : json(nullptr)},
+            {"ci_low", rate ? json(ci.low) : json(nullptr)},
+            {"ci_high", rate ? json(ci.high) : json(nullptr)},
+            {"unverified", c.unverified()}};
+}
+
 using MemoryKey = std::tuple<std::string, std::string, std::string>;  // scenario, checkpoint, memory id
+using CheckKey = std::pair<std::string, int>;                          // probe id, k
+
+// The suite's memory checks of one scenario's probes (memory_checks; none in files that predate it).
+Result<std::map<CheckKey, std::vector<store::MemoryCheckRow>>> scenario_memory_checks(store::ResultsDb& db,
+                                                                                       std::int64_t run_id,
+                                                                                       const std::string& scenario) {
+    MF_TRY_ASSIGN(store::Statement s, db.database().prepare(
+        "SELECT probe_id, k, name, passed, detail FROM memory_checks WHERE run_id = ? AND scenario_id = ? "
+        "ORDER BY probe_id, k, rowid"));
+    s.bind(1, run_id).bind(2, scenario);
+    std::map<CheckKey, std::vector<store::MemoryCheckRow>> out;
+    MF_TRY(s.for_each_row([&] {
+        store::MemoryCheckRow row;
+        row.check = s.column_text(2);
+        if (!s.column_is_null(3)) row.passed = s.column_int(3) != 0;
+        row.detail = s.column_text(4);
+        out[{s.column_text(0), static_cast<int>(s.column_int(1))}].push_back(std::move(row));
+    }));
+    return out;
+}
 
 // The probe as the dataset states it (schema 3 runs); nulls when the run predates probe_texts.
 void add_probe_fields(json& record, const std::string& probe_json) {
@@ -169,7 +207,8 @@ void add_probe_fields(json& record, const std::string& probe_json) {
 }
 
 json sample_json(const store::RunRecord& run, const RunOrigin* origin, const store::ProbeRow& p,
-                 const std::map<MemoryKey, const store::MemoryTextRow*>& memories) {
+                 const std::map<MemoryKey, const store::MemoryTextRow*>& memories,
+                 const std::vector<store::MemoryCheckRow>* memory_checks) {
     json record = json::object();
     if (origin) record["file"] = origin->file;
     record.update(json{{"run_id", origin ? origin->id : run.id},
@@ -222,6 +261,12 @@ json sample_json(const store::RunRecord& run, const RunOrigin* origin, const sto
                           {"decisive", c.decisive},
                           {"reason", c.reason}});
     record["checks"] = std::move(checks);
+    json suite_checks = json::array();
+    if (memory_checks)
+        for (const auto& c : *memory_checks)
+            suite_checks.push_back(
+                {{"check", c.check}, {"passed", c.passed ? json(*c.passed) : json(nullptr)}, {"detail", c.detail}});
+    record["memory_checks"] = std::move(suite_checks);
     json stored_memories = json::array();
     for (const auto& id : stored_ids) {
         const auto it = memories.find({p.scenario_id, p.checkpoint, id});
@@ -274,6 +319,16 @@ Result<std::string> results_json(store::ResultsDb& db, const std::vector<std::in
         MF_TRY_ASSIGN(auto usage, db.llm_usage(id));
         json llm_usage = json::array();
         for (const auto& u : usage) llm_usage.push_back(usage_json(u));
+        // The write-integrity scorecard, for runs of a suite with memory checks (writ).
+        MF_TRY_ASSIGN(auto memory_counts, integrity_counts(db, {id}));
+        json integrity = nullptr;
+        if (!memory_counts.empty()) {
+            MF_TRY_ASSIGN(auto answer_counts, integrity_answer_counts(db, {id}));
+            json memory = json::array(), answers = json::array();
+            for (const auto& c : memory_counts) memory.push_back(integrity_json(c, "check"));
+            for (const auto& c : answer_counts) answers.push_back(integrity_json(c, "metric"));
+            integrity = {{"memory", std::move(memory)}, {"answers", std::move(answers)}};
+        }
         const auto origin = origins.find(id);
         json entry = {{"id", origin != origins.end() ? origin->second.id : run->id},
                             {"system", run->system_spec},
@@ -290,6 +345,7 @@ Result<std::string> results_json(store::ResultsDb& db, const std::vector<std::in
                             {"results", std::move(results)},
                             {"slices", std::move(run_slices)},
                             {"llm_usage", std::move(llm_usage)}};
+        if (!integrity.is_null()) entry["integrity"] = std::move(integrity);
         // A report over several results files says which file each run is from (its id is its id there).
         if (origin != origins.end()) {
             json with_file = {{"file", origin->second.file}, {"path", origin->second.path}};
@@ -324,9 +380,13 @@ Result<std::size_t> write_samples_jsonl(store::ResultsDb& db, const std::vector<
             std::map<MemoryKey, const store::MemoryTextRow*> memories;
             for (const auto& m : recorded)
                 memories.emplace(MemoryKey{m.scenario_id, m.checkpoint, m.memory.id}, &m.memory);
+            MF_TRY_ASSIGN(auto checks, scenario_memory_checks(db, id, scenario.scenario_id));
             MF_TRY_ASSIGN(auto rows, db.probe_rows(id, scenario.scenario_id));
             for (const auto& p : rows) {
-                out << dump(sample_json(*run, origin != origins.end() ? &origin->second : nullptr, p, memories)) << '\n';
+                const auto own = checks.find({p.probe_id, p.k});
+                out << dump(sample_json(*run, origin != origins.end() ? &origin->second : nullptr, p, memories,
+                                        own == checks.end() ? nullptr : &own->second))
+                    << '\n';
                 if (!out) return make_error(ErrorKind::io, "could not write the samples file");
                 ++lines;
             }

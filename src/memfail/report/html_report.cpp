@@ -2,6 +2,7 @@
 // The HTML report: every number comes from the same summary rows as the tables, formatted by the
 // same helpers, so a tooltip and the table cell beside it always agree.
 #include <memfail/report/html_report.hpp>
+#include <memfail/report/integrity.hpp>
 #include <memfail/report/run_report.hpp>
 #include <memfail/report/slices.hpp>
 #include <memfail/report/sources.hpp>
@@ -136,6 +137,12 @@ struct Model {
     bool end_to_end = false;
     std::vector<std::string> datasets;  // in order of first appearance
     std::vector<int> ks;                // ascending
+    // Section id -> its number: the write-integrity section is there only for runs with memory
+    // checks, and the sections after it count on from it.
+    std::map<std::string, int> number;
+    std::string heading(const std::string& id, const std::string& title) const {
+        return "<section id=\"" + id + "\"><h2>" + std::to_string(number.at(id)) + ". " + title + "</h2>";
+    }
     const store::SummaryRow* find(std::int64_t run, const std::string& dataset, int k) const {
         for (const auto& r : summary)
             if (r.run_id == run && r.dataset == dataset && r.k == k) return &r;
@@ -187,7 +194,7 @@ std::string section_success(const Model& m, const Table& table) {
         }
         chart.groups.push_back(std::move(g));
     }
-    std::string out = "<section id=\"success\"><h2>1. Success by dataset, system and k</h2>";
+    std::string out = m.heading("success", "Success by dataset, system and k");
     out += "<p>Each bar is the share of probes a system got right at one k (memories retrieved); the whisker is the "
            "95% Wilson score interval. Hover a bar for its exact numbers.</p>";
     chart.legend = svg::Legend::none;
@@ -247,7 +254,7 @@ std::string section_stages(const Model& m) {
     std::vector<const store::SummaryRow*> rows;
     for (const auto& r : m.summary) rows.push_back(&r);
     const std::vector<std::string> stages = shown_stages(rows, m.end_to_end);
-    std::string out = "<section id=\"stages\"><h2>2. Where probes fail: the stage breakdown</h2>";
+    std::string out = m.heading("stages", "Where probes fail: the stage breakdown");
     out += "<p>Each bar splits one system's probes on one dataset by the first stage that failed: not stored, "
            "stored but summarised without a key detail, held in other words the rules cannot vouch for (summary "
            "unverified: needs a judge; never success), stored but not in the top k, or (when the answer is "
@@ -289,7 +296,7 @@ std::string section_stages(const Model& m) {
 // Each dataset by its probes' labels: a stacked stage bar per label and run at the largest k (for
 // dimensions of at most 8 labels), and the slice table of every run and k.
 std::string section_slices(const Model& m, const std::vector<Slice>& all, const Table& table) {
-    std::string out = "<section id=\"slices\"><h2>3. Slices: each dataset by its probes' labels</h2>";
+    std::string out = m.heading("slices", "Slices: each dataset by its probes' labels");
     if (all.empty()) {
         out += "<p class=\"empty\">None of these datasets has probe labels to slice by (Conditional-Facts, "
                "Coexisting-Facts, Persona-Retrieval and Long-Hop do; runs recorded before results schema 3 "
@@ -365,8 +372,231 @@ std::string section_slices(const Model& m, const std::vector<Slice>& all, const 
     return out + "</section>";
 }
 
+// Where a memory check sorts (the report's order, unknown checks after) and so its colour.
+std::size_t check_rank(const std::string& name) {
+    const auto& names = integrity_check_names();
+    return static_cast<std::size_t>(std::find(names.begin(), names.end(), name) - names.begin());
+}
+
+// The modes of a --modes run in report order, each in a fixed colour: the system under test, the
+// floor without memory and the ceiling of a memory holding the ground truth.
+const std::vector<std::string>& integrity_modes() {
+    static const std::vector<std::string> modes = {"native", "no_memory", "oracle"};
+    return modes;
+}
+
+std::string mode_colour(const std::string& mode, std::size_t k_index, std::size_t k_count) {
+    const auto& modes = integrity_modes();
+    const auto at = static_cast<std::size_t>(std::find(modes.begin(), modes.end(), mode) - modes.begin());
+    // Blue, grey (the floor), green (the ceiling) of the report's palette.
+    static const std::vector<std::size_t> colours = {0, 9, 4};
+    const std::string base = svg::palette_colour(at < colours.size() ? colours[at] : at + 3);
+    const double amount = k_count > 1 ? 0.55 * static_cast<double>(k_count - 1 - k_index) / static_cast<double>(k_count - 1) : 0.0;
+    return svg::tint(base, amount);
+}
+
+// "current_retrieved: 61.7% (29/47), 95% CI [47.4, 74.2]": a cell of the integrity table in words.
+std::string integrity_text(const IntegrityCount& c) {
+    std::string out;
+    if (const auto rate = c.rate()) {
+        const Interval ci = c.interval();
+        out = percent(*rate) + "% (" + std::to_string(c.passed) + "/" + std::to_string(c.decided) + "), 95% CI [" +
+              percent(ci.low) + ", " + percent(ci.high) + "]";
+    } else {
+        out = "no probe decided";
+    }
+    if (c.unverified() > 0) out += ", " + std::to_string(c.unverified()) + " unverified";
+    return out;
+}
+
+// A table folded when long, so the charts around it stay in view.
+std::string folded_table(const Table& t, const std::string& cls = {}) {
+    if (t.rows.size() <= 24) return html_table(t, cls);
+    return "<details class=\"fold\"><summary>" + h(t.title.empty() ? "The table" : t.title) + " (" +
+           std::to_string(t.rows.size()) + " rows)</summary>" + html_table(t, cls) + "</details>";
+}
+
+// The write-integrity scorecard (a suite's memory checks, docs/WRIT.md) from `counts`
+// (integrity_counts) and `table` (their integrity_table): the checks per run, mode and k as bars and
+// as the table `memfail report` prints, which checks the failures are, by dataset, the answer side
+// and the mode gaps.
+Result<std::string> section_integrity(store::ResultsDb& db, const Model& m, const std::vector<IntegrityCount>& counts,
+                                      const Table& table) {
+    std::vector<std::int64_t> ids;
+    for (const auto& run : m.runs) ids.push_back(run.record.id);
+    std::string out = m.heading("integrity", "Write integrity");
+    out += "<p>Exact checks of what each system holds, retrieves and can recall of the past, made on every probe "
+           "at every k by the suite (the write-integrity suite, docs/WRIT.md), with no model involved. A check "
+           "counts only the probes it applies to: its rate is passed / decided, with the 95% Wilson score interval "
+           "as the whisker; a check the system's read operation failed to answer is <em>unverified</em>, in neither. "
+           "Modes (<code>--modes</code>): <strong>native</strong> is the system under test, <strong>no_memory</strong> "
+           "the same probes with no memory at all (the floor) and <strong>oracle</strong> a memory holding exactly "
+           "the ground truth (the ceiling). A check native fails and the oracle passes is the memory's fault.</p>";
+    // (b) One chart per run: a group per check, a bar per mode x k.
+    for (const auto& run : m.runs) {
+        std::vector<const IntegrityCount*> own;
+        for (const auto& c : counts)
+            if (c.run_id == run.record.id) own.push_back(&c);
+        if (own.empty()) continue;
+        std::vector<std::string> checks, modes;
+        std::vector<int> run_ks;
+        for (const auto* c : own) {
+            if (std::find(checks.begin(), checks.end(), c->name) == checks.end()) checks.push_back(c->name);
+            if (std::find(modes.begin(), modes.end(), c->mode) == modes.end()) modes.push_back(c->mode);
+            if (std::find(run_ks.begin(), run_ks.end(), c->k) == run_ks.end()) run_ks.push_back(c->k);
+        }
+        std::sort(run_ks.begin(), run_ks.end());
+        std::stable_sort(checks.begin(), checks.end(), [](const std::string& a, const std::string& b) {
+            return check_rank(a) < check_rank(b);
+        });
+        svg::GroupedBarChart chart;
+        chart.title = "Write integrity of " + run.label + ": checks passed by mode and k";
+        chart.y_label = "checks passed (%)";
+        for (const auto& mode : modes)
+            for (std::size_t ki = 0; ki < run_ks.size(); ++ki)
+                chart.series.push_back({mode + (run_ks.size() > 1 ? " \u00b7 k=" + std::to_string(run_ks[ki]) : ""),
+                                        mode_colour(mode, ki, run_ks.size()), mode});
+        for (const auto& check : checks) {
+            svg::BarGroup g;
+            g.label = check;
+            for (const auto& mode : modes)
+                for (int k : run_ks) {
+                    const IntegrityCount* cell = nullptr;
+                    for (const auto* c : own)
+                        if (c->mode == mode && c->name == check && c->k == k) cell = c;
+                    if (!cell || !cell->rate()) {
+                        g.bars.emplace_back(std::nullopt);
+                        continue;
+                    }
+                    svg::BarValue b;
+                    b.value = *cell->rate();
+                    b.interval = cell->interval();
+                    b.tooltip = run.label + " \u00b7 " + mode + " \u00b7 " + check + " \u00b7 k=" + std::to_string(k) + ": " +
+                                integrity_text(*cell);
+                    g.bars.emplace_back(std::move(b));
+                }
+            chart.groups.push_back(std::move(g));
+        }
+        chart.legend = svg::Legend::none;
+        out += "<div class=\"integrity-run\">";
+        if (m.runs.size() > 1) out += "<h3>" + h(run.label) + "</h3>";
+        out += figure(svg::render(chart),
+                      chart.title + ": each bar is the share of the probes a check decided that passed, for one mode "
+                                    "and k (error bars: 95% Wilson intervals; no bar: the check decided no probe "
+                                    "there). Hover a bar for its counts.",
+                      svg::legend_html(chart.series));
+        out += "</div>";
+    }
+    // (a) The table: every check per run, mode and k.
+    out += folded_table(table, "integrity");
+    // (e) Which checks the failures are: failed probe x k rows per run, mode and check, over every k.
+    out += "<h3>Which checks fail</h3>";
+    out += "<p>Where each mode's failures come from: for every run and mode, the probe x k rows (all k together) on "
+           "which each check failed. A row can fail several checks, so a bar splits the failed checks, not the "
+           "rows; its n is their number. The table gives the counts with the rows each check decided.</p>";
+    std::vector<std::string> all_checks;
+    for (const auto& c : counts)
+        if (std::find(all_checks.begin(), all_checks.end(), c.name) == all_checks.end()) all_checks.push_back(c.name);
+    std::stable_sort(all_checks.begin(), all_checks.end(), [](const std::string& a, const std::string& b) {
+        return check_rank(a) < check_rank(b);
+    });
+    svg::StackedBarChart failures;
+    failures.title = "Failed checks by run and mode (probe x k rows, every k)";
+    failures.x_label = "share of the failed checks (%)";
+    // A check keeps its colour whichever others occur.
+    for (const auto& check : all_checks)
+        failures.categories.push_back({check, svg::palette_colour(check_rank(check)), check});
+    Table dist;
+    dist.title = "Failed checks by run and mode: probe x k rows failed / decided, every k";
+    dist.columns = {{"run", Align::right}, {"mode", Align::left}, {"rows checked", Align::right},
+                    {"rows failing", Align::right}};
+    for (const auto& check : all_checks) dist.columns.push_back({check, Align::right});
+    for (const auto& run : m.runs) {
+        // Probe x k rows checked, and those failing any check, per mode.
+        MF_TRY_ASSIGN(auto recorded, db.memory_checks(run.record.id));
+        std::map<std::string, std::set<std::tuple<std::string, std::string, int>>> rows, failing;
+        for (const auto& c : recorded) {
+            const std::string mode = split_mode(c.scenario_id).second;
+            rows[mode].insert({c.scenario_id, c.probe_id, c.k});
+            if (c.row.passed && !*c.row.passed) failing[mode].insert({c.scenario_id, c.probe_id, c.k});
+        }
+        std::vector<std::string> modes;
+        for (const auto& c : counts)
+            if (c.run_id == run.record.id && std::find(modes.begin(), modes.end(), c.mode) == modes.end())
+                modes.push_back(c.mode);
+        if (modes.empty()) continue;
+        svg::StackedBarGroup g;
+        g.label = m.runs.size() > 1 ? run.label : std::string();
+        for (const auto& mode : modes) {
+            std::map<std::string, std::pair<std::int64_t, std::int64_t>> by_check;  // failed, decided
+            std::int64_t total = 0;
+            for (const auto& c : counts)
+                if (c.run_id == run.record.id && c.mode == mode) {
+                    by_check[c.name].first += c.failed();
+                    by_check[c.name].second += c.decided;
+                    total += c.failed();
+                }
+            svg::StackedBar bar;
+            bar.label = mode;
+            bar.empty_label = "no check failed";
+            std::vector<std::string> row = {run.name, mode, std::to_string(rows[mode].size()),
+                                            std::to_string(failing[mode].size())};
+            for (const auto& check : all_checks) {
+                const auto it = by_check.find(check);
+                const std::int64_t failed = it == by_check.end() ? 0 : it->second.first;
+                const std::int64_t decided = it == by_check.end() ? 0 : it->second.second;
+                bar.counts.push_back(failed);
+                bar.tooltips.push_back(run.label + " \u00b7 " + mode + ": " + check + " failed on " +
+                                       std::to_string(failed) + " of " + std::to_string(decided) +
+                                       " probe x k rows it decided (" +
+                                       percent(total > 0 ? static_cast<double>(failed) / static_cast<double>(total) : 0.0) +
+                                       "% of this mode's " + std::to_string(total) + " failed checks)");
+                row.push_back(it == by_check.end() ? "" : std::to_string(failed) + " / " + std::to_string(decided));
+            }
+            g.bars.push_back(std::move(bar));
+            dist.rows.push_back(std::move(row));
+        }
+        failures.groups.push_back(std::move(g));
+    }
+    dist.notes.push_back("rows checked: probe x k rows some check applies to; rows failing: those on which at least one "
+                         "check failed; each check: the rows it failed on / the rows it decided (an empty cell: the "
+                         "check applies to none of the mode's probes). Unverified checks are in neither count.");
+    failures.legend = svg::Legend::none;
+    out += figure(svg::render(failures),
+                  failures.title + ": each segment is one check's share of the mode's failed checks; hover it for the "
+                                   "counts",
+                  svg::legend_html(failures.categories));
+    out += html_table(dist, "integrity-failures");
+    // (c) By dataset.
+    MF_TRY_ASSIGN(Table by_dataset, integrity_by_dataset_table(db, ids));
+    out += "<h3>By dataset</h3>";
+    out += "<p>The same checks for each dataset (a write-integrity category) at each run's largest k: the rate, with "
+           "the number of probes the check decided in brackets.</p>";
+    out += folded_table(by_dataset, "integrity-datasets");
+    // (d) The answer side and the mode gaps.
+    MF_TRY_ASSIGN(Table answers, integrity_answer_table(db, ids));
+    out += "<h3>Answer side and mode gaps</h3>";
+    if (answers.rows.empty()) {
+        out += "<p class=\"empty\">No answer of these runs was graded, so the answer-side metrics (recall, update "
+               "fidelity, temporal accuracy, abstention, ...) and the gaps between modes are not shown: run with "
+               "<code>--answer-model</code> to have the test-taker answer and each probe's rubric grade it.</p>";
+    } else {
+        out += "<p>The test-taker's answers graded by each probe's rubric, per mode, at each run's largest k; then, "
+               "per metric, native against the oracle (negative: the memory's fault) and against no memory "
+               "(negative: memory that hurts).</p>";
+        out += folded_table(answers, "integrity-answers");
+        MF_TRY_ASSIGN(Table gaps, mode_gap_table(db, ids));
+        if (gaps.rows.empty())
+            out += "<p class=\"note\">No mode gaps: these runs graded answers in one mode only (run with "
+                   "<code>--modes native,no_memory,oracle</code>).</p>";
+        else
+            out += html_table(gaps, "integrity-gaps");
+    }
+    return out + "</section>";
+}
+
 std::string section_models(const Model& m) {
-    std::string out = "<section id=\"models\"><h2>4. Success against the system's internal model</h2>";
+    std::string out = m.heading("models", "Success against the system's internal model");
     // Runs whose configurations are equal once the system model is removed form a comparison.
     std::map<std::string, std::vector<std::size_t>> groups;
     std::vector<std::string> order;
@@ -444,7 +674,7 @@ std::string section_models(const Model& m) {
 }
 
 Result<std::string> section_tokens(store::ResultsDb& db, const Model& m) {
-    std::string out = "<section id=\"tokens\"><h2>5. Success against tokens per stored memory</h2>";
+    std::string out = m.heading("tokens", "Success against tokens per stored memory");
     // One k for every point, so points compare: the largest k all runs have; else each run's largest.
     int common_k = 0;
     for (auto it = m.ks.rbegin(); it != m.ks.rend() && common_k == 0; ++it) {
@@ -525,7 +755,7 @@ Result<std::string> section_tokens(store::ResultsDb& db, const Model& m) {
 }
 
 Result<std::string> section_runs(store::ResultsDb& db, const Model& m, const HtmlReportOptions& options) {
-    std::string out = "<section id=\"runs\"><h2>6. Runs</h2>";
+    std::string out = m.heading("runs", "Runs");
     std::vector<std::int64_t> ids;
     for (const auto& run : m.runs) ids.push_back(run.record.id);
     Table runs;
@@ -648,6 +878,47 @@ bool natural_less(const std::string& a, const std::string& b) {
     return a.size() - i < b.size() - j;
 }
 
+// A write-integrity probe's own fields (format memfail/2) for the browser: the expected value and
+// the message stating it, the rubric, the temporal query, the targets, whether it should be
+// abstained on, and the targets' value histories when the recorded probe carries them ("ledger":
+// ledger events as a dataset states them).
+void add_integrity_fields(json& probe, const json& pj) {
+    if (auto it = pj.find("expected"); it != pj.end() && !it->is_null()) probe["x"] = *it;
+    if (pj.contains("expected_source")) probe["xs"] = json_string_or(pj, "expected_source");
+    if (auto it = pj.find("rubric"); it != pj.end() && it->is_object()) {
+        probe["rk"] = json_string_or(*it, "kind");
+        if (it->contains("method")) probe["rm"] = json_string_or(*it, "method");
+    }
+    if (auto it = pj.find("temporal"); it != pj.end() && it->is_object()) {
+        json t = json::object();
+        if (it->contains("as_of")) t["as_of"] = json_string_or(*it, "as_of");
+        t["current"] = !it->contains("expect_current") || !(*it)["expect_current"].is_boolean() ||
+                       (*it)["expect_current"].get<bool>();
+        probe["tq"] = std::move(t);
+    }
+    if (auto it = pj.find("targets"); it != pj.end() && it->is_array() && !it->empty()) probe["tg"] = *it;
+    if (auto it = pj.find("should_abstain"); it != pj.end() && it->is_boolean() && it->get<bool>()) probe["sa"] = true;
+    if (auto it = pj.find("ledger"); it != pj.end() && it->is_array()) {
+        json events = json::array();
+        for (const auto& e : *it) {
+            if (!e.is_object()) continue;
+            json history = json::array();
+            if (auto hs = e.find("history"); hs != e.end() && hs->is_array())
+                for (const auto& r : *hs)
+                    if (r.is_object())
+                        history.push_back({r.contains("value") ? r["value"] : json(nullptr), json_string_or(r, "as_of"),
+                                           json_string_or(r, "message_id"), json_string_or(r, "authority")});
+            json event = {{"id", json_string_or(e, "id")}, {"h", std::move(history)}};
+            if (e.contains("retracted_in")) event["ri"] = json_string_or(e, "retracted_in");
+            if (e.contains("should_persist") && e["should_persist"].is_boolean() && !e["should_persist"].get<bool>())
+                event["np"] = true;
+            events.push_back(std::move(event));
+        }
+        if (!events.empty()) probe["lg"] = std::move(events);
+    }
+    if (probe.contains("x") || probe.contains("rk") || probe.contains("tg")) probe["v2"] = true;
+}
+
 // The probe browser's data: texts that repeat (probes across k and runs, memories across k) are
 // stored once and referenced by index.
 Result<std::string> probe_data(store::ResultsDb& db, const Model& m, const HtmlReportOptions& options,
@@ -681,6 +952,7 @@ Result<std::string> probe_data(store::ResultsDb& db, const Model& m, const HtmlR
         json j = json::parse(text, nullptr, false);
         return j.is_discarded() ? fallback : j;
     };
+    std::set<std::pair<std::size_t, std::string>> check_names;  // in report order
     json rows = json::array();
     embedded = total = 0;
     for (std::size_t ri = 0; ri < m.runs.size(); ++ri) {
@@ -690,6 +962,14 @@ Result<std::string> probe_data(store::ResultsDb& db, const Model& m, const HtmlR
         for (const auto& r : recorded)
             stored[{r.scenario_id, r.checkpoint, r.memory.id}] =
                 intern_memory(r.memory.id, r.memory.text, parse(r.memory.sources_json, json::array()));
+        // The suite's memory checks (write integrity) of each probe x k, in report order.
+        MF_TRY_ASSIGN(auto recorded_checks, db.memory_checks(run_id));
+        std::map<std::tuple<std::string, std::string, int>, std::vector<const store::MemoryCheckRow*>> memory_checks;
+        for (const auto& c : recorded_checks) memory_checks[{c.scenario_id, c.probe_id, c.k}].push_back(&c.row);
+        for (auto& [key, list] : memory_checks)
+            std::stable_sort(list.begin(), list.end(), [&](const store::MemoryCheckRow* a, const store::MemoryCheckRow* b) {
+                return check_rank(a->check) < check_rank(b->check);
+            });
         MF_TRY_ASSIGN(auto probe_rows, db.probe_rows(run_id));
         total += probe_rows.size();
         // Datasets in the report's order, probes in natural order, then k.
@@ -724,6 +1004,7 @@ Result<std::string> probe_data(store::ResultsDb& db, const Model& m, const HtmlR
                                   {"ev", evidence}};
                     if (pj.contains("choices") && pj["choices"].is_array()) probe["ch"] = pj["choices"];
                     if (pj.contains("correct_choice")) probe["cc"] = json_string_or(pj, "correct_choice");
+                    add_integrity_fields(probe, pj);
                     probes.push_back(std::move(probe));
                     it = probe_index.emplace(p.probe_json, probes.size() - 1).first;
                 }
@@ -761,6 +1042,16 @@ Result<std::string> probe_data(store::ResultsDb& db, const Model& m, const HtmlR
             for (const auto& c : p.checks)
                 checks.push_back({c.fact_id, c.stage, c.grader, c.passed, c.decisive, intern(c.reason)});
             if (!checks.empty()) row["c"] = std::move(checks);
+            if (auto it = memory_checks.find({p.scenario_id, p.probe_id, p.k}); it != memory_checks.end()) {
+                // [check name, passed (true, false or null: unverified), detail], texts as string indexes.
+                json list = json::array();
+                for (const auto* c : it->second) {
+                    list.push_back({intern(c->check), c->passed ? json(*c->passed) : json(nullptr), intern(c->detail)});
+                    check_names.insert({check_rank(c->check), c->check});
+                }
+                row["mc"] = std::move(list);
+                row["s"] = intern(p.scenario_id);  // pairs the probe's rows at other k
+            }
             if (p.answer) row["a"] = *p.answer;
             if (p.answer_correct) row["ac"] = *p.answer_correct;
             if (p.reasoning != "not graded") row["rs"] = p.reasoning;
@@ -770,6 +1061,9 @@ Result<std::string> probe_data(store::ResultsDb& db, const Model& m, const HtmlR
     }
     json all = {{"runs", runs},     {"stages", stages},     {"datasets", datasets},
                 {"probes", probes}, {"memories", memories}, {"strings", strings}, {"rows", rows}};
+    json checks = json::array();
+    for (const auto& [rank, name] : check_names) checks.push_back(name);
+    all["checks"] = std::move(checks);
     std::string text = all.dump(-1, ' ', false, json::error_handler_t::replace);
     // '<' only occurs inside JSON strings, where \u003c means the same: no "</script>" or "<!--" can
     // end or confuse the script element.
@@ -826,7 +1120,10 @@ details>summary{cursor:pointer}
 .probe-body ol,.probe-body ul{margin:2px 0;padding-left:22px}
 .mem{white-space:pre-wrap}
 .small{color:var(--muted);font-size:.85em}
-.pass{color:#0b6b3a}.fail{color:#a4262c}
+.pass{color:#0b6b3a}.fail{color:#a4262c}.unv{color:var(--muted)}
+.probe-body table.checks{margin:4px 0}
+.probe-body td.detail{white-space:normal;min-width:18em}
+.probe-body tr.cur td{font-weight:600}
 .pager{display:flex;gap:10px;align-items:center;margin:8px 0}
 @media print{
   .controls,.pager,.k-picker,#browser{display:none!important}
@@ -897,6 +1194,20 @@ constexpr const char* k_script = R"js(
   D.stages.forEach(function (s) { if (seenStage[s[0]]) option(fStage, s[0], s[1]); });
   Object.keys(seenStage).forEach(function (s) { if (!stageInfo[s] || !D.stages.some(function (x) { return x[0] === s; })) option(fStage, s, s); });
   Object.keys(seenK).map(Number).sort(function (a, b) { return a - b; }).forEach(function (k) { option(fK, String(k), 'k=' + k); });
+  var fCheck = document.getElementById('f-check');
+  var checkNames = D.checks || [];
+  if (checkNames.length) {
+    document.getElementById('f-check-label').hidden = false;
+    checkNames.forEach(function (c) { option(fCheck, c, c + ' failed'); });
+  }
+  // The rows of one probe (run, dataset, scenario, probe) at every k, in k order.
+  var siblings = {};
+  function probeKey(r) { return r.r + '|' + r.d + '|' + r.s + '|' + r.p; }
+  D.rows.forEach(function (r) {
+    if (r.mc === undefined) return;
+    (siblings[probeKey(r)] = siblings[probeKey(r)] || []).push(r);
+  });
+  function failedChecks(r) { return (r.mc || []).filter(function (c) { return c[1] === false; }); }
   var PAGE = 50, page = 0, shown = [];
   function question(r) { return r.pi === undefined ? '' : D.probes[r.pi].q; }
   function matches(r) {
@@ -904,6 +1215,9 @@ constexpr const char* k_script = R"js(
     if (fData.value !== '' && String(r.d) !== fData.value) return false;
     if (fStage.value !== '' && r.st !== fStage.value) return false;
     if (fK.value !== '' && String(r.k) !== fK.value) return false;
+    if (fCheck.value !== '' && !failedChecks(r).some(function (c) {
+      return fCheck.value === '*' || D.strings[c[0]] === fCheck.value;
+    })) return false;
     var t = fText.value.trim().toLowerCase();
     if (t && (r.p + ' ' + question(r)).toLowerCase().indexOf(t) < 0) return false;
     return true;
@@ -918,6 +1232,68 @@ constexpr const char* k_script = R"js(
     li.appendChild(document.createTextNode(m[1]));
     var info = 'id ' + m[0] + (m[2] && m[2].length ? '; sources ' + m[2].join(', ') : '') + (extra || '');
     add(li, el('div', 'small', info));
+  }
+  function valueText(v) { return typeof v === 'string' ? v : JSON.stringify(v); }
+  // A write-integrity probe: what it expects, how it is graded, and its memory checks at every k.
+  function integrity(body, r, probe) {
+    var own = r.mc ? siblings[probeKey(r)] || [r] : [];
+    var v2 = probe && probe.v2;
+    if (!v2 && !own.length) return;
+    var box = add(body, el('div', 'integrity'));
+    box.setAttribute('data-integrity', '');
+    add(box, el('h4', null, 'Write integrity'));
+    if (v2) {
+      if (probe.x !== undefined)
+        add(box, el('p', null, 'Expected: ' + valueText(probe.x) + (probe.xs ? ' (stated in message ' + probe.xs + ')' : '')));
+      var about = [];
+      if (probe.rk) about.push('answer graded by the ' + probe.rk + ' rubric' + (probe.rm ? ' (' + probe.rm + ')' : ''));
+      if (probe.tq) about.push(probe.tq.current ? 'asks about now' : 'asks about the past: the value valid on ' + (probe.tq.as_of || '(no date)'));
+      if (probe.tg) about.push('about ' + probe.tg.join(', '));
+      if (probe.sa) about.push('should be abstained on');
+      if (about.length) add(box, el('p', 'small', about.join(' \u00b7 ')));
+      if (probe.lg) {
+        add(box, el('div', 'small', 'Value history:'));
+        var hl = add(box, el('ul', 'small'));
+        probe.lg.forEach(function (e) {
+          var steps = e.h.map(function (v) {
+            return '\u201c' + valueText(v[0]) + '\u201d from ' + (v[1] || '(no date)') +
+              (v[2] ? ' (message ' + v[2] + (v[3] ? ', ' + v[3] : '') + ')' : '');
+          });
+          add(hl, el('li', null, e.id + ': ' + steps.join(' \u2192 ') + (e.ri ? '; retracted in session ' + e.ri : '') +
+            (e.np ? '; should not persist' : '')));
+        });
+      } else if (probe.tg) {
+        add(box, el('p', 'small', 'The full value history of ' + (probe.tg.length > 1 ? 'these facts' : 'this fact') +
+          ' is in the dataset file (its scenario\u2019s ledger), not in the results file; the checks below name the values they found.'));
+      }
+    }
+    if (!own.length) {
+      add(box, el('p', 'empty', 'No memory check was recorded for this probe (none applies to it, or its row ended in error).'));
+      return;
+    }
+    var names = [];
+    own.forEach(function (o) { o.mc.forEach(function (c) { if (names.indexOf(c[0]) < 0) names.push(c[0]); }); });
+    names.sort(function (a, b) { return checkNames.indexOf(D.strings[a]) - checkNames.indexOf(D.strings[b]); });
+    var table = add(add(box, el('div', 'table-wrap')), el('table', 'checks'));
+    var head = add(add(table, el('thead')), el('tr'));
+    ['memory check', 'k', 'verdict', 'what it found'].forEach(function (t) { add(head, el('th', null, t)); });
+    var tbody = add(table, el('tbody'));
+    names.forEach(function (n) {
+      own.forEach(function (o) {
+        o.mc.forEach(function (c) {
+          if (c[0] !== n) return;
+          var tr = add(tbody, el('tr', o === r ? 'cur' : null));
+          tr.setAttribute('data-check', D.strings[n]);
+          add(tr, el('td', null, D.strings[n]));
+          add(tr, el('td', 'num', o.k));
+          add(tr, el('td', c[1] === true ? 'pass' : c[1] === false ? 'fail' : 'unv',
+            c[1] === true ? 'passed' : c[1] === false ? 'failed' : 'unverified'));
+          add(tr, el('td', 'detail', D.strings[c[2]]));
+        });
+      });
+    });
+    add(box, el('p', 'small', 'Each memory check of this probe at every k (in bold: k=' + r.k + ', this row). ' +
+      'unverified: a read operation of the system failed, so the check could not be decided.'));
   }
   function fill(body, r) {
     var probe = r.pi === undefined ? null : D.probes[r.pi];
@@ -936,6 +1312,7 @@ constexpr const char* k_script = R"js(
       }
       add(body, el('p', 'small', 'Reference answer: ' + (probe.a || '(none)') + ' \u00b7 kind ' + r.kind + ' \u00b7 k=' + r.k));
     }
+    integrity(body, r, probe);
     var facts = r.f || [], checks = r.c || [];
     var factText = {};
     if (probe) probe.ev.forEach(function (e) { factText[e.id] = e.text; });
@@ -999,6 +1376,9 @@ constexpr const char* k_script = R"js(
         s.appendChild(chip(r.st));
         add(s, el('span', 'pid', r.p));
         add(s, el('span', 'small', D.runs[r.r].label + ' \u00b7 ' + D.datasets[r.d] + ' \u00b7 k=' + r.k));
+        var failed = failedChecks(r);
+        if (failed.length)
+          add(s, el('span', 'small fail', failed.length + (failed.length === 1 ? ' memory check failed' : ' memory checks failed')));
         var q = question(r);
         add(s, el('span', 'q', q ? (q.length > 110 ? q.slice(0, 108) + '\u2026' : q) : '(question not recorded)'));
         var body = add(d, el('div', 'probe-body'));
@@ -1014,7 +1394,7 @@ constexpr const char* k_script = R"js(
     next.disabled = end >= shown.length;
   }
   function apply() { shown = D.rows.filter(matches); page = 0; draw(); }
-  [fRun, fData, fStage, fK].forEach(function (s) { s.addEventListener('change', apply); });
+  [fRun, fData, fStage, fK, fCheck].forEach(function (s) { s.addEventListener('change', apply); });
   fText.addEventListener('input', apply);
   prev.addEventListener('click', function () { if (page > 0) { page--; draw(); } });
   next.addEventListener('click', function () { if ((page + 1) * PAGE < shown.length) { page++; draw(); } });
@@ -1061,6 +1441,19 @@ Result<std::string> render_html_report(store::ResultsDb& db, const std::vector<s
     }
     m.ks.assign(ks.begin(), ks.end());
     MF_TRY_ASSIGN(Table success, success_table(db, run_ids));
+    // The write-integrity table, its runs named as the report names them.
+    MF_TRY_ASSIGN(auto integrity_cells, integrity_counts(db, run_ids));
+    std::map<std::int64_t, std::string> run_labels;
+    for (const auto& run : m.runs) run_labels[run.record.id] = run.label;
+    const Table integrity = integrity_table(integrity_cells, run_labels);
+    // The sections in order, numbered; the write-integrity section only for runs with memory checks.
+    std::vector<std::pair<std::string, std::string>> sections = {
+        {"success", "Success"}, {"stages", "Failure stages"}, {"slices", "Slices"}};
+    if (!integrity.rows.empty()) sections.emplace_back("integrity", "Write integrity");
+    for (const auto& s : std::vector<std::pair<std::string, std::string>>{
+             {"models", "Internal model"}, {"tokens", "Tokens per memory"}, {"runs", "Runs"}, {"probes", "Probes"}})
+        sections.push_back(s);
+    for (std::size_t i = 0; i < sections.size(); ++i) m.number[sections[i].first] = static_cast<int>(i + 1);
 
     std::string out;
     out.reserve(1 << 20);
@@ -1075,10 +1468,10 @@ Result<std::string> render_html_report(store::ResultsDb& db, const std::vector<s
     for (std::size_t i = 0; i < m.runs.size(); ++i) runs_line += (i ? "; " : "") + m.runs[i].label;
     out += h(std::to_string(m.runs.size()) + (m.runs.size() == 1 ? " run: " : " runs: ") + runs_line);
     if (!options.generated_at.empty()) out += "<br>Generated " + h(options.generated_at);
-    out += "</p><nav><ol><li><a href=\"#success\">1. Success</a></li><li><a href=\"#stages\">2. Failure stages</a></li>"
-           "<li><a href=\"#slices\">3. Slices</a></li><li><a href=\"#models\">4. Internal model</a></li>"
-           "<li><a href=\"#tokens\">5. Tokens per memory</a></li><li><a href=\"#runs\">6. Runs</a></li>"
-           "<li><a href=\"#probes\">7. Probes</a></li></ol></nav></header><main>";
+    out += "</p><nav><ol>";
+    for (const auto& [id, name] : sections)
+        out += "<li><a href=\"#" + id + "\">" + std::to_string(m.number[id]) + ". " + name + "</a></li>";
+    out += "</ol></nav></header><main>";
     if (m.summary.empty()) {
         out += "<p class=\"empty\">These runs have no graded probes yet, so there is nothing to chart.</p>";
     }
@@ -1087,6 +1480,10 @@ Result<std::string> render_html_report(store::ResultsDb& db, const std::vector<s
     MF_TRY_ASSIGN(auto all_slices, slices(db, run_ids));
     MF_TRY_ASSIGN(Table slice_table, slices_table(db, run_ids));
     out += section_slices(m, all_slices, slice_table);
+    if (!integrity.rows.empty()) {
+        MF_TRY_ASSIGN(std::string scorecard, section_integrity(db, m, integrity_cells, integrity));
+        out += scorecard;
+    }
     out += section_models(m);
     MF_TRY_ASSIGN(std::string tokens, section_tokens(db, m));
     out += tokens;
@@ -1095,10 +1492,14 @@ Result<std::string> render_html_report(store::ResultsDb& db, const std::vector<s
 
     std::size_t embedded = 0, total = 0;
     MF_TRY_ASSIGN(std::string data, probe_data(db, m, options, embedded, total));
-    out += "<section id=\"probes\"><h2>7. Probe browser</h2>";
+    out += m.heading("probes", "Probe browser");
     out += "<p>Every graded probe at every k: its question, evidence facts and the stage each reached (with who "
            "decided it and why), the memories each fact was stored in, the top k retrieved and the answer. Open a "
            "probe to see it.</p>";
+    if (!integrity.rows.empty())
+        out += "<p>Write-integrity probes also show the value they expect, how the answer is graded (the rubric), the "
+               "date a question about the past asks about, and every memory check at every k with its verdict and what "
+               "it found; the <em>Check</em> filter lists the probes on which a check failed.</p>";
     if (embedded < total)
         out += "<p class=\"note\">" + std::to_string(embedded) + " of " + std::to_string(total) +
                " probe rows are included (the report was written with a limit); the results file holds all of them.</p>";
@@ -1108,6 +1509,8 @@ Result<std::string> render_html_report(store::ResultsDb& db, const std::vector<s
            "<label>Dataset <select id=\"f-dataset\"><option value=\"\">all</option></select></label>"
            "<label>Stage <select id=\"f-stage\"><option value=\"\">all</option></select></label>"
            "<label>k <select id=\"f-k\"><option value=\"\">all</option></select></label>"
+           "<label id=\"f-check-label\" hidden>Check <select id=\"f-check\"><option value=\"\">all</option>"
+           "<option value=\"*\">any check failed</option></select></label>"
            "<label>Search <input id=\"f-text\" type=\"search\" placeholder=\"probe id or words of the question\"></label>"
            "</div><div class=\"pager\"><button id=\"prev\" type=\"button\">\u2190 Previous</button>"
            "<span id=\"probe-status\"></span><button id=\"next\" type=\"button\">Next \u2192</button></div>"

@@ -28,8 +28,10 @@ struct HtmlReportOptions {
 
 // Renders the runs `run_ids` (already selected, e.g. by select_runs) of `db` as one HTML5 document.
 // Sections: success per dataset x system x k with 95% Wilson error bars; the failure-stage
-// breakdown; success against the system's internal model (when runs differ only in it); success
-// against mean tokens per stored memory; run metadata; the probe browser.
+// breakdown; the slices; for runs with a suite's memory checks, the write-integrity scorecard (checks
+// per mode and k as bars and tables, which checks fail, by dataset, the answer side and mode gaps);
+// success against the system's internal model (when runs differ only in it); success against mean
+// tokens per stored memory; run metadata; the probe browser (with each probe's memory checks).
 Result<std::string> render_html_report(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids,
                                        const HtmlReportOptions& options);
 

@@ -78,6 +78,7 @@ struct ProbeTraits {
     bool past = false;
     std::string rubric;
     bool updates = false;
+    bool has_targets = false;
 };
 
 ProbeTraits traits_of(const std::string& probe_json) {
@@ -92,6 +93,7 @@ ProbeTraits traits_of(const std::string& probe_json) {
         for (const auto& c : *it)
             if (c.is_string() && (c.get<std::string>() == "update_tracking" || c.get<std::string>() == "update_handling"))
                 t.updates = true;
+    if (auto it = j.find("targets"); it != j.end() && it->is_array()) t.has_targets = !it->empty();
     t.v2 = j.contains("rubric") || j.contains("targets") || j.contains("should_abstain") || j.contains("capabilities") ||
            j.contains("expected");
     return t;
@@ -106,13 +108,15 @@ struct AnswerCounts {
 };
 
 // metric -> (run, mode) counts, at each run's largest k.
+// `largest_k` (when given) receives each run's largest k.
 Result<std::map<std::tuple<std::int64_t, std::string, std::string>, Count>> answer_counts(
-    store::ResultsDb& db, const std::vector<std::int64_t>& run_ids) {
+    store::ResultsDb& db, const std::vector<std::int64_t>& run_ids, std::map<std::int64_t, int>* largest_k = nullptr) {
     std::map<std::tuple<std::int64_t, std::string, std::string>, Count> out;
     for (std::int64_t run : run_ids) {
         MF_TRY_ASSIGN(auto rows, db.probe_rows(run));
         int kmax = 0;
         for (const auto& r : rows) kmax = std::max(kmax, r.k);
+        if (largest_k) (*largest_k)[run] = kmax;
         // Abstention precision and recall: predicted = the answer declined (the runner's "declines"
         // check), actual = the probe should be abstained on.
         std::map<std::string, std::int64_t> tp, fp, fn;
@@ -129,7 +133,7 @@ Result<std::map<std::tuple<std::int64_t, std::string, std::string>, Count>> answ
                     c.passed += *r.answer_correct ? 1 : 0;
                 }
             };
-            const std::string category = category_of(r.dataset);
+            const std::string category = category_of(split_mode(r.dataset).first);
             if (!t.should_abstain && !t.past) add("recall_accuracy");
             if (t.updates || category == "update" || category == "drift") add("update_fidelity");
             if (t.past || category == "temporal") add("temporal_accuracy");
@@ -137,6 +141,15 @@ Result<std::map<std::tuple<std::int64_t, std::string, std::string>, Count>> answ
             if (t.rubric == "entity_count" || category == "entity") add("dedup_accuracy");
             if (category == "lifecycle") add("lifecycle_accuracy");
             if (category == "trust_hierarchy") add("authority_integrity");
+            // Hallucination rate: answerable probes with a decided answer, hallucinated when the
+            // runner's "hallucination" check says the wrong answer names no value ever held.
+            if (!t.should_abstain && r.answer_correct && t.has_targets) {
+                Count& h = out[{run, mode, "hallucination_rate"}];
+                ++h.applicable;
+                ++h.decided;
+                for (const auto& c : r.checks)
+                    if (c.stage == "hallucination" && !c.passed) ++h.passed;  // counted: hallucinated
+            }
             bool declined = false, known = false;
             for (const auto& c : r.checks)
                 if (c.stage == "declines") {
@@ -167,7 +180,8 @@ Result<std::map<std::tuple<std::int64_t, std::string, std::string>, Count>> answ
 const std::vector<std::string>& answer_metric_order() {
     static const std::vector<std::string> m = {"recall_accuracy",        "update_fidelity",    "temporal_accuracy",
                                                "constraint_consistency", "dedup_accuracy",     "lifecycle_accuracy",
-                                               "authority_integrity",    "abstention_precision", "abstention_recall"};
+                                               "authority_integrity",    "abstention_precision", "abstention_recall",
+                                               "hallucination_rate"};
     return m;
 }
 
@@ -179,22 +193,29 @@ std::size_t answer_rank(const std::string& metric) {
 
 }  // namespace
 
+const std::vector<std::string>& integrity_check_names() { return known_checks(); }
+
 std::pair<std::string, std::string> split_mode(const std::string& scenario_id) {
     const auto at = scenario_id.rfind('@');
     if (at == std::string::npos) return {scenario_id, "native"};
     return {scenario_id.substr(0, at), scenario_id.substr(at + 1)};
 }
 
-Result<Table> integrity_table(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids, TableStyle style) {
-    const bool machine = style == TableStyle::machine;
-    MF_TRY_ASSIGN(auto names, names_of(db, run_ids));
-    // (run, mode rank, mode, check order, check, k) -> counts
-    std::map<std::tuple<std::int64_t, std::size_t, std::string, std::size_t, std::string, int>, Count> counts;
-    for (std::int64_t run : run_ids) {
-        MF_TRY_ASSIGN(auto checks, db.memory_checks(run));
+std::optional<double> IntegrityCount::rate() const {
+    if (decided <= 0) return std::nullopt;
+    return static_cast<double>(passed) / static_cast<double>(decided);
+}
+
+Interval IntegrityCount::interval() const { return wilson_interval(passed, decided); }
+
+Result<std::vector<IntegrityCount>> integrity_counts(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids) {
+    // (run position, mode rank, mode, check order, check, k) -> counts
+    std::map<std::tuple<std::size_t, std::size_t, std::string, std::size_t, std::string, int>, Count> counts;
+    for (std::size_t ri = 0; ri < run_ids.size(); ++ri) {
+        MF_TRY_ASSIGN(auto checks, db.memory_checks(run_ids[ri]));
         for (const auto& c : checks) {
             const std::string mode = split_mode(c.scenario_id).second;
-            Count& n = counts[{run, mode_rank(mode), mode, check_order(c.row.check), c.row.check, c.k}];
+            Count& n = counts[{ri, mode_rank(mode), mode, check_order(c.row.check), c.row.check, c.k}];
             ++n.applicable;
             if (c.row.passed) {
                 ++n.decided;
@@ -202,18 +223,51 @@ Result<Table> integrity_table(store::ResultsDb& db, const std::vector<std::int64
             }
         }
     }
+    std::vector<IntegrityCount> out;
+    for (const auto& [key, c] : counts) {
+        const auto& [ri, rank, mode, order, check, k] = key;
+        out.push_back({run_ids[ri], mode, check, k, c.applicable, c.decided, c.passed});
+    }
+    return out;
+}
+
+Result<std::vector<IntegrityCount>> integrity_answer_counts(store::ResultsDb& db,
+                                                           const std::vector<std::int64_t>& run_ids) {
+    std::map<std::int64_t, int> largest_k;
+    MF_TRY_ASSIGN(auto counts, answer_counts(db, run_ids, &largest_k));
+    std::map<std::int64_t, std::size_t> position;
+    for (std::size_t i = 0; i < run_ids.size(); ++i) position.emplace(run_ids[i], i);
+    // (run position, mode rank, mode, metric order, metric) -> counts
+    std::map<std::tuple<std::size_t, std::size_t, std::string, std::size_t, std::string>, std::pair<std::int64_t, Count>>
+        ordered;
+    for (const auto& [key, c] : counts) {
+        const auto& [run, mode, metric] = key;
+        ordered[{position[run], mode_rank(mode), mode, answer_rank(metric), metric}] = {run, c};
+    }
+    std::vector<IntegrityCount> out;
+    for (const auto& [key, value] : ordered) {
+        const auto& [ri, rank, mode, order, metric] = key;
+        const auto& [run, c] = value;
+        out.push_back({run, mode, metric, largest_k[run], c.applicable, c.decided, c.passed});
+    }
+    return out;
+}
+
+Table integrity_table(const std::vector<IntegrityCount>& counts, const std::map<std::int64_t, std::string>& run_names,
+                      TableStyle style) {
+    const bool machine = style == TableStyle::machine;
     Table t;
     t.title = "Write integrity, memory side (exact checks of what the system holds, retrieves and can recall of the past)";
     t.columns = {{"run", Align::right}, {"mode", Align::left}, {"check", Align::left}, {"k", Align::right},
                  {"probes", Align::right}, {"passed", Align::right}};
     add_rate_columns(t, machine);
     t.columns.push_back({"unverified", Align::right});
-    for (const auto& [key, c] : counts) {
-        const auto& [run, rank, mode, order, check, k] = key;
-        std::vector<std::string> row = {names[run], mode, check, std::to_string(k), std::to_string(c.decided),
-                                        std::to_string(c.passed)};
-        add_rate(row, c, machine);
-        row.push_back(std::to_string(c.applicable - c.decided));
+    for (const auto& c : counts) {
+        const auto name = run_names.find(c.run_id);
+        std::vector<std::string> row = {name != run_names.end() ? name->second : std::to_string(c.run_id), c.mode, c.name,
+                                        std::to_string(c.k), std::to_string(c.decided), std::to_string(c.passed)};
+        add_rate(row, {c.applicable, c.decided, c.passed}, machine);
+        row.push_back(std::to_string(c.unverified()));
         t.rows.push_back(std::move(row));
     }
     if (!t.rows.empty()) {
@@ -229,6 +283,17 @@ Result<Table> integrity_table(store::ResultsDb& db, const std::vector<std::int64
             "the value names the message that stated it. docs/WRIT.md defines each exactly.");
     }
     return t;
+}
+
+Result<Table> integrity_table(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids, TableStyle style) {
+    MF_TRY_ASSIGN(auto names, names_of(db, run_ids));
+    MF_TRY_ASSIGN(auto cells, integrity_counts(db, run_ids));
+    // Rows by run id, then mode, check and k.
+    std::stable_sort(cells.begin(), cells.end(), [](const IntegrityCount& a, const IntegrityCount& b) {
+        return std::make_tuple(a.run_id, mode_rank(a.mode), a.mode, check_order(a.name), a.name, a.k) <
+               std::make_tuple(b.run_id, mode_rank(b.mode), b.mode, check_order(b.name), b.name, b.k);
+    });
+    return integrity_table(cells, names, style);
 }
 
 Result<Table> integrity_by_dataset_table(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids) {
@@ -295,7 +360,9 @@ Result<Table> integrity_answer_table(store::ResultsDb& db, const std::vector<std
         t.notes.push_back(
             "Answers are graded by the probe's rubric where it decides exactly, by the judge otherwise; without a "
             "judge those are unverified (never a pass). abstention_precision = declined and should have / declined; "
-            "abstention_recall = declined and should have / should have.");
+            "abstention_recall = declined and should have / should have. hallucination_rate (lower is better): answerable "
+            "probes answered wrongly, without declining, with no value their facts ever had (current, past or "
+            "distractor) / answerable probes with a decided answer; its `passed` column counts the hallucinations.");
     return t;
 }
 

@@ -5,25 +5,64 @@
 // "<id>@oracle"; plain ids are native).
 #pragma once
 #include <cstdint>
+#include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include <memfail/core/error.hpp>
 #include <memfail/report/run_report.hpp>
+#include <memfail/report/stats.hpp>
 #include <memfail/report/table.hpp>
 #include <memfail/store/results_db.hpp>
 
 namespace memfail::report {
 
+// The memory checks in report order (the writ suite's); checks a suite adds later sort after these,
+// by name.
+const std::vector<std::string>& integrity_check_names();
+
 // ("drift-001", "oracle") from "drift-001@oracle"; ("drift-001", "native") from "drift-001".
 std::pair<std::string, std::string> split_mode(const std::string& scenario_id);
+
+// One cell of the scorecard: a run, mode and check (memory side) or metric (answer side) at one k,
+// counted as the tables count it. The tables, the HTML report's charts and the results JSON all
+// read these, so their numbers agree.
+struct IntegrityCount {
+    std::int64_t run_id = 0;
+    std::string mode;  // native, no_memory, oracle
+    std::string name;  // the check (current_held, ...) or the answer metric (recall_accuracy, ...)
+    int k = 0;
+    std::int64_t applicable = 0;  // probe x k rows the check applies to
+    std::int64_t decided = 0;     // of which decided: the tables' "probes"
+    std::int64_t passed = 0;
+    std::int64_t failed() const { return decided - passed; }
+    std::int64_t unverified() const { return applicable - decided; }
+    // passed / decided; empty when nothing was decided.
+    std::optional<double> rate() const;
+    // The 95% Wilson score interval of passed out of decided.
+    Interval interval() const;
+};
+
+// The counts behind integrity_table, in its row order (run, mode, check, k).
+Result<std::vector<IntegrityCount>> integrity_counts(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids);
+
+// The counts behind integrity_answer_table, in its row order (run, mode, metric); `k` is each run's
+// largest k, at which the answer side is counted.
+Result<std::vector<IntegrityCount>> integrity_answer_counts(store::ResultsDb& db,
+                                                           const std::vector<std::int64_t>& run_ids);
 
 // Memory side: per run x mode x check x k, the probes the check applies to, how many it decided,
 // how many passed, the rate over the decided ones and its interval, and the undecided count. Empty
 // (no rows) when no run recorded memory checks.
 Result<Table> integrity_table(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids,
                               TableStyle style = TableStyle::human);
+
+// integrity_table's rows for counts already gathered (integrity_counts), in their order, each run
+// named as `run_names` says (its id when absent): the HTML report names runs as its charts do.
+Table integrity_table(const std::vector<IntegrityCount>& counts, const std::map<std::int64_t, std::string>& run_names,
+                      TableStyle style = TableStyle::human);
 
 // Memory side by dataset (category) at each run's largest k: one column per check, "rate (n)".
 Result<Table> integrity_by_dataset_table(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids);

@@ -454,7 +454,7 @@ std::string render(const StackedBarChart& chart) {
             std::int64_t total = 0;
             for (auto c : b.counts) total += c;
             if (total <= 0) {
-                w.text(left + 6, y + bar_h - 4, "no probes", "start", k_small_font, 0, " fill=\"#666666\"");
+                w.text(left + 6, y + bar_h - 4, b.empty_label, "start", k_small_font, 0, " fill=\"#666666\"");
                 y += bar_h + row_gap;
                 continue;
             }

@@ -80,6 +80,7 @@ struct StackedBar {
     std::string label;
     std::vector<std::int64_t> counts;   // one per category, in category order
     std::vector<std::string> tooltips;  // one per category (segments of count 0 are not drawn)
+    std::string empty_label = "no probes";  // written in place of a bar whose counts are all 0
 };
 
 struct StackedBarGroup {

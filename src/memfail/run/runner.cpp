@@ -14,7 +14,6 @@
 #include <memfail/llm/prompts.hpp>
 #include <memfail/run/test_taker.hpp>
 #include <memfail/grade/rubric.hpp>
-#include <memfail/suites/memfail/protocol.hpp>
 #include <memfail/suites/suite.hpp>
 #include <memfail/text/tokenizer.hpp>
 
@@ -78,7 +77,16 @@ store::ProbeRow probe_row(const data::Scenario& scenario, const data::Probe& pro
     row.retrieve_micros = micros;
     row.checkpoint = probe.after_session;
     // Replacement, not an exception, for bytes that are not UTF-8: the record must be written.
-    row.probe_json = data::to_json(probe).dump(-1, ' ', false, json::error_handler_t::replace);
+    json pj = data::to_json(probe);
+    // A write-integrity probe carries its targets' ledger events, so a results file shows each
+    // value's history without the dataset (the report's probe browser).
+    if (!probe.targets.empty()) {
+        json ledger = json::array();
+        for (const auto& id : probe.targets)
+            if (const data::LedgerEvent* e = scenario.event(id)) ledger.push_back(data::to_json(*e));
+        pj["ledger"] = std::move(ledger);
+    }
+    row.probe_json = pj.dump(-1, ' ', false, json::error_handler_t::replace);
     for (const auto& f : verdict.facts) {
         store::FactRow fr;
         fr.fact_id = f.fact_id;
@@ -157,6 +165,7 @@ struct PendingProbe {
     std::vector<store::MemoryCheckRow> memory_checks;  // the suite's, applicable ones only
     std::optional<std::string> answer;
     std::string answer_error;
+    bool system_answered = false;  // the system answered for itself (Capabilities::answers)
     std::atomic<int> waiting{1};  // what the probe still waits for, plus the main thread's hold
     std::promise<store::ProbeRow> row;
 };
@@ -683,6 +692,26 @@ private:
                     if (c.applicable) p.memory_checks.push_back({c.name, c.passed, std::move(c.detail)});
             }
         }
+        // A system that answers for itself (an agent with memory) answers the probes that carry a
+        // rubric; memfail grades its answer instead of the test-taker's. Asked once per probe, on
+        // the main thread like every call to the system.
+        if (system.capabilities().answers) {
+            std::map<const data::Probe*, std::pair<std::optional<std::string>, std::string>> answered;
+            const std::size_t retrieved = cut ? *cut : batch->pending.size();
+            for (std::size_t i = 0; i < retrieved; ++i) {
+                PendingProbe& p = batch->pending[i];
+                if (!p.retrieve_error.empty() || !p.probe->uses_v2()) continue;
+                auto [it, fresh] = answered.try_emplace(p.probe);
+                if (fresh) {
+                    auto a = guarded(system, stored, [&] { return system.answer(p.probe->question, {}); });
+                    if (a) it->second.first = a->text;
+                    else it->second.second = "the system's own answer failed: " + a.error().describe();
+                }
+                p.answer = it->second.first;
+                p.answer_error = it->second.second;
+                p.system_answered = true;
+            }
+        }
         MF_TRY(record_memory_stats(snapshot, batch->current_memories, probes.front()->after_session));
         for (std::size_t m = 0; m < batch->current_memories && m < snapshot.memories().size(); ++m)
             batch->store_chars += snapshot.memories()[m].text.size();
@@ -738,14 +767,14 @@ private:
         if (m_roles.taker) {
             std::size_t answers = 0;
             for (std::size_t i = 0; i < n; ++i)
-                if (PendingProbe& p = pending[i]; p.retrieve_error.empty()) {
+                if (PendingProbe& p = pending[i]; p.retrieve_error.empty() && !p.system_answered) {
                     p.waiting.fetch_add(1, std::memory_order_relaxed);
                     ++answers;
                 }
             if (m_progress && answers > 0)
                 m_progress(s.dataset + ": the test-taker answers " + std::to_string(answers) + " probe x k");
             for (std::size_t i = 0; i < n; ++i)
-                if (pending[i].retrieve_error.empty())
+                if (pending[i].retrieve_error.empty() && !pending[i].system_answered)
                     spawn([this, batch, i] {
                         PendingProbe& p = batch->pending[i];
                         const CallRecorder::Work work(work_of(p));
@@ -1086,7 +1115,7 @@ private:
 
         // Answer stage: reached when every fact was retrieved, or at once for abstain probes.
         const bool reached = !memory_stage || *memory_stage == grade::Stage::retrieved;
-        if (!m_roles.taker) return row;
+        if (!m_roles.taker && !p.system_answered) return row;
         if (!p.answer_error.empty()) {
             row.stage = "error";
             row.error = p.answer_error;
@@ -1142,6 +1171,9 @@ private:
         if (sure) row.checks.push_back(check("", stage_label, "rules", by_rubric.outcome == grade::RubricOutcome::pass,
                                              true, reason));
         else row.checks.push_back(check("", stage_label, k_rules_unsure, false, false, reason));
+        if (p.system_answered)
+            row.checks.push_back(check("", "answer_source", "system", true, false,
+                                       "the system answered for itself (the adapter's answer operation)"));
         // Whether the answer declined, for abstention precision and recall (never decisive).
         const bool declined = grade::answer_declines(*p.probe, *p.answer);
         row.checks.push_back(check("", "declines", "rules", declined, false,
@@ -1161,6 +1193,15 @@ private:
             correct = v->passed;
         }
         row.answer_correct = correct;
+        // A wrong answer to an answerable probe that declines nothing and names no value its facts
+        // ever had: it answered with something memory never held (never decisive; the report's
+        // hallucination rate).
+        if (!abstain && !p.probe->targets.empty() && correct && !*correct && !declined) {
+            const bool known = grade::answer_states_known_value(m_dataset.scenario, *p.probe, *p.answer);
+            row.checks.push_back(check("", "hallucination", "rules", known, false,
+                                       known ? "the wrong answer names a value memory held at some point"
+                                             : "the wrong answer names no value this fact ever had"));
+        }
         if (!reached) {
             row.reasoning = "not reached";
             return row;
@@ -1443,7 +1484,8 @@ Result<RunOutcome> run_datasets(const RunConfig& config, const std::vector<Loade
         const LoadedDataset* run_dataset = &dataset;
         if (roles.paper) {
             paper_datasets.push_back(dataset);
-            paper_datasets.back().scenario = suites::memfail_suite::paper_protocol_scenario(dataset.scenario);
+            if (const suites::Suite* suite = suites::find_suite(dataset.scenario.suite))
+                paper_datasets.back().scenario = suite->for_protocol(dataset.scenario, config.protocol);
             run_dataset = &paper_datasets.back();
         }
         scenario_runs.push_back(

@@ -2,6 +2,7 @@
 // The suites, by name.
 #include <memfail/suites/suite.hpp>
 #include <memfail/suites/memfail/generators.hpp>
+#include <memfail/suites/memfail/protocol.hpp>
 #include <memfail/suites/memfail/rules.hpp>
 #include <memfail/suites/writ/writ_suite.hpp>
 
@@ -30,6 +31,9 @@ public:
     void validate(const data::Scenario& scenario, std::size_t line,
                   std::vector<data::Violation>& out) const override {
         memfail_suite::check_dataset_rules(scenario, line, out);
+    }
+    data::Scenario for_protocol(const data::Scenario& scenario, const std::string& protocol) const override {
+        return protocol == "paper" ? memfail_suite::paper_protocol_scenario(scenario) : scenario;
     }
 };
 

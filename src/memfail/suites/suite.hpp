@@ -90,6 +90,12 @@ public:
     // The suite's own rules beyond data::validate_structure, as violations of the same kind.
     virtual void validate(const data::Scenario& scenario, std::size_t line,
                           std::vector<data::Violation>& out) const {}
+    // The scenario as a protocol other than memfail's grades it (--protocol paper: the MemFail
+    // paper's evaluation); unchanged by default.
+    virtual data::Scenario for_protocol(const data::Scenario& scenario, const std::string& protocol) const {
+        (void)protocol;
+        return scenario;
+    }
     // Memory-side checks for one probe at one k (empty: the staged grade is all there is).
     virtual std::vector<CheckResult> check_memory(const CheckContext& context) const { return {}; }
 };

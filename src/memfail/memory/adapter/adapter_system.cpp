@@ -161,6 +161,21 @@ Result<std::vector<Memory>> AdapterSystem::state_as_of(std::string_view timestam
     return memories;
 }
 
+Result<SystemAnswer> AdapterSystem::answer(std::string_view query,
+                                           const std::vector<data::Message>& history) {
+    if (!m_capabilities.answers)
+        return make_error(ErrorKind::unsupported,
+                          "answer is not supported by the adapter (capabilities.answer is false)",
+                          m_transport->describe());
+    MF_TRY_ASSIGN(const json result,
+                  m_transport->call("answer",
+                                    json{{"query", query}, {"history", history_json(history)}}));
+    auto answered = answer_from_json(result, ErrorKind::protocol, "");
+    if (!answered)
+        return answered.error().with_context(m_transport->describe() + ": answer");
+    return answered;
+}
+
 Result<std::unique_ptr<Transport>> make_transport(const Spec& spec) {
     if (spec.name == "exec")
         return make_exec_transport(spec);

@@ -38,6 +38,10 @@ public:
     Result<void> reset() override;
     Result<std::vector<MemoryEvent>> history(std::string_view memory_id) override;
     Result<std::vector<Memory>> state_as_of(std::string_view timestamp) override;
+    // The `answer` operation; unsupported without a call unless hello announced "answer". A reply
+    // whose fields have the wrong type, a confidence outside [0, 1] or more than the bounds of
+    // protocol.hpp is a protocol error naming the field ("answer: confidence").
+    Result<SystemAnswer> answer(std::string_view query, const std::vector<data::Message>& history) override;
     std::uint64_t generation() const override { return m_transport->restarts(); }
 
     const std::string& system_name() const { return m_system_name; }  // from hello

@@ -30,6 +30,7 @@ constexpr const char* k_sources = "sources echo message ids";
 constexpr const char* k_op_history = "optional op: history";
 constexpr const char* k_op_as_of = "optional op: state_as_of";
 constexpr const char* k_op_provenance = "optional op: provenance";
+constexpr const char* k_op_answer = "optional op: answer";
 constexpr const char* k_idempotent = "idempotent store";
 constexpr const char* k_bad_session = "malformed: store without session";
 constexpr const char* k_bad_k = "malformed: k is not a number";
@@ -39,7 +40,8 @@ constexpr const char* k_reset_end = "reset empties (end)";
 constexpr const char* k_all_checks[] = {
     k_hello,         k_reset_start,    k_store,          k_round_trip,  k_best_first,   k_k1,
     k_k2,            k_stable_all,     k_stable_retrieve, k_sources,    k_op_history,   k_op_as_of,
-    k_op_provenance, k_idempotent,     k_bad_session,    k_bad_k,       k_bad_op,       k_reset_end,
+    k_op_provenance, k_op_answer,      k_idempotent,     k_bad_session, k_bad_k,        k_bad_op,
+    k_reset_end,
 };
 
 // The fixed conversation every adapter stores: two sessions a week apart, facts with words no
@@ -135,6 +137,7 @@ public:
         optional_history();
         optional_as_of();
         optional_provenance();
+        optional_answer();
         idempotent();
         malformed(k_bad_session, "store_conversation", json::object(), {ErrorKind::invalid_input});
         malformed(k_bad_k, "retrieve_memories",
@@ -433,6 +436,22 @@ private:
                             if (!m_stored_ids.count(s.get<std::string>()))
                                 return "source '" + s.get<std::string>() + "' was never stored";
                         }
+                        return {};
+                    });
+    }
+
+    // The system's own answer to a question about a stored fact: its shape only (what it says is
+    // for the suites to grade). The earlier conversation it is given is one message of its own.
+    void optional_answer() {
+        const data::Message earlier{"conf-h1", "user", "I have a question about my family."};
+        optional_op(k_op_answer, "answer", m_caps.answers, "answer",
+                    json{{"query", round_trip_probes().front().query}, {"history", json::array({to_json(earlier)})}},
+                    [this, &earlier](const json& r) -> std::string {
+                        auto answer = answer_from_json(r, ErrorKind::protocol, "answer");
+                        if (!answer) return answer.error().describe();
+                        for (const auto& s : answer->sources)
+                            if (!m_stored_ids.count(s) && s != earlier.id)
+                                return "source '" + s + "' is not the id of a message it was given";
                         return {};
                     });
     }

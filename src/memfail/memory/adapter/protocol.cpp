@@ -150,7 +150,7 @@ json answer_error(const Error& error) {
 const std::vector<std::string>& operation_names() {
     static const std::vector<std::string> names = {
         "hello",   "store_conversation", "retrieve_memories", "all_memories", "reset",
-        "history", "state_as_of",        "provenance"};
+        "history", "state_as_of",        "provenance",        "answer"};
     return names;
 }
 
@@ -260,6 +260,22 @@ json dispatch(MemorySystem& system, std::string_view op, const json& given) {
             return answer_error(memories.error());
         return memories_json(*memories);
     }
+    if (op == "answer") {
+        if (!caps.answers)
+            return answer_error(ErrorKind::unsupported,
+                                "answer is not supported by " + system.spec());
+        const auto query = required_string(params, "query", bad, "");
+        if (!query)
+            return answer_error(query.error());
+        const auto history =
+            array_of<data::Message>(params, "history", false, bad, "", message_from_json);
+        if (!history)
+            return answer_error(history.error());
+        auto answered = system.answer(*query, *history);
+        if (!answered)
+            return answer_error(answered.error());
+        return to_json(*answered);
+    }
     // "provenance": a MemorySystem reports sources on its memories, so it has no such operation.
     return answer_error(ErrorKind::unsupported, "provenance is not supported by " + system.spec() +
                                                     " (its memories carry their sources)");
@@ -334,7 +350,16 @@ json to_json(const Capabilities& capabilities) {
                 {"history", capabilities.history},
                 {"as_of", capabilities.as_of},
                 {"provenance_op", false},
-                {"idempotent_store", capabilities.idempotent_store}};
+                {"idempotent_store", capabilities.idempotent_store},
+                {"answer", capabilities.answers}};
+}
+
+json to_json(const SystemAnswer& answer) {
+    json out{{"answer", answer.text}};
+    if (answer.confidence)
+        out["confidence"] = *answer.confidence;
+    out["sources"] = answer.sources;
+    return out;
 }
 
 // --- JSON -> data model
@@ -400,6 +425,36 @@ Result<MemoryEvent> event_from_json(const json& j, ErrorKind kind, const std::st
     return e;
 }
 
+Result<SystemAnswer> answer_from_json(const json& j, ErrorKind kind, const std::string& where) {
+    MF_TRY(require_object(j, kind, where));
+    SystemAnswer a;
+    MF_TRY_ASSIGN(a.text, required_string(j, "answer", kind, where));
+    if (a.text.size() > k_max_answer_bytes)
+        return make_error(kind,
+                          "the answer is " + std::to_string(a.text.size()) + " bytes; at most " +
+                              std::to_string(k_max_answer_bytes) + " are read",
+                          field_path(where, "answer"));
+    const auto confidence = j.find("confidence");
+    if (confidence != j.end() && !confidence->is_null()) {
+        const std::string path = field_path(where, "confidence");
+        if (!confidence->is_number())
+            return type_error(kind, path, "a number from 0 to 1", *confidence);
+        const double value = confidence->get<double>();
+        if (!(value >= 0 && value <= 1)) // NaN fails too
+            return make_error(kind, "expected a number from 0 to 1, got " + confidence->dump(),
+                              path);
+        a.confidence = value;
+    }
+    if (const auto sources = j.find("sources");
+        sources != j.end() && sources->is_array() && sources->size() > k_max_answer_sources)
+        return make_error(kind,
+                          std::to_string(sources->size()) + " sources; at most " +
+                              std::to_string(k_max_answer_sources) + " are read",
+                          field_path(where, "sources"));
+    MF_TRY_ASSIGN(a.sources, optional_strings(j, "sources", kind, where));
+    return a;
+}
+
 Result<Capabilities> capabilities_from_json(const json& j, ErrorKind kind,
                                             const std::string& where) {
     MF_TRY(require_object(j, kind, where));
@@ -407,7 +462,8 @@ Result<Capabilities> capabilities_from_json(const json& j, ErrorKind kind,
     const std::pair<const char*, bool*> flags[] = {{"provenance", &caps.provenance},
                                                    {"history", &caps.history},
                                                    {"as_of", &caps.as_of},
-                                                   {"idempotent_store", &caps.idempotent_store}};
+                                                   {"idempotent_store", &caps.idempotent_store},
+                                                   {"answer", &caps.answers}};
     for (const auto& [name, flag] : flags) {
         const auto it = j.find(name);
         if (it == j.end() || it->is_null())

@@ -3,6 +3,7 @@
 // object, the Transport interface that carries one operation to an outside system, and the
 // dispatcher that answers an operation from any MemorySystem (used by `memfail serve`).
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -25,7 +26,14 @@ nlohmann::json to_json(const data::Session& session);
 nlohmann::json to_json(const Memory& memory);
 nlohmann::json to_json(const Hit& hit);  // a Memory object with "score"
 nlohmann::json to_json(const MemoryEvent& event);
-nlohmann::json to_json(const Capabilities& capabilities);
+nlohmann::json to_json(const Capabilities& capabilities);  // answers -> "answer"
+// The result of the `answer` operation: {"answer", "confidence" (when known), "sources"}.
+nlohmann::json to_json(const SystemAnswer& answer);
+
+// Bounds on an `answer` reply, beyond which it is a protocol error: the text is graded (an LLM
+// judge reads it), so a runaway agent must not hand memfail megabytes of it.
+inline constexpr std::size_t k_max_answer_bytes = std::size_t{1} << 20;
+inline constexpr std::size_t k_max_answer_sources = 1000;
 
 // Parsers check types and required fields; errors are ErrorKind::protocol (an adapter's reply) or
 // ErrorKind::invalid_input (a request to the server) as chosen by `kind`, and name the field
@@ -35,7 +43,11 @@ Result<data::Session> session_from_json(const nlohmann::json& j, ErrorKind kind,
 Result<Memory> memory_from_json(const nlohmann::json& j, ErrorKind kind, const std::string& where);
 Result<Hit> hit_from_json(const nlohmann::json& j, ErrorKind kind, const std::string& where);
 Result<MemoryEvent> event_from_json(const nlohmann::json& j, ErrorKind kind, const std::string& where);
-// Missing flags are false.
+// The result of `answer`: "answer" a string (required), "confidence" a number in [0, 1] (optional;
+// null reads as absent), "sources" an array of strings (optional); over the bounds above is an
+// error naming the field.
+Result<SystemAnswer> answer_from_json(const nlohmann::json& j, ErrorKind kind, const std::string& where);
+// Missing flags are false. The capability of the `answer` operation is the flag "answer".
 Result<Capabilities> capabilities_from_json(const nlohmann::json& j, ErrorKind kind, const std::string& where);
 // The optional "provenance" operation is announced in capabilities as "provenance_op".
 bool has_provenance_op(const nlohmann::json& capabilities);

@@ -17,6 +17,7 @@
 #include <memfail/suites/writ/rules.hpp>
 
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <optional>
 
@@ -101,8 +102,35 @@ std::string quoted_list(const std::vector<std::string>& items) {
 
 // Values compared as what they mean: numbers as numbers, strings on normalised words, objects and
 // arrays element by element.
+// A string that is only a written number ("$5,000", "5000", "1,200.50"), as that number.
+std::optional<double> written_number(const std::string& s) {
+    std::string digits;
+    bool seen_digit = false;
+    for (const char c : s) {
+        if (c >= '0' && c <= '9') {
+            digits += c;
+            seen_digit = true;
+        } else if (c == '.') {
+            digits += c;
+        } else if (c == ',' || c == '$' || c == ' ' || c == '-' || c == '+') {
+            if (c == '-' && !seen_digit) digits += c;
+        } else {
+            return std::nullopt;
+        }
+    }
+    if (!seen_digit) return std::nullopt;
+    char* end = nullptr;
+    const double v = std::strtod(digits.c_str(), &end);
+    if (!end || *end != '\0') return std::nullopt;
+    return v;
+}
+
 bool same_value(const nlohmann::json& a, const nlohmann::json& b) {
     if (a.is_number() && b.is_number()) return std::fabs(a.get<double>() - b.get<double>()) < 1e-9;
+    // A number and its written form ("$5,000" and 5000, as an import keeps them) are one value.
+    if (a.is_number() && b.is_string())
+        if (auto n = written_number(b.get<std::string>())) return std::fabs(a.get<double>() - *n) < 1e-9;
+    if (a.is_string() && b.is_number()) return same_value(b, a);
     if (a.is_string() && b.is_string()) return text::normalize(a.get<std::string>()) == text::normalize(b.get<std::string>());
     if (a.is_object() && b.is_object()) {
         if (a.size() != b.size()) return false;
