@@ -13,7 +13,12 @@ fixtures=$2
 fake_llm=${FAKE_LLM:?FAKE_LLM must name the fake-llm binary}
 work=$(mktemp -d)
 server_pid=
-cleanup() { [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null; rm -rf "$work"; }
+judge_pid=
+cleanup() {
+    [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null
+    [ -n "$judge_pid" ] && kill "$judge_pid" 2>/dev/null
+    rm -rf "$work"
+}
 trap cleanup EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
@@ -66,14 +71,44 @@ assert rows > 0 and own == rows, f"{rows} answers, {own} from the system"
 assert taker == 0, f"the test-taker was asked {taker} times"
 assert errors == 0, f"{errors} rows in error"
 PY
-# The imported release runs too.
+# The imported release runs too, answered and judged: every rubric kind is graded, the semantic ones
+# by the judge (the stand-in's reply to the judge's schema), the others by their rules.
+"$fake_llm" --script "$fixtures/fake-llm/writ-judge.json" --port-file "$work/judge-port" > "$work/judge.txt" 2>&1 &
+judge_pid=$!
+for _ in $(seq 1 100); do [ -s "$work/judge-port" ] && break; sleep 0.05; done
+[ -s "$work/judge-port" ] || fail "the judging fake-llm did not start: $(cat "$work/judge.txt")"
 "$memfail" run --system "ledger:extract=oracle" --datasets "$work/imp"/*.jsonl --k 5 --out "$work/imp.db" -q \
+    --base-url "http://127.0.0.1:$(cat "$work/judge-port")/v1" --answer-model stand-in --judge-model stand-in \
     > "$work/run-imp.txt" 2>&1 || fail "imported data: $(tail -5 "$work/run-imp.txt")"
+python3 - "$work/imp.db" <<'PY'
+import json, sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+kinds = {}
+for (pj,) in db.execute("SELECT probe_json FROM probe_texts"):
+    rubric = json.loads(pj).get("rubric")
+    if rubric:
+        kinds[rubric["kind"]] = kinds.get(rubric["kind"], 0) + 1
+wanted = {"exact", "structured", "contains", "numeric", "address", "multi_field", "entity_count", "constraint",
+          "abstention", "semantic"}
+assert wanted <= set(kinds), f"rubric kinds graded: {sorted(kinds)}"
+graders = {}
+for kind, grader, decisive in db.execute(
+        "SELECT json_extract(t.probe_json, '$.rubric.kind'), c.grader, c.decisive FROM stage_checks c "
+        "JOIN probe_texts t USING (run_id, scenario_id, probe_id) WHERE c.stage IN ('answer', 'abstention')"):
+    if decisive:
+        graders.setdefault(kind, set()).add(grader)
+assert graders.get("semantic") == {"llm"}, f"semantic decided by {graders.get('semantic')}"
+for kind in wanted - {"semantic"}:
+    assert "rules" in graders.get(kind, set()) or "llm" in graders.get(kind, set()), f"{kind}: {graders.get(kind)}"
+errors = db.execute("SELECT COUNT(*) FROM probe_results WHERE stage = 'error'").fetchone()[0]
+assert errors == 0, f"{errors} rows in error"
+PY
 
 "$memfail" report "$work/writ.db" > "$work/report.txt" || fail "report failed"
 grep -q "Write integrity, memory side" "$work/report.txt" || fail "no memory-side scorecard in the report"
 grep -q "Write integrity, answer side" "$work/report.txt" || fail "no answer-side scorecard in the report"
 grep -q "Mode gaps" "$work/report.txt" || fail "no mode gaps in the report"
+grep -q "Where wrong answers fail" "$work/report.txt" || fail "no layer attribution in the report"
 "$memfail" report "$work/writ.db" --format csv --table integrity -o "$work/integrity.csv"
 "$memfail" report "$work/writ.db" --format csv --table integrity-answers -o "$work/answers.csv"
 python3 - "$work/integrity.csv" "$work/answers.csv" "${systems[@]}" <<'PY'

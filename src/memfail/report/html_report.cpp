@@ -591,6 +591,12 @@ Result<std::string> section_integrity(store::ResultsDb& db, const Model& m, cons
                    "<code>--modes native,no_memory,oracle</code>).</p>";
         else
             out += html_table(gaps, "integrity-gaps");
+        MF_TRY_ASSIGN(Table layers, layer_table(db, ids));
+        if (!layers.rows.empty()) {
+            out += "<p>Where each wrong answer fails, in WRIT's three layers: the state the system keeps, what it "
+                   "retrieved, or the answer itself.</p>";
+            out += html_table(layers, "integrity-layers");
+        }
     }
     return out + "</section>";
 }

@@ -404,4 +404,58 @@ Result<Table> mode_gap_table(store::ResultsDb& db, const std::vector<std::int64_
     return t;
 }
 
+Result<Table> layer_table(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids) {
+    MF_TRY_ASSIGN(auto names, names_of(db, run_ids));
+    static const std::set<std::string> state = {"current_held",    "retraction",       "over_retention",
+                                                "authority",       "history_complete", "as_of"};
+    static const std::set<std::string> retrieval = {"current_retrieved", "stale_exposure"};
+    struct Layers {
+        std::int64_t wrong = 0, state = 0, retrieval = 0, answer = 0;
+    };
+    std::map<std::tuple<std::int64_t, std::size_t, std::string>, Layers> by_mode;
+    for (std::int64_t run : run_ids) {
+        MF_TRY_ASSIGN(auto rows, db.probe_rows(run));
+        MF_TRY_ASSIGN(auto checks, db.memory_checks(run));
+        int kmax = 0;
+        for (const auto& r : rows) kmax = std::max(kmax, r.k);
+        // (scenario, probe) -> failed check names at kmax
+        std::map<std::pair<std::string, std::string>, std::set<std::string>> failed;
+        for (const auto& c : checks)
+            if (c.k == kmax && c.row.passed && !*c.row.passed) failed[{c.scenario_id, c.probe_id}].insert(c.row.check);
+        for (const auto& r : rows) {
+            if (r.k != kmax || r.stage == "error" || !r.answer_correct || *r.answer_correct) continue;
+            if (!traits_of(r.probe_json).v2) continue;
+            const std::string mode = split_mode(r.scenario_id).second;
+            Layers& l = by_mode[{run, mode_rank(mode), mode}];
+            ++l.wrong;
+            const auto it = failed.find({r.scenario_id, r.probe_id});
+            const std::set<std::string> none;
+            const auto& f = it == failed.end() ? none : it->second;
+            if (std::any_of(f.begin(), f.end(), [&](const std::string& n) { return state.count(n) > 0; })) ++l.state;
+            else if (std::any_of(f.begin(), f.end(), [&](const std::string& n) { return retrieval.count(n) > 0; }))
+                ++l.retrieval;
+            else ++l.answer;
+        }
+    }
+    Table t;
+    t.title = "Where wrong answers fail (WRIT's layers, at each run's largest k)";
+    t.columns = {{"run", Align::right},   {"mode", Align::left},      {"wrong answers", Align::right},
+                 {"state", Align::right}, {"retrieval", Align::right}, {"answer", Align::right}};
+    auto share = [](std::int64_t n, std::int64_t of) {
+        return std::to_string(n) + (of > 0 ? " (" + percent(static_cast<double>(n) / static_cast<double>(of)) + "%)" : "");
+    };
+    for (const auto& [key, l] : by_mode) {
+        const auto& [run, rank, mode] = key;
+        t.rows.push_back({names[run], mode, std::to_string(l.wrong), share(l.state, l.wrong),
+                          share(l.retrieval, l.wrong), share(l.answer, l.wrong)});
+    }
+    if (!t.rows.empty())
+        t.notes.push_back(
+            "state: a check of what the system keeps failed for the probe (current_held, retraction, over_retention, "
+            "authority, history_complete, as_of); retrieval: none of those, but current_retrieved or stale_exposure "
+            "failed; answer: every memory check passed, the answer was still wrong (the agent's policy). Unverified "
+            "answers are not counted.");
+    return t;
+}
+
 }  // namespace memfail::report

@@ -78,4 +78,11 @@ Result<Table> integrity_answer_table(store::ResultsDb& db, const std::vector<std
 // when negative), native - no_memory (memory that hurts when negative).
 Result<Table> mode_gap_table(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids);
 
+// WRIT's three layers for every wrong answer (at each run's largest k): `state` when a check of what
+// the system keeps failed for the probe (current_held, retraction, over_retention, authority,
+// history_complete, as_of), else `retrieval` when one of what it surfaced failed (current_retrieved,
+// stale_exposure), else `answer` (the agent policy: the memory was right and the answer was not).
+// One row per run x mode.
+Result<Table> layer_table(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids);
+
 }  // namespace memfail::report

@@ -65,6 +65,8 @@ std::string tables_document(store::ResultsDb& db, const std::vector<std::int64_t
             if (!answers.rows.empty()) out += report::render(answers, format) + "\n";
             const auto gaps = value_or_fatal(report::mode_gap_table(db, ids));
             if (!gaps.rows.empty()) out += report::render(gaps, format) + "\n";
+            const auto layers = value_or_fatal(report::layer_table(db, ids));
+            if (!layers.rows.empty()) out += report::render(layers, format) + "\n";
         }
         const auto usage = value_or_fatal(report::llm_usage_table(db, ids));
         if (!usage.rows.empty()) {
