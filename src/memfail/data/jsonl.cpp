@@ -316,27 +316,6 @@ std::string without_exception_id(const std::string& what) {
     return !what.empty() && what.front() == '[' && end != std::string::npos ? what.substr(end + 2) : what;
 }
 
-// Deepest nesting of arrays and objects in `text`, brackets inside strings not counted. Returns as
-// soon as the limit is passed, so a hostile line costs one scan and no recursion.
-std::size_t nesting_depth(std::string_view text) {
-    std::size_t depth = 0, deepest = 0;
-    bool in_string = false, escaped = false;
-    for (const char c : text) {
-        if (in_string) {
-            if (escaped) escaped = false;
-            else if (c == '\\') escaped = true;
-            else if (c == '"') in_string = false;
-            continue;
-        }
-        if (c == '"') in_string = true;
-        else if (c == '[' || c == '{') {
-            deepest = std::max(deepest, ++depth);
-            if (deepest > k_max_json_depth) return deepest;
-        } else if ((c == ']' || c == '}') && depth > 0) --depth;
-    }
-    return deepest;
-}
-
 // The JSON path ("probes[2].meta.row") of the value being read when parsing `text` fails on a
 // non-syntax error. Parses again with a callback that tracks where it is; only called on failure.
 std::string field_at_failure(const std::string& text) {
@@ -383,6 +362,27 @@ std::string field_at_failure(const std::string& text) {
 }
 
 }  // namespace
+
+// Deepest nesting of arrays and objects in `text`, brackets inside strings not counted. Returns as
+// soon as the limit is passed, so a hostile line costs one scan and no recursion.
+std::size_t json_nesting_depth(std::string_view text, std::size_t limit) {
+    std::size_t depth = 0, deepest = 0;
+    bool in_string = false, escaped = false;
+    for (const char c : text) {
+        if (in_string) {
+            if (escaped) escaped = false;
+            else if (c == '\\') escaped = true;
+            else if (c == '"') in_string = false;
+            continue;
+        }
+        if (c == '"') in_string = true;
+        else if (c == '[' || c == '{') {
+            deepest = std::max(deepest, ++depth);
+            if (deepest > limit) return deepest;
+        } else if ((c == ']' || c == '}') && depth > 0) --depth;
+    }
+    return deepest;
+}
 
 json to_json(const LedgerEvent& e) { return event_to_json(e); }
 
@@ -539,7 +539,7 @@ Result<std::vector<LoadedScenario>> read_jsonl(const std::string& path) {
         ++line_no;
         if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
         const std::string where = path + ":" + std::to_string(line_no);
-        if (nesting_depth(line) > k_max_json_depth)
+        if (json_nesting_depth(line) > k_max_json_depth)
             return make_error(ErrorKind::invalid_input,
                               "nesting deeper than " + std::to_string(k_max_json_depth), where);
         json j;

@@ -4,6 +4,7 @@
 #include <functional>
 #include <iosfwd>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <memfail/core/error.hpp>
@@ -30,6 +31,11 @@ struct LoadedScenario {
 // Deepest nesting of arrays and objects a JSONL line may have; a deeper line is refused with
 // "path:line: nesting deeper than 64" before it is parsed.
 inline constexpr std::size_t k_max_json_depth = 64;
+
+// Deepest nesting of arrays and objects in JSON `text`, brackets inside strings not counted. Stops
+// as soon as it passes `limit` (returning a depth above it), so a hostile text costs one scan and no
+// recursion, before any parser sees it.
+std::size_t json_nesting_depth(std::string_view text, std::size_t limit = k_max_json_depth);
 
 // Reads every scenario of a JSONL file. The first error stops reading and names "path:line: field".
 Result<std::vector<LoadedScenario>> read_jsonl(const std::string& path);

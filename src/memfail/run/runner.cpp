@@ -5,6 +5,8 @@
 #include <memfail/data/jsonl.hpp>
 #include <memfail/grade/memory_grader.hpp>
 #include <memfail/run/call_recorder.hpp>
+#include <memfail/run/pipeline.hpp>
+#include <memfail/run/row_writer.hpp>
 #include <memfail/run/runner.hpp>
 #include <memfail/store/results_db.hpp>
 
@@ -48,59 +50,6 @@ std::int64_t micros_since(std::chrono::steady_clock::time_point start) {
         .count();
 }
 
-// A misleading probe whose named person is described elsewhere in the store (`meta.ambiguous`).
-bool is_ambiguous(const data::Probe& probe) {
-    const auto it = probe.meta.find("ambiguous");
-    return probe.kind == data::ProbeKind::abstain && it != probe.meta.end() && it->is_boolean() && it->get<bool>();
-}
-
-json hits_to_json(const std::vector<memory::Hit>& hits) {
-    json out = json::array();
-    for (const auto& h : hits)
-        out.push_back({{"id", h.memory.id}, {"text", h.memory.text}, {"sources", h.memory.sources},
-                       {"score", h.score}});
-    return out;
-}
-
-store::ProbeRow probe_row(const data::Scenario& scenario, const data::Probe& probe, int k,
-                          const grade::ProbeVerdict& verdict, const std::vector<memory::Hit>& hits,
-                          std::int64_t micros) {
-    store::ProbeRow row;
-    row.scenario_id = scenario.id;
-    row.dataset = scenario.dataset;
-    row.probe_id = probe.id;
-    row.k = k;
-    row.kind = data::probe_kind_name(probe.kind);
-    row.stage = verdict.stage ? grade::stage_name(*verdict.stage) : "needs_answer_stage";
-    row.memory_success = verdict.memory_side_success();
-    row.retrieved_json = hits_to_json(hits).dump(-1, ' ', false, json::error_handler_t::replace);
-    row.retrieve_micros = micros;
-    row.checkpoint = probe.after_session;
-    // Replacement, not an exception, for bytes that are not UTF-8: the record must be written.
-    json pj = data::to_json(probe);
-    // A write-integrity probe carries its targets' ledger events, so a results file shows each
-    // value's history without the dataset (the report's probe browser).
-    if (!probe.targets.empty()) {
-        json ledger = json::array();
-        for (const auto& id : probe.targets)
-            if (const data::LedgerEvent* e = scenario.event(id)) ledger.push_back(data::to_json(*e));
-        pj["ledger"] = std::move(ledger);
-    }
-    row.probe_json = pj.dump(-1, ' ', false, json::error_handler_t::replace);
-    for (const auto& f : verdict.facts) {
-        store::FactRow fr;
-        fr.fact_id = f.fact_id;
-        fr.stage = grade::stage_name(f.stage);
-        fr.method = grade::match_name(f.method);
-        fr.stored_json = json(f.stored_ids).dump();
-        fr.retrieved_json = json(f.retrieved_ids).dump();
-        fr.missing_json = json(f.missing_details).dump();
-        fr.explanation = f.explanation;
-        row.facts.push_back(std::move(fr));
-    }
-    return row;
-}
-
 std::string config_hash(const RunConfig& config, const std::vector<LoadedDataset>& datasets,
                         const std::string& grader) {
     json j = {{"system", config.system_spec}, {"ks", config.ks}, {"code_version", code_version()}};
@@ -128,229 +77,6 @@ std::string config_hash(const RunConfig& config, const std::vector<LoadedDataset
     return content_hash(j.dump());
 }
 
-// What the run can call on: the recorder over the client, the test-taker and the judge (each absent
-// when its model is not configured), and the tokenizer for token figures (absent without rank files).
-struct RunServices {
-    std::shared_ptr<const text::Tokenizer> tokenizer;
-    CallRecorder* recorder = nullptr;
-    std::optional<TestTaker> taker;
-    std::optional<grade::LlmJudge> judge;
-    std::string grader = "rules";
-    ThreadPool* pool = nullptr;
-    bool paper = false;  // --protocol paper (docs/PROTOCOLS.md)
-};
-
-// A fact's storage and summary verdict, which do not depend on k.
-struct FactMemory {
-    bool stored = false;
-    bool faithful = false;
-    std::string reason;  // the decisive check's reason when it failed
-    std::vector<store::StageCheckRow> checks;
-    std::string error;   // a judge call failed
-    // The judge decided storage (the rules were unsure), so the rules have no holders to check
-    // retrieval against: provenance decides it, or the judge.
-    bool storage_judged = false;
-};
-
-// One probe at one k on its way through the stages. Its row is graded by whichever task finishes
-// the last thing it waits for (its answer, the judge's verdicts on its facts) and handed to the
-// writer through `row`.
-struct PendingProbe {
-    const data::Probe* probe = nullptr;
-    int k = 0;
-    std::vector<memory::Hit> hits;
-    std::string retrieve_error;
-    std::int64_t micros = 0;
-    grade::ProbeVerdict rules;
-    std::vector<store::MemoryCheckRow> memory_checks;  // the suite's, applicable ones only
-    std::optional<std::string> answer;
-    std::string answer_error;
-    bool system_answered = false;  // the system answered for itself (Capabilities::answers)
-    std::atomic<int> waiting{1};  // what the probe still waits for, plus the main thread's hold
-    std::promise<store::ProbeRow> row;
-};
-
-// A fact's memory verdict on its way through the judge: storage (batched with other facts), then
-// summary; its probes are graded once it is final.
-struct FactState {
-    const data::EvidenceFact* fact = nullptr;
-    const grade::FactVerdict* rules = nullptr;  // the rules' verdict, in the first probe that lists it
-    FactMemory memory;
-    std::optional<grade::JudgeVerdict> judged_storage;
-    std::vector<std::size_t> dependents;  // the pending probes that list the fact
-};
-
-// One checkpoint's probes x k, shared by the tasks working on them: they outlive the main thread's
-// pass over the checkpoint, which goes on storing and retrieving while the model calls finish.
-struct Batch {
-    std::optional<grade::MemorySnapshot> snapshot;
-    std::vector<PendingProbe> pending;
-    std::map<std::string, FactState> facts;  // built before any task starts, then only read or
-                                             // written entry by entry by the one task working on it
-    std::deque<grade::ProbeVerdict> verdicts;  // verdicts of probes not retrieved here, for facts' `rules`
-    std::size_t store_chars = 0;
-    // The snapshot's first memories are what the system holds now; any after them are what it gave
-    // as of the dates of probes about the past.
-    std::size_t current_memories = 0;
-};
-
-store::StageCheckRow check(const std::string& fact_id, const char* stage, const char* grader, bool passed,
-                           bool decisive, std::string reason) {
-    return {fact_id, stage, grader, passed, decisive, std::move(reason)};
-}
-
-// The grader name of a check the rules could not decide: recorded so a reader sees why the judge
-// was asked, and kept out of the rules-versus-judge agreement figures.
-constexpr const char* k_rules_unsure = "rules_unsure";
-
-// The rules' storage and summary verdicts, read off the rules' fact verdict (they do not depend on
-// k). An unsure check is recorded as such and is never decisive.
-void add_rules_memory_checks(const grade::FactVerdict& fv, bool decisive, std::vector<store::StageCheckRow>& out) {
-    if (fv.unsure == grade::Unsure::storage) {
-        out.push_back(check(fv.fact_id, "storage", k_rules_unsure, false, false, fv.explanation));
-        return;
-    }
-    const bool stored = fv.stage != grade::Stage::not_stored;
-    const std::size_t copies = fv.stored_ids.size();
-    out.push_back(check(fv.fact_id, "storage", "rules", stored, decisive,
-                        stored ? "held by " + std::to_string(copies) + (copies == 1 ? " memory" : " memories")
-                               : fv.explanation));
-    if (!stored) return;
-    if (fv.unsure == grade::Unsure::summary) {
-        out.push_back(check(fv.fact_id, "summary", k_rules_unsure, false, false, fv.explanation));
-        return;
-    }
-    const bool faithful = fv.stage != grade::Stage::summary_error;
-    out.push_back(check(fv.fact_id, "summary", "rules", faithful, decisive,
-                        faithful ? "the fact's statements are held verbatim" : fv.explanation));
-}
-
-// Writes the rows of every scenario in probe order as soon as each (and every row before it) is
-// graded, on the main thread, between its own storing and retrieving: no barrier between
-// checkpoints or datasets, and a resumed run still finds a prefix of each checkpoint recorded.
-// Actions (a scenario marked graded) run in their place in the same order. The destructor waits
-// for rows still being graded: their tasks hold references into the run.
-class RowWriter {
-public:
-    RowWriter(store::ResultsDb& db, std::int64_t run_id, const RunConfig& config, const AfterProbeHook& hook,
-              RunOutcome& outcome, CallRecorder* recorder)
-        : m_db(db), m_run_id(run_id), m_config(config), m_hook(hook), m_outcome(outcome), m_recorder(recorder) {}
-    RowWriter(const RowWriter&) = delete;
-    RowWriter& operator=(const RowWriter&) = delete;
-    ~RowWriter() {
-        wait_all();
-        wait_tasks();
-    }
-
-    // Tasks on the pool that use the run (a fact's judge calls may outlive every row that needs
-    // them): counted so nothing they use goes away while they run.
-    void task_started() {
-        std::lock_guard lock(m_task_mutex);
-        ++m_tasks;
-    }
-    void task_finished() {
-        // Notified under the lock: once the waiter sees no task left, it may destroy the writer, so
-        // nothing here may touch it after the lock is released.
-        std::lock_guard lock(m_task_mutex);
-        --m_tasks;
-        m_task_done.notify_all();
-    }
-    void wait_tasks() {
-        std::unique_lock lock(m_task_mutex);
-        m_task_done.wait(lock, [&] { return m_tasks == 0; });
-    }
-
-    void push_row(std::shared_future<store::ProbeRow> row, std::string probe_id, int k, std::function<void()> after) {
-        Entry e;
-        e.is_row = true;
-        e.row = std::move(row);
-        e.probe_id = std::move(probe_id);
-        e.k = k;
-        e.after = std::move(after);
-        m_queue.push_back(std::move(e));
-        ++m_rows;
-    }
-    void push_action(std::function<Result<void>()> action) {
-        Entry e;
-        e.action = std::move(action);
-        m_queue.push_back(std::move(e));
-    }
-
-    // Writes what is graded at the front of the queue; with `block`, waits until at most `keep`
-    // rows are still queued. False: the test hook or keep_going asked to stop (tasks have finished).
-    Result<bool> write(bool block, std::size_t keep = 0) {
-        while (!m_queue.empty()) {
-            Entry& e = m_queue.front();
-            if (!e.is_row) {
-                auto action = std::move(e.action);
-                m_queue.pop_front();
-                MF_TRY(action());
-                continue;
-            }
-            const bool ready = e.row.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
-            if (!ready && (!block || m_rows <= keep)) break;
-            // An endpoint that refuses the key, or that failed too many times in a row, stops the
-            // run before rows graded against its failures are written (resumable).
-            if (auto failed = endpoint_failure()) {
-                wait_all();
-                MF_TRY(flush_calls());
-                return *failed;
-            }
-            store::ProbeRow row = e.row.get();
-            const std::string probe_id = std::move(e.probe_id);
-            const int k = e.k;
-            auto after = std::move(e.after);
-            m_queue.pop_front();
-            --m_rows;
-            MF_TRY(m_db.record_probe(m_run_id, row));
-            MF_TRY(flush_calls());
-            ++m_outcome.probes_graded;
-            if (after) after();
-            if ((m_hook && !m_hook(probe_id, k)) || (m_config.keep_going && !m_config.keep_going())) {
-                wait_all();
-                return false;
-            }
-        }
-        return true;
-    }
-
-    Result<void> flush_calls() {
-        if (!m_recorder) return {};
-        return m_db.record_llm_calls(m_run_id, m_recorder->drain());
-    }
-
-private:
-    struct Entry {
-        bool is_row = false;
-        std::shared_future<store::ProbeRow> row;
-        std::string probe_id;
-        int k = 0;
-        std::function<void()> after;
-        std::function<Result<void>()> action;
-    };
-
-    std::optional<Error> endpoint_failure() const {
-        if (!m_recorder) return std::nullopt;
-        return m_recorder->refused_outright();
-    }
-    void wait_all() {
-        for (auto& e : m_queue)
-            if (e.is_row) e.row.wait();
-    }
-
-    store::ResultsDb& m_db;
-    std::int64_t m_run_id;
-    const RunConfig& m_config;
-    const AfterProbeHook& m_hook;
-    RunOutcome& m_outcome;
-    CallRecorder* m_recorder;
-    std::deque<Entry> m_queue;
-    std::size_t m_rows = 0;  // rows in the queue
-    std::mutex m_task_mutex;
-    std::condition_variable m_task_done;
-    std::size_t m_tasks = 0;
-};
-
 // How many times one scenario may bring a restarted adapter back by storing its sessions again,
 // and how many times a failed adapter call is sent again (docs/ADAPTERS.md).
 constexpr int k_max_restores = 3;
@@ -364,7 +90,8 @@ public:
         : m_db(db), m_run_id(run_id), m_config(config), m_dataset(dataset), m_progress(progress),
           m_outcome(outcome), m_roles(roles), m_writer(writer), m_messages(dataset.scenario),
           m_task(roles.paper ? llm::prompts::paper_task_of(dataset.scenario.dataset) : std::nullopt),
-          m_judge_all(m_task.has_value() && roles.judge.has_value()) {}
+          m_judge_all(m_task.has_value() && roles.judge.has_value()),
+          m_probe_grader(dataset.scenario, roles, m_task, m_judge_all) {}
 
     // Stores the scenario and grades its checkpoints; the rows are written by the writer, possibly
     // after this returns. Returns false when the after-probe hook or keep_going asked to stop.
@@ -821,7 +548,7 @@ private:
         PendingProbe& p = batch->pending[i];
         const CallRecorder::Work work(work_of(p));
         try {
-            p.row.set_value(grade_probe(p, *batch->snapshot, batch->facts));
+            p.row.set_value(m_probe_grader.grade(p, *batch->snapshot, batch->facts));
         } catch (const std::exception& e) {
             store::ProbeRow row = probe_row(m_dataset.scenario, *p.probe, p.k, {}, {}, 0);
             row.grader = m_roles.grader;
@@ -847,25 +574,6 @@ private:
         return m_db.record_memory_stats(m_run_id, m_dataset.scenario.id, checkpoint,
                                         static_cast<std::int64_t>(held), tokens,
                                         m_roles.tokenizer ? m_roles.tokenizer->encoding() : std::string());
-    }
-
-    // The memories the probe's facts were found stored in, for the report's probe browser. A fact
-    // a system copied into many memories is shown by its first few.
-    static std::vector<store::MemoryTextRow> stored_memory_texts(const grade::ProbeVerdict& verdict,
-                                                                 const grade::MemorySnapshot& snapshot) {
-        constexpr std::size_t k_max_memories = 32;
-        std::vector<store::MemoryTextRow> out;
-        std::set<std::string> seen;
-        for (const auto& fact : verdict.facts)
-            for (const auto& id : fact.stored_ids) {
-                if (out.size() >= k_max_memories) return out;
-                if (!seen.insert(id).second) continue;
-                const auto index = snapshot.index_of(id);
-                if (!index) continue;
-                const memory::Memory& m = snapshot.memories()[*index];
-                out.push_back({m.id, m.text, json(m.sources).dump(-1, ' ', false, json::error_handler_t::replace)});
-            }
-        return out;
     }
 
     // Storage (batched) and summary verdicts for every fact of the checkpoint's probes. The rules
@@ -1001,221 +709,6 @@ private:
         for (std::size_t i : st.dependents) release(batch, i);
     }
 
-    // The decisive stage of one probe at one k, with every check made.
-    store::ProbeRow grade_probe(const PendingProbe& p, const grade::MemorySnapshot& snapshot,
-                                const std::map<std::string, FactState>& facts) {
-        const data::Scenario& s = m_dataset.scenario;
-        store::ProbeRow row = probe_row(s, *p.probe, p.k, p.rules, p.hits, p.micros);
-        row.grader = m_roles.grader;
-        row.stored_memories = stored_memory_texts(p.rules, snapshot);
-        row.memory_checks = p.memory_checks;
-        if (m_roles.tokenizer) {
-            std::int64_t tokens = 0;
-            for (const auto& hit : p.hits) tokens += static_cast<std::int64_t>(m_roles.tokenizer->count(hit.memory.text));
-            row.retrieved_tokens = tokens;
-        }
-        if (!p.retrieve_error.empty()) {
-            row.stage = "error";
-            row.memory_success = false;
-            row.error = p.retrieve_error;
-            return row;
-        }
-        if (p.answer) row.answer = *p.answer;
-        const bool use_judge = m_roles.grader != "rules";
-
-        // Memory side.
-        std::optional<grade::Stage> memory_stage = p.rules.stage;  // empty: no evidence (abstain)
-        if (!use_judge) {
-            for (const auto& fv : p.rules.facts) {
-                add_rules_memory_checks(fv, true, row.checks);
-                if (fv.stage == grade::Stage::not_retrieved || fv.stage == grade::Stage::retrieved)
-                    row.checks.push_back(check(fv.fact_id, "retrieval", "rules", fv.stage == grade::Stage::retrieved,
-                                               true, fv.explanation));
-            }
-        } else if (!p.probe->evidence.empty()) {
-            std::vector<grade::Stage> stages;
-            for (std::size_t f = 0; f < p.probe->evidence.size(); ++f) {
-                const auto& fact = p.probe->evidence[f];
-                const grade::FactVerdict& rules = p.rules.facts[f];
-                const FactMemory& fm = facts.at(fact.id).memory;
-                for (const auto& c : fm.checks) row.checks.push_back(c);
-                auto& fact_row = row.facts[f];
-                if (!fm.error.empty()) {
-                    row.stage = "error";
-                    row.error = fm.error;
-                    row.memory_success = false;
-                    return row;
-                }
-                grade::Stage stage;
-                std::string reason;
-                if (!fm.stored) {
-                    stage = grade::Stage::not_stored;
-                    reason = fm.reason;
-                } else if (!fm.faithful) {
-                    stage = grade::Stage::summary_error;
-                    reason = fm.reason;
-                } else {
-                    // Retrieval. With holders the rules' check is exact; when the judge decided
-                    // storage, provenance decides (a memory from the fact's messages is in the top
-                    // k), else the judge. With --grader both the judge is asked too, for comparison.
-                    bool retrieved = false;
-                    bool judge_decides = false;
-                    if (m_judge_all) {
-                        judge_decides = true;
-                        if (rules.retrieval_checked)  // kept beside the judge's, for the agreement figures
-                            row.checks.push_back(check(fact.id, "retrieval", "rules", rules.retrieved, false,
-                                                       rules.retrieval_explanation));
-                    } else if (!fm.storage_judged && rules.retrieval_checked) {
-                        retrieved = rules.retrieved;
-                        reason = rules.retrieval_explanation;
-                        row.checks.push_back(check(fact.id, "retrieval", "rules", retrieved, true, reason));
-                    } else if (snapshot.provenance()) {
-                        retrieved = std::any_of(p.hits.begin(), p.hits.end(), [&](const memory::Hit& hit) {
-                            return grade::cites_fact(hit.memory.sources, fact);
-                        });
-                        reason = retrieved ? "a memory from the fact's messages is in the top k"
-                                           : "no memory from the fact's messages is in the top k";
-                        row.checks.push_back(check(fact.id, "retrieval", "provenance", retrieved, true, reason));
-                    } else {
-                        judge_decides = true;
-                    }
-                    if (judge_decides || m_roles.grader == "both") {
-                        auto v = m_roles.judge->retrieval(fact, p.hits, m_task, p.probe->question);
-                        if (!v) {
-                            row.stage = "error";
-                            row.error = v.error().describe();
-                            row.memory_success = false;
-                            return row;
-                        }
-                        row.checks.push_back(check(fact.id, "retrieval", "llm", v->passed, judge_decides, v->reason));
-                        if (judge_decides) {
-                            retrieved = v->passed;
-                            reason = v->reason;
-                        }
-                    }
-                    stage = retrieved ? grade::Stage::retrieved : grade::Stage::not_retrieved;
-                    if (retrieved && reason.empty()) reason = "stored faithfully and retrieved";
-                }
-                fact_row.stage = grade::stage_name(stage);
-                fact_row.explanation = reason;
-                stages.push_back(stage);
-            }
-            memory_stage = grade::combine_fact_stages(stages);
-        }
-        row.memory_success = memory_stage == grade::Stage::retrieved;
-        row.stage = memory_stage ? grade::stage_name(*memory_stage) : "needs_answer_stage";
-        // A misleading question that names a person whose essay is stored (the paper's release reuses
-        // names) has no single right answer: abstaining and answering from that essay both defend
-        // themselves. It is reported apart, never graded as must-abstain (docs/TAXONOMY.md).
-        if (!memory_stage && is_ambiguous(*p.probe)) {
-            row.stage = "ambiguous";
-            row.reasoning = "not graded";
-            return row;
-        }
-
-        // Answer stage: reached when every fact was retrieved, or at once for abstain probes.
-        const bool reached = !memory_stage || *memory_stage == grade::Stage::retrieved;
-        if (!m_roles.taker && !p.system_answered) return row;
-        if (!p.answer_error.empty()) {
-            row.stage = "error";
-            row.error = p.answer_error;
-            row.memory_success = false;  // an error row is in no numerator (docs/TAXONOMY.md)
-            return row;
-        }
-        // A probe with a rubric (write integrity) is answered and graded whatever its memory stage:
-        // its suite compares answers across modes (no memory, native, oracle). The stage stays the
-        // memory's when the memory failed first.
-        if (p.probe->uses_v2()) return grade_rubric_answer(p, std::move(row), reached);
-        if (!reached) {
-            row.reasoning = "not reached";
-            return row;
-        }
-        const bool abstain = p.probe->kind == data::ProbeKind::abstain;
-        const char* stage_label = abstain ? "abstention" : "answer";
-        const auto by_rules = grade::grade_answer_by_rules(*p.probe, *p.answer);
-        // Multiple choice is read exactly; other kinds need meaning and go to the judge when there is one.
-        const bool judge_decides = use_judge && p.probe->kind != data::ProbeKind::mcq;
-        row.checks.push_back(check("", stage_label, "rules", by_rules.correct, !judge_decides, by_rules.reason));
-        bool correct = by_rules.correct;
-        if (judge_decides) {
-            // Under the paper's protocol the abstention judge also reads the essay the question was made from.
-            const std::string essay = p.probe->evidence.empty() ? std::string() : p.probe->evidence.front().text;
-            auto v = abstain ? m_roles.judge->abstention(*p.probe, *p.answer, m_task, essay)
-                             : m_roles.judge->answer(*p.probe, *p.answer, m_task);
-            if (!v) {
-                row.stage = "error";
-                row.error = v.error().describe();
-                row.memory_success = false;
-                return row;
-            }
-            row.checks.push_back(check("", stage_label, "llm", v->passed, true, v->reason));
-            correct = v->passed;
-        }
-        row.answer_correct = correct;
-        row.reasoning = correct ? "correct" : "reasoning_error";
-        row.stage = correct ? "correct" : "reasoning_error";
-        return row;
-    }
-
-    // The answer of a probe with a rubric: the rubric decides what it can decide exactly; the judge
-    // decides the rest, and without a judge the row is unverified (never a pass).
-    store::ProbeRow grade_rubric_answer(const PendingProbe& p, store::ProbeRow row, bool reached) {
-        const bool abstain = p.probe->kind == data::ProbeKind::abstain;
-        const char* stage_label = abstain ? "abstention" : "answer";
-        const grade::RubricVerdict by_rubric =
-            grade::grade_rubric(*p.probe, *p.answer, grade::rubric_context(m_dataset.scenario, *p.probe));
-        const bool sure = by_rubric.outcome != grade::RubricOutcome::unsure;
-        const bool judge_decides = !sure && m_roles.judge.has_value();
-        std::string reason = std::string("rubric ") + data::rubric_kind_name(grade::effective_rubric(*p.probe).kind) +
-                             ": " + by_rubric.reason;
-        if (sure) row.checks.push_back(check("", stage_label, "rules", by_rubric.outcome == grade::RubricOutcome::pass,
-                                             true, reason));
-        else row.checks.push_back(check("", stage_label, k_rules_unsure, false, false, reason));
-        if (p.system_answered)
-            row.checks.push_back(check("", "answer_source", "system", true, false,
-                                       "the system answered for itself (the adapter's answer operation)"));
-        // Whether the answer declined, for abstention precision and recall (never decisive).
-        const bool declined = grade::answer_declines(*p.probe, *p.answer);
-        row.checks.push_back(check("", "declines", "rules", declined, false,
-                                   declined ? "the answer declines" : "the answer does not decline"));
-        std::optional<bool> correct;
-        if (sure) correct = by_rubric.outcome == grade::RubricOutcome::pass;
-        if (judge_decides) {
-            auto v = abstain ? m_roles.judge->abstention(*p.probe, *p.answer, m_task, {})
-                             : m_roles.judge->answer(*p.probe, *p.answer, m_task);
-            if (!v) {
-                row.stage = "error";
-                row.error = v.error().describe();
-                row.memory_success = false;
-                return row;
-            }
-            row.checks.push_back(check("", stage_label, "llm", v->passed, true, v->reason));
-            correct = v->passed;
-        }
-        row.answer_correct = correct;
-        // A wrong answer to an answerable probe that declines nothing and names no value its facts
-        // ever had: it answered with something memory never held (never decisive; the report's
-        // hallucination rate).
-        if (!abstain && !p.probe->targets.empty() && correct && !*correct && !declined) {
-            const bool known = grade::answer_states_known_value(m_dataset.scenario, *p.probe, *p.answer);
-            row.checks.push_back(check("", "hallucination", "rules", known, false,
-                                       known ? "the wrong answer names a value memory held at some point"
-                                             : "the wrong answer names no value this fact ever had"));
-        }
-        if (!reached) {
-            row.reasoning = "not reached";
-            return row;
-        }
-        if (!correct) {
-            row.reasoning = "unverified";
-            row.stage = "unverified";
-            return row;
-        }
-        row.reasoning = *correct ? "correct" : "reasoning_error";
-        row.stage = *correct ? "correct" : "reasoning_error";
-        return row;
-    }
-
     store::ResultsDb& m_db;
     std::int64_t m_run_id;
     const RunConfig& m_config;
@@ -1230,6 +723,7 @@ private:
     // there is one) decides every stage, as in the paper; the rules' checks are kept beside it.
     const grade::LlmJudge::Task m_task;
     const bool m_judge_all;
+    ProbeGrader m_probe_grader;
     bool m_paper_replies = false;                // storage turns answered with retrieved memories shown
     std::vector<data::Session> m_with_replies;   // --store-replies: the sessions as stored
     std::vector<data::Session> m_replied;        // the paper's storage turns, as stored so far

@@ -107,25 +107,8 @@ bool deeper_than(const json& v, std::size_t limit, std::size_t depth = 0) {
     return false;
 }
 
-// The same on JSON text before parsing it, brackets inside strings not counted; stops scanning as
-// soon as the limit is passed, so a hostile file costs one pass and no recursion.
-bool text_deeper_than(std::string_view text, std::size_t limit) {
-    std::size_t depth = 0;
-    bool in_string = false, escaped = false;
-    for (const char c : text) {
-        if (in_string) {
-            if (escaped) escaped = false;
-            else if (c == '\\') escaped = true;
-            else if (c == '"') in_string = false;
-            continue;
-        }
-        if (c == '"') in_string = true;
-        else if (c == '[' || c == '{') {
-            if (++depth > limit) return true;
-        } else if ((c == ']' || c == '}') && depth > 0) --depth;
-    }
-    return false;
-}
+// The same on JSON text before parsing it (data::json_nesting_depth: one pass, no recursion).
+bool text_deeper_than(std::string_view text, std::size_t limit) { return data::json_nesting_depth(text, limit) > limit; }
 
 bool id_byte_ok(unsigned char c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||

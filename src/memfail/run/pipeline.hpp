@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: MIT
+// Internal to the runner (run/runner.cpp): what a checkpoint's probes carry through the LLM pipeline,
+// and the grading of one probe at one k from its memory verdicts, its answer and the judge's
+// verdicts (ProbeGrader). Suite-agnostic: a probe with a rubric (memfail/2) is graded by it.
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <future>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <memfail/core/thread_pool.hpp>
+#include <memfail/data/model.hpp>
+#include <memfail/grade/llm_judge.hpp>
+#include <memfail/grade/memory_grader.hpp>
+#include <memfail/memory/memory_system.hpp>
+#include <memfail/run/call_recorder.hpp>
+#include <memfail/run/test_taker.hpp>
+#include <memfail/store/results_db.hpp>
+#include <memfail/text/tokenizer.hpp>
+
+namespace memfail::run {
+
+// What the run can call on: the recorder over the client, the test-taker and the judge (each absent
+// when its model is not configured), and the tokenizer for token figures (absent without rank files).
+struct RunServices {
+    std::shared_ptr<const text::Tokenizer> tokenizer;
+    CallRecorder* recorder = nullptr;
+    std::optional<TestTaker> taker;
+    std::optional<grade::LlmJudge> judge;
+    std::string grader = "rules";
+    ThreadPool* pool = nullptr;
+    bool paper = false;  // --protocol paper (docs/PROTOCOLS.md)
+};
+
+// A fact's storage and summary verdict, which do not depend on k.
+struct FactMemory {
+    bool stored = false;
+    bool faithful = false;
+    std::string reason;  // the decisive check's reason when it failed
+    std::vector<store::StageCheckRow> checks;
+    std::string error;   // a judge call failed
+    // The judge decided storage (the rules were unsure), so the rules have no holders to check
+    // retrieval against: provenance decides it, or the judge.
+    bool storage_judged = false;
+};
+
+// One probe at one k on its way through the stages. Its row is graded by whichever task finishes
+// the last thing it waits for (its answer, the judge's verdicts on its facts) and handed to the
+// writer through `row`.
+struct PendingProbe {
+    const data::Probe* probe = nullptr;
+    int k = 0;
+    std::vector<memory::Hit> hits;
+    std::string retrieve_error;
+    std::int64_t micros = 0;
+    grade::ProbeVerdict rules;
+    std::vector<store::MemoryCheckRow> memory_checks;  // the suite's, applicable ones only
+    std::optional<std::string> answer;
+    std::string answer_error;
+    bool system_answered = false;  // the system answered for itself (Capabilities::answers)
+    std::atomic<int> waiting{1};  // what the probe still waits for, plus the main thread's hold
+    std::promise<store::ProbeRow> row;
+};
+
+// A fact's memory verdict on its way through the judge: storage (batched with other facts), then
+// summary; its probes are graded once it is final.
+struct FactState {
+    const data::EvidenceFact* fact = nullptr;
+    const grade::FactVerdict* rules = nullptr;  // the rules' verdict, in the first probe that lists it
+    FactMemory memory;
+    std::optional<grade::JudgeVerdict> judged_storage;
+    std::vector<std::size_t> dependents;  // the pending probes that list the fact
+};
+
+// One checkpoint's probes x k, shared by the tasks working on them: they outlive the main thread's
+// pass over the checkpoint, which goes on storing and retrieving while the model calls finish.
+struct Batch {
+    std::optional<grade::MemorySnapshot> snapshot;
+    std::vector<PendingProbe> pending;
+    std::map<std::string, FactState> facts;  // built before any task starts, then only read or
+                                             // written entry by entry by the one task working on it
+    std::deque<grade::ProbeVerdict> verdicts;  // verdicts of probes not retrieved here, for facts' `rules`
+    std::size_t store_chars = 0;
+    // The snapshot's first memories are what the system holds now; any after them are what it gave
+    // as of the dates of probes about the past.
+    std::size_t current_memories = 0;
+};
+
+// One check of one stage by one grader, as recorded.
+store::StageCheckRow check(const std::string& fact_id, const char* stage, const char* grader, bool passed,
+                           bool decisive, std::string reason);
+
+// The grader name of a check the rules could not decide: recorded so a reader sees why the judge
+// was asked, and kept out of the rules-versus-judge agreement figures.
+inline constexpr const char* k_rules_unsure = "rules_unsure";
+
+// The rules' storage and summary verdicts, read off the rules' fact verdict (they do not depend on
+// k). An unsure check is recorded as such and is never decisive.
+void add_rules_memory_checks(const grade::FactVerdict& fv, bool decisive, std::vector<store::StageCheckRow>& out);
+
+// A misleading probe whose named person is described elsewhere in the store (`meta.ambiguous`).
+bool is_ambiguous(const data::Probe& probe);
+
+// The row of a probe at k with its memory-side verdict and what was retrieved; the probe as the
+// dataset states it (with its targets' ledger events, for write-integrity probes).
+store::ProbeRow probe_row(const data::Scenario& scenario, const data::Probe& probe, int k,
+                          const grade::ProbeVerdict& verdict, const std::vector<memory::Hit>& hits,
+                          std::int64_t micros);
+
+// Grades a probe at a k once everything it waits for is in; called from pool tasks (each probe by
+// one task), so it only reads what it is given and the scenario.
+class ProbeGrader {
+public:
+    ProbeGrader(const data::Scenario& scenario, RunServices& roles, grade::LlmJudge::Task task, bool judge_all)
+        : m_scenario(scenario), m_roles(roles), m_task(task), m_judge_all(judge_all) {}
+
+    // The decisive stage of one probe at one k, with every check made.
+    store::ProbeRow grade(const PendingProbe& p, const grade::MemorySnapshot& snapshot,
+                          const std::map<std::string, FactState>& facts);
+
+private:
+    std::optional<bool> judge_answer(const PendingProbe& p, store::ProbeRow& row, const char* stage_label,
+                                     const std::string& essay);
+    store::ProbeRow grade_rubric_answer(const PendingProbe& p, store::ProbeRow row, bool reached);
+    static std::vector<store::MemoryTextRow> stored_memory_texts(const grade::ProbeVerdict& verdict,
+                                                                 const grade::MemorySnapshot& snapshot);
+
+    const data::Scenario& m_scenario;
+    RunServices& m_roles;
+    const grade::LlmJudge::Task m_task;
+    const bool m_judge_all;
+};
+
+}  // namespace memfail::run

@@ -1,0 +1,333 @@
+// SPDX-License-Identifier: MIT
+// Grading one probe at one k (run/pipeline.hpp).
+#include <memfail/data/jsonl.hpp>
+#include <memfail/grade/answer_rules.hpp>
+#include <memfail/grade/rubric.hpp>
+#include <memfail/run/pipeline.hpp>
+
+#include <algorithm>
+#include <set>
+
+namespace memfail::run {
+
+using nlohmann::json;
+
+namespace {
+
+json hits_to_json(const std::vector<memory::Hit>& hits) {
+    json out = json::array();
+    for (const auto& h : hits)
+        out.push_back({{"id", h.memory.id}, {"text", h.memory.text}, {"sources", h.memory.sources},
+                       {"score", h.score}});
+    return out;
+}
+
+}  // namespace
+
+// A misleading probe whose named person is described elsewhere in the store (`meta.ambiguous`).
+bool is_ambiguous(const data::Probe& probe) {
+    const auto it = probe.meta.find("ambiguous");
+    return probe.kind == data::ProbeKind::abstain && it != probe.meta.end() && it->is_boolean() && it->get<bool>();
+}
+
+store::ProbeRow probe_row(const data::Scenario& scenario, const data::Probe& probe, int k,
+                          const grade::ProbeVerdict& verdict, const std::vector<memory::Hit>& hits,
+                          std::int64_t micros) {
+    store::ProbeRow row;
+    row.scenario_id = scenario.id;
+    row.dataset = scenario.dataset;
+    row.probe_id = probe.id;
+    row.k = k;
+    row.kind = data::probe_kind_name(probe.kind);
+    row.stage = verdict.stage ? grade::stage_name(*verdict.stage) : "needs_answer_stage";
+    row.memory_success = verdict.memory_side_success();
+    row.retrieved_json = hits_to_json(hits).dump(-1, ' ', false, json::error_handler_t::replace);
+    row.retrieve_micros = micros;
+    row.checkpoint = probe.after_session;
+    // Replacement, not an exception, for bytes that are not UTF-8: the record must be written.
+    json pj = data::to_json(probe);
+    // A write-integrity probe carries its targets' ledger events, so a results file shows each
+    // value's history without the dataset (the report's probe browser).
+    if (!probe.targets.empty()) {
+        json ledger = json::array();
+        for (const auto& id : probe.targets)
+            if (const data::LedgerEvent* e = scenario.event(id)) ledger.push_back(data::to_json(*e));
+        pj["ledger"] = std::move(ledger);
+    }
+    row.probe_json = pj.dump(-1, ' ', false, json::error_handler_t::replace);
+    for (const auto& f : verdict.facts) {
+        store::FactRow fr;
+        fr.fact_id = f.fact_id;
+        fr.stage = grade::stage_name(f.stage);
+        fr.method = grade::match_name(f.method);
+        fr.stored_json = json(f.stored_ids).dump();
+        fr.retrieved_json = json(f.retrieved_ids).dump();
+        fr.missing_json = json(f.missing_details).dump();
+        fr.explanation = f.explanation;
+        row.facts.push_back(std::move(fr));
+    }
+    return row;
+}
+
+store::StageCheckRow check(const std::string& fact_id, const char* stage, const char* grader, bool passed,
+                           bool decisive, std::string reason) {
+    return {fact_id, stage, grader, passed, decisive, std::move(reason)};
+}
+
+void add_rules_memory_checks(const grade::FactVerdict& fv, bool decisive, std::vector<store::StageCheckRow>& out) {
+    if (fv.unsure == grade::Unsure::storage) {
+        out.push_back(check(fv.fact_id, "storage", k_rules_unsure, false, false, fv.explanation));
+        return;
+    }
+    const bool stored = fv.stage != grade::Stage::not_stored;
+    const std::size_t copies = fv.stored_ids.size();
+    out.push_back(check(fv.fact_id, "storage", "rules", stored, decisive,
+                        stored ? "held by " + std::to_string(copies) + (copies == 1 ? " memory" : " memories")
+                               : fv.explanation));
+    if (!stored) return;
+    if (fv.unsure == grade::Unsure::summary) {
+        out.push_back(check(fv.fact_id, "summary", k_rules_unsure, false, false, fv.explanation));
+        return;
+    }
+    const bool faithful = fv.stage != grade::Stage::summary_error;
+    out.push_back(check(fv.fact_id, "summary", "rules", faithful, decisive,
+                        faithful ? "the fact's statements are held verbatim" : fv.explanation));
+}
+
+// The memories the probe's facts were found stored in, for the report's probe browser. A fact
+// a system copied into many memories is shown by its first few.
+std::vector<store::MemoryTextRow> ProbeGrader::stored_memory_texts(const grade::ProbeVerdict& verdict,
+                                                                const grade::MemorySnapshot& snapshot) {
+    constexpr std::size_t k_max_memories = 32;
+    std::vector<store::MemoryTextRow> out;
+    std::set<std::string> seen;
+    for (const auto& fact : verdict.facts)
+        for (const auto& id : fact.stored_ids) {
+            if (out.size() >= k_max_memories) return out;
+            if (!seen.insert(id).second) continue;
+            const auto index = snapshot.index_of(id);
+            if (!index) continue;
+            const memory::Memory& m = snapshot.memories()[*index];
+            out.push_back({m.id, m.text, json(m.sources).dump(-1, ' ', false, json::error_handler_t::replace)});
+        }
+    return out;
+}
+
+// The decisive stage of one probe at one k, with every check made.
+store::ProbeRow ProbeGrader::grade(const PendingProbe& p, const grade::MemorySnapshot& snapshot,
+                            const std::map<std::string, FactState>& facts) {
+    const data::Scenario& s = m_scenario;
+    store::ProbeRow row = probe_row(s, *p.probe, p.k, p.rules, p.hits, p.micros);
+    row.grader = m_roles.grader;
+    row.stored_memories = stored_memory_texts(p.rules, snapshot);
+    row.memory_checks = p.memory_checks;
+    if (m_roles.tokenizer) {
+        std::int64_t tokens = 0;
+        for (const auto& hit : p.hits) tokens += static_cast<std::int64_t>(m_roles.tokenizer->count(hit.memory.text));
+        row.retrieved_tokens = tokens;
+    }
+    if (!p.retrieve_error.empty()) {
+        row.stage = "error";
+        row.memory_success = false;
+        row.error = p.retrieve_error;
+        return row;
+    }
+    if (p.answer) row.answer = *p.answer;
+    const bool use_judge = m_roles.grader != "rules";
+
+    // Memory side.
+    std::optional<grade::Stage> memory_stage = p.rules.stage;  // empty: no evidence (abstain)
+    if (!use_judge) {
+        for (const auto& fv : p.rules.facts) {
+            add_rules_memory_checks(fv, true, row.checks);
+            if (fv.stage == grade::Stage::not_retrieved || fv.stage == grade::Stage::retrieved)
+                row.checks.push_back(check(fv.fact_id, "retrieval", "rules", fv.stage == grade::Stage::retrieved,
+                                           true, fv.explanation));
+        }
+    } else if (!p.probe->evidence.empty()) {
+        std::vector<grade::Stage> stages;
+        for (std::size_t f = 0; f < p.probe->evidence.size(); ++f) {
+            const auto& fact = p.probe->evidence[f];
+            const grade::FactVerdict& rules = p.rules.facts[f];
+            const FactMemory& fm = facts.at(fact.id).memory;
+            for (const auto& c : fm.checks) row.checks.push_back(c);
+            auto& fact_row = row.facts[f];
+            if (!fm.error.empty()) {
+                row.stage = "error";
+                row.error = fm.error;
+                row.memory_success = false;
+                return row;
+            }
+            grade::Stage stage;
+            std::string reason;
+            if (!fm.stored) {
+                stage = grade::Stage::not_stored;
+                reason = fm.reason;
+            } else if (!fm.faithful) {
+                stage = grade::Stage::summary_error;
+                reason = fm.reason;
+            } else {
+                // Retrieval. With holders the rules' check is exact; when the judge decided
+                // storage, provenance decides (a memory from the fact's messages is in the top
+                // k), else the judge. With --grader both the judge is asked too, for comparison.
+                bool retrieved = false;
+                bool judge_decides = false;
+                if (m_judge_all) {
+                    judge_decides = true;
+                    if (rules.retrieval_checked)  // kept beside the judge's, for the agreement figures
+                        row.checks.push_back(check(fact.id, "retrieval", "rules", rules.retrieved, false,
+                                                   rules.retrieval_explanation));
+                } else if (!fm.storage_judged && rules.retrieval_checked) {
+                    retrieved = rules.retrieved;
+                    reason = rules.retrieval_explanation;
+                    row.checks.push_back(check(fact.id, "retrieval", "rules", retrieved, true, reason));
+                } else if (snapshot.provenance()) {
+                    retrieved = std::any_of(p.hits.begin(), p.hits.end(), [&](const memory::Hit& hit) {
+                        return grade::cites_fact(hit.memory.sources, fact);
+                    });
+                    reason = retrieved ? "a memory from the fact's messages is in the top k"
+                                       : "no memory from the fact's messages is in the top k";
+                    row.checks.push_back(check(fact.id, "retrieval", "provenance", retrieved, true, reason));
+                } else {
+                    judge_decides = true;
+                }
+                if (judge_decides || m_roles.grader == "both") {
+                    auto v = m_roles.judge->retrieval(fact, p.hits, m_task, p.probe->question);
+                    if (!v) {
+                        row.stage = "error";
+                        row.error = v.error().describe();
+                        row.memory_success = false;
+                        return row;
+                    }
+                    row.checks.push_back(check(fact.id, "retrieval", "llm", v->passed, judge_decides, v->reason));
+                    if (judge_decides) {
+                        retrieved = v->passed;
+                        reason = v->reason;
+                    }
+                }
+                stage = retrieved ? grade::Stage::retrieved : grade::Stage::not_retrieved;
+                if (retrieved && reason.empty()) reason = "stored faithfully and retrieved";
+            }
+            fact_row.stage = grade::stage_name(stage);
+            fact_row.explanation = reason;
+            stages.push_back(stage);
+        }
+        memory_stage = grade::combine_fact_stages(stages);
+    }
+    row.memory_success = memory_stage == grade::Stage::retrieved;
+    row.stage = memory_stage ? grade::stage_name(*memory_stage) : "needs_answer_stage";
+    // A misleading question that names a person whose essay is stored (the paper's release reuses
+    // names) has no single right answer: abstaining and answering from that essay both defend
+    // themselves. It is reported apart, never graded as must-abstain (docs/TAXONOMY.md).
+    if (!memory_stage && is_ambiguous(*p.probe)) {
+        row.stage = "ambiguous";
+        row.reasoning = "not graded";
+        return row;
+    }
+
+    // Answer stage: reached when every fact was retrieved, or at once for abstain probes.
+    const bool reached = !memory_stage || *memory_stage == grade::Stage::retrieved;
+    if (!m_roles.taker && !p.system_answered) return row;
+    if (!p.answer_error.empty()) {
+        row.stage = "error";
+        row.error = p.answer_error;
+        row.memory_success = false;  // an error row is in no numerator (docs/TAXONOMY.md)
+        return row;
+    }
+    // A probe with a rubric (write integrity) is answered and graded whatever its memory stage:
+    // its suite compares answers across modes (no memory, native, oracle). The stage stays the
+    // memory's when the memory failed first.
+    if (p.probe->uses_v2()) return grade_rubric_answer(p, std::move(row), reached);
+    if (!reached) {
+        row.reasoning = "not reached";
+        return row;
+    }
+    const bool abstain = p.probe->kind == data::ProbeKind::abstain;
+    const char* stage_label = abstain ? "abstention" : "answer";
+    const auto by_rules = grade::grade_answer_by_rules(*p.probe, *p.answer);
+    // Multiple choice is read exactly; other kinds need meaning and go to the judge when there is one.
+    const bool judge_decides = use_judge && p.probe->kind != data::ProbeKind::mcq;
+    row.checks.push_back(check("", stage_label, "rules", by_rules.correct, !judge_decides, by_rules.reason));
+    bool correct = by_rules.correct;
+    if (judge_decides) {
+        // Under the paper's protocol the abstention judge also reads the essay the question was made from.
+        const std::string essay = p.probe->evidence.empty() ? std::string() : p.probe->evidence.front().text;
+        const auto v = judge_answer(p, row, stage_label, essay);
+        if (!v) return row;
+        correct = *v;
+    }
+    row.answer_correct = correct;
+    row.reasoning = correct ? "correct" : "reasoning_error";
+    row.stage = correct ? "correct" : "reasoning_error";
+    return row;
+}
+
+// The judge's verdict on the probe's answer (or abstention), recorded as the decisive check;
+// empty when the call failed, with `row` made an error row saying why.
+std::optional<bool> ProbeGrader::judge_answer(const PendingProbe& p, store::ProbeRow& row, const char* stage_label,
+                                 const std::string& essay) {
+    auto v = p.probe->kind == data::ProbeKind::abstain ? m_roles.judge->abstention(*p.probe, *p.answer, m_task, essay)
+                                                       : m_roles.judge->answer(*p.probe, *p.answer, m_task);
+    if (!v) {
+        row.stage = "error";
+        row.error = v.error().describe();
+        row.memory_success = false;
+        return std::nullopt;
+    }
+    row.checks.push_back(check("", stage_label, "llm", v->passed, true, v->reason));
+    return v->passed;
+}
+
+// The answer of a probe with a rubric: the rubric decides what it can decide exactly; the judge
+// decides the rest, and without a judge the row is unverified (never a pass).
+store::ProbeRow ProbeGrader::grade_rubric_answer(const PendingProbe& p, store::ProbeRow row, bool reached) {
+    const bool abstain = p.probe->kind == data::ProbeKind::abstain;
+    const char* stage_label = abstain ? "abstention" : "answer";
+    const grade::RubricVerdict by_rubric =
+        grade::grade_rubric(*p.probe, *p.answer, grade::rubric_context(m_scenario, *p.probe));
+    const bool sure = by_rubric.outcome != grade::RubricOutcome::unsure;
+    const bool judge_decides = !sure && m_roles.judge.has_value();
+    std::string reason = std::string("rubric ") + data::rubric_kind_name(grade::effective_rubric(*p.probe).kind) +
+                         ": " + by_rubric.reason;
+    if (sure) row.checks.push_back(check("", stage_label, "rules", by_rubric.outcome == grade::RubricOutcome::pass,
+                                         true, reason));
+    else row.checks.push_back(check("", stage_label, k_rules_unsure, false, false, reason));
+    if (p.system_answered)
+        row.checks.push_back(check("", "answer_source", "system", true, false,
+                                   "the system answered for itself (the adapter's answer operation)"));
+    // Whether the answer declined, for abstention precision and recall (never decisive).
+    const bool declined = grade::answer_declines(*p.probe, *p.answer);
+    row.checks.push_back(check("", "declines", "rules", declined, false,
+                               declined ? "the answer declines" : "the answer does not decline"));
+    std::optional<bool> correct;
+    if (sure) correct = by_rubric.outcome == grade::RubricOutcome::pass;
+    if (judge_decides) {
+        const auto v = judge_answer(p, row, stage_label, {});
+        if (!v) return row;
+        correct = *v;
+    }
+    row.answer_correct = correct;
+    // A wrong answer to an answerable probe that declines nothing and names no value its facts
+    // ever had: it answered with something memory never held (never decisive; the report's
+    // hallucination rate).
+    if (!abstain && !p.probe->targets.empty() && correct && !*correct && !declined) {
+        const bool known = grade::answer_states_known_value(m_scenario, *p.probe, *p.answer);
+        row.checks.push_back(check("", "hallucination", "rules", known, false,
+                                   known ? "the wrong answer names a value memory held at some point"
+                                         : "the wrong answer names no value this fact ever had"));
+    }
+    if (!reached) {
+        row.reasoning = "not reached";
+        return row;
+    }
+    if (!correct) {
+        row.reasoning = "unverified";
+        row.stage = "unverified";
+        return row;
+    }
+    row.reasoning = *correct ? "correct" : "reasoning_error";
+    row.stage = *correct ? "correct" : "reasoning_error";
+    return row;
+}
+
+}  // namespace memfail::run
