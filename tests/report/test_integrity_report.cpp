@@ -411,5 +411,46 @@ TEST(IntegrityJson, SamplesCarryEachProbesChecks) {
     EXPECT_EQ(plain_lines, 2u * 2u * 2u);
 }
 
+
+TEST(IntegrityTables, WrongAnswersArePutInOneLayerEach) {
+    auto db = store::ResultsDb::open(":memory:").value();
+    const auto id = build_writ(db, {true, false});
+    const auto t = layer_table(db, {id});
+    ASSERT_TRUE(t.has_value()) << t.error().describe();
+    std::map<std::string, std::vector<std::string>> by_mode;
+    for (const auto& row : t->rows) by_mode[row[1]] = row;
+    // No memory: nothing held, every answer wrong, each for the state the system (never) wrote.
+    ASSERT_TRUE(by_mode.count("no_memory"));
+    EXPECT_EQ(by_mode["no_memory"][2], "3");
+    EXPECT_EQ(by_mode["no_memory"][3], "3 (100.0%)");
+    // Native and oracle answer right at k = 5, the largest: no wrong answer to place.
+    EXPECT_FALSE(by_mode.count("oracle"));
+    EXPECT_FALSE(by_mode.count("native"));
+}
+
+TEST(IntegrityTables, PerDatasetRowsCarryRatesAndIntervals) {
+    auto db = store::ResultsDb::open(":memory:").value();
+    const auto id = build_writ(db, {true, false});
+    const auto t = integrity_dataset_table(db, {id}, TableStyle::machine);
+    ASSERT_TRUE(t.has_value()) << t.error().describe();
+    std::map<std::string, std::vector<std::string>> rows;  // "mode/side/metric/k" -> row
+    for (const auto& row : t->rows) {
+        EXPECT_EQ(row[2], "writ_update");
+        rows[row[1] + "/" + row[3] + "/" + row[4] + "/" + row[5]] = row;
+    }
+    // native current_retrieved: never at k = 1, always at k = 5 (three probes each).
+    ASSERT_TRUE(rows.count("native/memory/current_retrieved/1"));
+    EXPECT_EQ(rows["native/memory/current_retrieved/1"][6], "3");
+    EXPECT_EQ(rows["native/memory/current_retrieved/1"][8], "0");
+    EXPECT_EQ(rows["native/memory/current_retrieved/5"][8], "1");
+    // The interval's bounds are fractions around the rate.
+    EXPECT_EQ(rows["native/memory/current_retrieved/5"][10], "1");
+    EXPECT_LT(std::stod(rows["native/memory/current_retrieved/5"][9]), 1.0);
+    // as_of of the probe about the past is unverified in native: counted apart, never passed.
+    EXPECT_EQ(rows["native/memory/as_of/5"][11], "1");
+    ASSERT_TRUE(rows.count("no_memory/answer/recall_accuracy/5"));
+    EXPECT_EQ(rows["no_memory/answer/recall_accuracy/5"][8], "0");
+}
+
 }  // namespace
 }  // namespace memfail::report

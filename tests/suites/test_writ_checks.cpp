@@ -288,5 +288,36 @@ TEST(WritChecks, ReadsAreAskedOncePerCheckpoint) {
     EXPECT_EQ(s.as_of_calls, 1);
 }
 
+
+TEST(WritChecks, AnUnstatedValueIsHeldByItsWordsAndOtherwiseUndecided) {
+    data::Scenario s = scenario();
+    data::LedgerEvent latent;
+    latent.id = "constraint";
+    latent.type = data::MemoryType::latent;
+    latent.value = "avoids dairy";
+    latent.history = {{"avoids dairy", "2026-05-01T09:00:00Z", "", "3", Authority::user_stated, {}}};
+    latent.introduced_in = "3";
+    s.ledger.push_back(latent);
+    data::Probe p = s.probes[0];
+    p.id = "recommend";
+    p.targets = {"constraint"};
+    Scripted system = faithful();
+    auto run = [&](const std::vector<Memory>& held) {
+        system.held = held;
+        ReadCache reads;
+        const auto hits = hits_of(held);
+        const CheckContext context{s, p, system.held, hits, system, reads, 3};
+        std::map<std::string, CheckResult> out;
+        for (auto& c : check_writ_memory(context)) out.emplace(c.name, c);
+        return out;
+    };
+    auto r = run({mem("c", "the user avoids dairy", {})});
+    EXPECT_TRUE(passed(r, "current_held"));
+    r = run({mem("c", "no milk or cheese for this user", {})});
+    ASSERT_TRUE(r.at("current_held").applicable);
+    EXPECT_FALSE(r.at("current_held").passed.has_value()) << r.at("current_held").detail;
+    EXPECT_FALSE(r.at("current_retrieved").passed.has_value());
+}
+
 }  // namespace
 }  // namespace memfail::suites::writ

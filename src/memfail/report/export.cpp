@@ -327,7 +327,24 @@ Result<std::string> results_json(store::ResultsDb& db, const std::vector<std::in
             json memory = json::array(), answers = json::array();
             for (const auto& c : memory_counts) memory.push_back(integrity_json(c, "check"));
             for (const auto& c : answer_counts) answers.push_back(integrity_json(c, "metric"));
-            integrity = {{"memory", std::move(memory)}, {"answers", std::move(answers)}};
+            // The same per dataset (category), each row with its `dataset`.
+            MF_TRY_ASSIGN(auto memory_by_dataset, integrity_counts(db, {id}, /*by_dataset=*/true));
+            MF_TRY_ASSIGN(auto answers_by_dataset, integrity_answer_counts(db, {id}, /*by_dataset=*/true));
+            json memory_datasets = json::array(), answer_datasets = json::array();
+            for (const auto& c : memory_by_dataset) {
+                json row = integrity_json(c, "check");
+                row["dataset"] = c.dataset;
+                memory_datasets.push_back(std::move(row));
+            }
+            for (const auto& c : answers_by_dataset) {
+                json row = integrity_json(c, "metric");
+                row["dataset"] = c.dataset;
+                answer_datasets.push_back(std::move(row));
+            }
+            integrity = {{"memory", std::move(memory)},
+                         {"answers", std::move(answers)},
+                         {"memory_by_dataset", std::move(memory_datasets)},
+                         {"answers_by_dataset", std::move(answer_datasets)}};
         }
         const auto origin = origins.find(id);
         json entry = {{"id", origin != origins.end() ? origin->second.id : run->id},

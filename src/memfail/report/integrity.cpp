@@ -109,9 +109,12 @@ struct AnswerCounts {
 
 // metric -> (run, mode) counts, at each run's largest k.
 // `largest_k` (when given) receives each run's largest k.
-Result<std::map<std::tuple<std::int64_t, std::string, std::string>, Count>> answer_counts(
-    store::ResultsDb& db, const std::vector<std::int64_t>& run_ids, std::map<std::int64_t, int>* largest_k = nullptr) {
-    std::map<std::tuple<std::int64_t, std::string, std::string>, Count> out;
+// Keyed (run, mode, dataset, metric); dataset is empty unless `by_dataset`.
+using AnswerKey = std::tuple<std::int64_t, std::string, std::string, std::string>;
+Result<std::map<AnswerKey, Count>> answer_counts(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids,
+                                                 std::map<std::int64_t, int>* largest_k = nullptr,
+                                                 bool by_dataset = false) {
+    std::map<AnswerKey, Count> out;
     for (std::int64_t run : run_ids) {
         MF_TRY_ASSIGN(auto rows, db.probe_rows(run));
         int kmax = 0;
@@ -119,14 +122,17 @@ Result<std::map<std::tuple<std::int64_t, std::string, std::string>, Count>> answ
         if (largest_k) (*largest_k)[run] = kmax;
         // Abstention precision and recall: predicted = the answer declined (the runner's "declines"
         // check), actual = the probe should be abstained on.
-        std::map<std::string, std::int64_t> tp, fp, fn;
+        using Cell = std::pair<std::string, std::string>;  // (mode, dataset)
+        std::map<Cell, std::int64_t> tp, fp, fn;
         for (const auto& r : rows) {
             if (r.k != kmax || r.stage == "error" || !r.answer) continue;
             const ProbeTraits t = traits_of(r.probe_json);
             if (!t.v2) continue;
             const std::string mode = split_mode(r.scenario_id).second;
+            const std::string dataset = by_dataset ? split_mode(r.dataset).first : std::string();
+            const Cell cell{mode, dataset};
             auto add = [&](const std::string& metric) {
-                Count& c = out[{run, mode, metric}];
+                Count& c = out[{run, mode, dataset, metric}];
                 ++c.applicable;
                 if (r.answer_correct) {
                     ++c.decided;
@@ -144,7 +150,7 @@ Result<std::map<std::tuple<std::int64_t, std::string, std::string>, Count>> answ
             // Hallucination rate: answerable probes with a decided answer, hallucinated when the
             // runner's "hallucination" check says the wrong answer names no value ever held.
             if (!t.should_abstain && r.answer_correct && t.has_targets) {
-                Count& h = out[{run, mode, "hallucination_rate"}];
+                Count& h = out[{run, mode, dataset, "hallucination_rate"}];
                 ++h.applicable;
                 ++h.decided;
                 for (const auto& c : r.checks)
@@ -157,21 +163,21 @@ Result<std::map<std::tuple<std::int64_t, std::string, std::string>, Count>> answ
                     declined = c.passed;
                 }
             if (!known) continue;
-            if (declined && t.should_abstain) ++tp[mode];
-            else if (declined) ++fp[mode];
-            else if (t.should_abstain) ++fn[mode];
+            if (declined && t.should_abstain) ++tp[cell];
+            else if (declined) ++fp[cell];
+            else if (t.should_abstain) ++fn[cell];
         }
-        std::set<std::string> modes;
-        for (const auto& [m, n] : tp) modes.insert(m);
-        for (const auto& [m, n] : fp) modes.insert(m);
-        for (const auto& [m, n] : fn) modes.insert(m);
-        for (const auto& m : modes) {
-            Count& precision = out[{run, m, "abstention_precision"}];
-            precision.applicable = precision.decided = tp[m] + fp[m];
-            precision.passed = tp[m];
-            Count& recall = out[{run, m, "abstention_recall"}];
-            recall.applicable = recall.decided = tp[m] + fn[m];
-            recall.passed = tp[m];
+        std::set<Cell> cells;
+        for (const auto& [c, n] : tp) cells.insert(c);
+        for (const auto& [c, n] : fp) cells.insert(c);
+        for (const auto& [c, n] : fn) cells.insert(c);
+        for (const auto& c : cells) {
+            Count& precision = out[{run, c.first, c.second, "abstention_precision"}];
+            precision.applicable = precision.decided = tp[c] + fp[c];
+            precision.passed = tp[c];
+            Count& recall = out[{run, c.first, c.second, "abstention_recall"}];
+            recall.applicable = recall.decided = tp[c] + fn[c];
+            recall.passed = tp[c];
         }
     }
     return out;
@@ -208,14 +214,16 @@ std::optional<double> IntegrityCount::rate() const {
 
 Interval IntegrityCount::interval() const { return wilson_interval(passed, decided); }
 
-Result<std::vector<IntegrityCount>> integrity_counts(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids) {
-    // (run position, mode rank, mode, check order, check, k) -> counts
-    std::map<std::tuple<std::size_t, std::size_t, std::string, std::size_t, std::string, int>, Count> counts;
+Result<std::vector<IntegrityCount>> integrity_counts(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids,
+                                                     bool by_dataset) {
+    // (run position, mode rank, mode, dataset, check order, check, k) -> counts
+    std::map<std::tuple<std::size_t, std::size_t, std::string, std::string, std::size_t, std::string, int>, Count> counts;
     for (std::size_t ri = 0; ri < run_ids.size(); ++ri) {
         MF_TRY_ASSIGN(auto checks, db.memory_checks(run_ids[ri]));
         for (const auto& c : checks) {
             const std::string mode = split_mode(c.scenario_id).second;
-            Count& n = counts[{ri, mode_rank(mode), mode, check_order(c.row.check), c.row.check, c.k}];
+            const std::string dataset = by_dataset ? split_mode(c.dataset).first : std::string();
+            Count& n = counts[{ri, mode_rank(mode), mode, dataset, check_order(c.row.check), c.row.check, c.k}];
             ++n.applicable;
             if (c.row.passed) {
                 ++n.decided;
@@ -225,30 +233,31 @@ Result<std::vector<IntegrityCount>> integrity_counts(store::ResultsDb& db, const
     }
     std::vector<IntegrityCount> out;
     for (const auto& [key, c] : counts) {
-        const auto& [ri, rank, mode, order, check, k] = key;
-        out.push_back({run_ids[ri], mode, check, k, c.applicable, c.decided, c.passed});
+        const auto& [ri, rank, mode, dataset, order, check, k] = key;
+        out.push_back({run_ids[ri], mode, check, k, c.applicable, c.decided, c.passed, dataset});
     }
     return out;
 }
 
 Result<std::vector<IntegrityCount>> integrity_answer_counts(store::ResultsDb& db,
-                                                           const std::vector<std::int64_t>& run_ids) {
+                                                           const std::vector<std::int64_t>& run_ids, bool by_dataset) {
     std::map<std::int64_t, int> largest_k;
-    MF_TRY_ASSIGN(auto counts, answer_counts(db, run_ids, &largest_k));
+    MF_TRY_ASSIGN(auto counts, answer_counts(db, run_ids, &largest_k, by_dataset));
     std::map<std::int64_t, std::size_t> position;
     for (std::size_t i = 0; i < run_ids.size(); ++i) position.emplace(run_ids[i], i);
-    // (run position, mode rank, mode, metric order, metric) -> counts
-    std::map<std::tuple<std::size_t, std::size_t, std::string, std::size_t, std::string>, std::pair<std::int64_t, Count>>
+    // (run position, mode rank, mode, dataset, metric order, metric) -> counts
+    std::map<std::tuple<std::size_t, std::size_t, std::string, std::string, std::size_t, std::string>,
+             std::pair<std::int64_t, Count>>
         ordered;
     for (const auto& [key, c] : counts) {
-        const auto& [run, mode, metric] = key;
-        ordered[{position[run], mode_rank(mode), mode, answer_rank(metric), metric}] = {run, c};
+        const auto& [run, mode, dataset, metric] = key;
+        ordered[{position[run], mode_rank(mode), mode, dataset, answer_rank(metric), metric}] = {run, c};
     }
     std::vector<IntegrityCount> out;
     for (const auto& [key, value] : ordered) {
-        const auto& [ri, rank, mode, order, metric] = key;
+        const auto& [ri, rank, mode, dataset, order, metric] = key;
         const auto& [run, c] = value;
-        out.push_back({run, mode, metric, largest_k[run], c.applicable, c.decided, c.passed});
+        out.push_back({run, mode, metric, largest_k[run], c.applicable, c.decided, c.passed, dataset});
     }
     return out;
 }
@@ -273,7 +282,8 @@ Table integrity_table(const std::vector<IntegrityCount>& counts, const std::map<
     if (!t.rows.empty()) {
         t.notes.push_back(
             "Each check counts the probes it applies to; rate = passed / decided, CI = 95% Wilson score interval; "
-            "unverified: a read operation of the system failed, so the check could not be decided (never a pass).");
+            "unverified: the check could not be decided exactly (a read operation of the system failed, or a value "
+            "no message states, inferred by the dataset, is not in the memories' words), never a pass.");
         t.notes.push_back(
             "current_held / current_retrieved: the value valid at the probe is in some memory / in the top k. "
             "stale_exposure: no superseded value ranks above the current one. retraction: no withdrawn value is held "
@@ -340,7 +350,7 @@ Result<Table> integrity_answer_table(store::ResultsDb& db, const std::vector<std
     MF_TRY_ASSIGN(auto counts, answer_counts(db, run_ids));
     std::map<std::tuple<std::int64_t, std::size_t, std::string, std::size_t, std::string>, Count> ordered;
     for (const auto& [key, c] : counts) {
-        const auto& [run, mode, metric] = key;
+        const auto& [run, mode, dataset, metric] = key;
         ordered[{run, mode_rank(mode), mode, answer_rank(metric), metric}] = c;
     }
     Table t;
@@ -371,7 +381,7 @@ Result<Table> mode_gap_table(store::ResultsDb& db, const std::vector<std::int64_
     MF_TRY_ASSIGN(auto counts, answer_counts(db, run_ids));
     std::map<std::tuple<std::int64_t, std::size_t, std::string>, std::map<std::string, Count>> by_metric;
     for (const auto& [key, c] : counts) {
-        const auto& [run, mode, metric] = key;
+        const auto& [run, mode, dataset, metric] = key;
         by_metric[{run, answer_rank(metric), metric}][mode] = c;
     }
     Table t;
@@ -406,9 +416,9 @@ Result<Table> mode_gap_table(store::ResultsDb& db, const std::vector<std::int64_
 
 Result<Table> layer_table(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids) {
     MF_TRY_ASSIGN(auto names, names_of(db, run_ids));
-    static const std::set<std::string> state = {"current_held",    "retraction",       "over_retention",
-                                                "authority",       "history_complete", "as_of"};
-    static const std::set<std::string> retrieval = {"current_retrieved", "stale_exposure"};
+    static const std::set<std::string> state = {"current_held",     "stale_exposure", "retraction", "over_retention",
+                                                "authority",        "history_complete", "as_of"};
+    static const std::set<std::string> retrieval = {"current_retrieved"};
     struct Layers {
         std::int64_t wrong = 0, state = 0, retrieval = 0, answer = 0;
     };
@@ -451,10 +461,36 @@ Result<Table> layer_table(store::ResultsDb& db, const std::vector<std::int64_t>&
     }
     if (!t.rows.empty())
         t.notes.push_back(
-            "state: a check of what the system keeps failed for the probe (current_held, retraction, over_retention, "
-            "authority, history_complete, as_of); retrieval: none of those, but current_retrieved or stale_exposure "
-            "failed; answer: every memory check passed, the answer was still wrong (the agent's policy). Unverified "
-            "answers are not counted.");
+            "state: a check of what the system wrote failed for the probe (current_held, stale_exposure: a superseded "
+            "value still served over the current one, retraction, over_retention, authority, history_complete, "
+            "as_of); retrieval: none of those, but current_retrieved failed; answer: every memory check passed and "
+            "the answer was still wrong (the agent's policy). Unverified answers are not counted.");
+    return t;
+}
+
+Result<Table> integrity_dataset_table(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids, TableStyle style) {
+    const bool machine = style == TableStyle::machine;
+    MF_TRY_ASSIGN(auto names, names_of(db, run_ids));
+    MF_TRY_ASSIGN(auto memory, integrity_counts(db, run_ids, /*by_dataset=*/true));
+    MF_TRY_ASSIGN(auto answers, integrity_answer_counts(db, run_ids, /*by_dataset=*/true));
+    Table t;
+    t.title = "Write integrity per dataset (category): every memory check at every k, every answer metric at the largest k";
+    t.columns = {{"run", Align::right},  {"mode", Align::left},  {"dataset", Align::left}, {"side", Align::left},
+                 {"metric", Align::left}, {"k", Align::right},   {"probes", Align::right}, {"passed", Align::right}};
+    add_rate_columns(t, machine);
+    t.columns.push_back({"unverified", Align::right});
+    auto add = [&](const IntegrityCount& c, const char* side) {
+        std::vector<std::string> row = {names[c.run_id],     c.mode, c.dataset, side, c.name, std::to_string(c.k),
+                                        std::to_string(c.decided), std::to_string(c.passed)};
+        add_rate(row, {c.applicable, c.decided, c.passed}, machine);
+        row.push_back(std::to_string(c.unverified()));
+        t.rows.push_back(std::move(row));
+    };
+    for (const auto& c : memory) add(c, "memory");
+    for (const auto& c : answers) add(c, "answer");
+    if (!t.rows.empty())
+        t.notes.push_back("The same counts as the memory-side and answer-side tables, split by dataset; rates over the "
+                          "decided probes with their 95% Wilson interval.");
     return t;
 }
 

@@ -43,15 +43,19 @@ struct IntegrityCount {
     std::optional<double> rate() const;
     // The 95% Wilson score interval of passed out of decided.
     Interval interval() const;
+    std::string dataset;  // the dataset (category) counted; empty: every dataset of the run
 };
 
 // The counts behind integrity_table, in its row order (run, mode, check, k).
-Result<std::vector<IntegrityCount>> integrity_counts(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids);
+// `by_dataset`: one cell per dataset too (IntegrityCount::dataset), for the per-category figures.
+Result<std::vector<IntegrityCount>> integrity_counts(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids,
+                                                     bool by_dataset = false);
 
 // The counts behind integrity_answer_table, in its row order (run, mode, metric); `k` is each run's
 // largest k, at which the answer side is counted.
 Result<std::vector<IntegrityCount>> integrity_answer_counts(store::ResultsDb& db,
-                                                           const std::vector<std::int64_t>& run_ids);
+                                                           const std::vector<std::int64_t>& run_ids,
+                                                           bool by_dataset = false);
 
 // Memory side: per run x mode x check x k, the probes the check applies to, how many it decided,
 // how many passed, the rate over the decided ones and its interval, and the undecided count. Empty
@@ -78,10 +82,16 @@ Result<Table> integrity_answer_table(store::ResultsDb& db, const std::vector<std
 // when negative), native - no_memory (memory that hurts when negative).
 Result<Table> mode_gap_table(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids);
 
+// Every memory check (each k) and answer metric (largest k) per run x mode x dataset, with rates and
+// 95% Wilson intervals: the per-category scorecard (`memfail report --format csv --table
+// integrity-datasets`, and the results JSON).
+Result<Table> integrity_dataset_table(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids,
+                                      TableStyle style = TableStyle::human);
+
 // WRIT's three layers for every wrong answer (at each run's largest k): `state` when a check of what
-// the system keeps failed for the probe (current_held, retraction, over_retention, authority,
-// history_complete, as_of), else `retrieval` when one of what it surfaced failed (current_retrieved,
-// stale_exposure), else `answer` (the agent policy: the memory was right and the answer was not).
+// the system wrote failed for the probe (current_held, stale_exposure, retraction, over_retention,
+// authority, history_complete, as_of), else `retrieval` when current_retrieved failed, else
+// `answer` (the agent policy: the memory was right and the answer was not).
 // One row per run x mode.
 Result<Table> layer_table(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids);
 

@@ -90,6 +90,8 @@ std::string tables_document(store::ResultsDb& db, const std::vector<std::int64_t
         return report::render(value_or_fatal(report::integrity_table(db, ids, style)), format);
     if (opts.csv_table == "integrity-answers")
         return report::render(value_or_fatal(report::integrity_answer_table(db, ids, style)), format);
+    if (opts.csv_table == "integrity-datasets")
+        return report::render(value_or_fatal(report::integrity_dataset_table(db, ids, style)), format);
     return report::render(value_or_fatal(report::success_table(db, ids, style)), format);
 }
 
@@ -169,8 +171,9 @@ void add_report_command(CLI::App& app, std::function<void()>& action) {
     cmd->add_option("--table", opts->csv_table,
                     "The flat table --format csv prints: success (per run x dataset x k), slices (per run x "
                     "dataset x k x probe label), integrity (write-integrity memory checks per run x mode x check x k) "
-                    "or integrity-answers (write-integrity answer metrics per run x mode)")
-        ->check(CLI::IsMember({"success", "slices", "integrity", "integrity-answers"}))
+                    "integrity-answers (write-integrity answer metrics per run x mode) or integrity-datasets (both per "
+                    "run x mode x dataset)")
+        ->check(CLI::IsMember({"success", "slices", "integrity", "integrity-answers", "integrity-datasets"}))
         ->capture_default_str();
     cmd->callback([opts, cmd, &action] {
         const bool format_given = cmd->count("--format") > 0;

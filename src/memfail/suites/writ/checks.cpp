@@ -220,28 +220,41 @@ std::vector<CheckResult> check_writ_memory(const CheckContext& c) {
 
     // current_held / current_retrieved: the target's value at the checkpoint (probes about now).
     {
-        std::vector<std::string> missing_held, missing_hit;
+        std::vector<std::string> missing_held, missing_hit, latent_held, latent_hit;
         std::size_t applicable = 0;
         for (const auto& s : targets) {
             if (past || !s.current) continue;
             ++applicable;
             const ValueFinder f(*s.event);
-            if (!holder(f, *s.current, c.held, held_texts))
-                missing_held.push_back(s.event->id + " = \"" + shown(*s.current) + "\"");
-            if (best_rank(f, *s.current, hit_texts) == Timeline::npos)
-                missing_hit.push_back(s.event->id + " = \"" + shown(*s.current) + "\"");
+            // A value no message states (a latent constraint inferred from behaviour): a memory
+            // with its words holds it; one without may still hold it in other words, which only a
+            // judge can tell, so its absence decides nothing.
+            const bool unstated = s.current->message_id.empty() && s.current->mentions.empty();
+            const bool held = holder(f, *s.current, c.held, held_texts) != nullptr;
+            const bool hit = best_rank(f, *s.current, hit_texts) != Timeline::npos;
+            if (unstated && !held) latent_held.push_back(s.event->id);
+            if (unstated && !hit) latent_hit.push_back(s.event->id);
+            if (!held && !unstated) missing_held.push_back(s.event->id + " = \"" + shown(*s.current) + "\"");
+            if (!hit && !unstated) missing_hit.push_back(s.event->id + " = \"" + shown(*s.current) + "\"");
         }
         if (!applicable) {
             out.push_back(not_applicable("current_held"));
             out.push_back(not_applicable("current_retrieved"));
         } else {
-            out.push_back(decided("current_held", missing_held.empty(),
-                                  missing_held.empty() ? "every current value is held"
-                                                       : "not held: " + text::join(missing_held, "; ")));
-            out.push_back(decided("current_retrieved", missing_hit.empty(),
-                                  missing_hit.empty() ? "every current value is in the top " + std::to_string(c.k)
-                                                      : "not in the top " + std::to_string(c.k) + ": " +
-                                                            text::join(missing_hit, "; ")));
+            // A decided failure fails the check; otherwise a latent target not found leaves it undecided.
+            auto verdict = [&](const char* name, const std::vector<std::string>& missing,
+                               const std::vector<std::string>& latent, const std::string& failed, const std::string& ok) {
+                if (!missing.empty()) return decided(name, false, failed + text::join(missing, "; "));
+                if (!latent.empty())
+                    return undecided(name, "no message states the value of " + text::join(latent, ", ") +
+                                               " (inferred, not said) and no memory here has its words: only a "
+                                               "judge can tell whether one holds it in other words");
+                return decided(name, true, ok);
+            };
+            out.push_back(verdict("current_held", missing_held, latent_held, "not held: ", "every current value is held"));
+            out.push_back(verdict("current_retrieved", missing_hit, latent_hit,
+                                  "not in the top " + std::to_string(c.k) + ": ",
+                                  "every current value is in the top " + std::to_string(c.k)));
         }
     }
 
