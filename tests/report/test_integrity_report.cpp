@@ -423,6 +423,7 @@ TEST(IntegrityTables, WrongAnswersArePutInOneLayerEach) {
     ASSERT_TRUE(by_mode.count("no_memory"));
     EXPECT_EQ(by_mode["no_memory"][2], "3");
     EXPECT_EQ(by_mode["no_memory"][3], "3 (100.0%)");
+    EXPECT_EQ(by_mode["no_memory"][6], "0 (0.0%)");  // none left undecided
     // Native and oracle answer right at k = 5, the largest: no wrong answer to place.
     EXPECT_FALSE(by_mode.count("oracle"));
     EXPECT_FALSE(by_mode.count("native"));

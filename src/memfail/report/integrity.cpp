@@ -420,7 +420,7 @@ Result<Table> layer_table(store::ResultsDb& db, const std::vector<std::int64_t>&
                                                 "authority",        "history_complete", "as_of"};
     static const std::set<std::string> retrieval = {"current_retrieved"};
     struct Layers {
-        std::int64_t wrong = 0, state = 0, retrieval = 0, answer = 0;
+        std::int64_t wrong = 0, state = 0, retrieval = 0, answer = 0, undecided = 0;
     };
     std::map<std::tuple<std::int64_t, std::size_t, std::string>, Layers> by_mode;
     for (std::int64_t run : run_ids) {
@@ -428,43 +428,54 @@ Result<Table> layer_table(store::ResultsDb& db, const std::vector<std::int64_t>&
         MF_TRY_ASSIGN(auto checks, db.memory_checks(run));
         int kmax = 0;
         for (const auto& r : rows) kmax = std::max(kmax, r.k);
-        // (scenario, probe) -> failed check names at kmax
-        std::map<std::pair<std::string, std::string>, std::set<std::string>> failed;
-        for (const auto& c : checks)
-            if (c.k == kmax && c.row.passed && !*c.row.passed) failed[{c.scenario_id, c.probe_id}].insert(c.row.check);
+        // (scenario, probe) -> the checks at kmax that failed, and those left undecided
+        std::map<std::pair<std::string, std::string>, std::pair<std::set<std::string>, std::set<std::string>>> verdicts;
+        for (const auto& c : checks) {
+            if (c.k != kmax) continue;
+            auto& v = verdicts[{c.scenario_id, c.probe_id}];
+            if (!c.row.passed) v.second.insert(c.row.check);
+            else if (!*c.row.passed) v.first.insert(c.row.check);
+        }
         for (const auto& r : rows) {
             if (r.k != kmax || r.stage == "error" || !r.answer_correct || *r.answer_correct) continue;
             if (!traits_of(r.probe_json).v2) continue;
             const std::string mode = split_mode(r.scenario_id).second;
             Layers& l = by_mode[{run, mode_rank(mode), mode}];
             ++l.wrong;
-            const auto it = failed.find({r.scenario_id, r.probe_id});
+            const auto it = verdicts.find({r.scenario_id, r.probe_id});
             const std::set<std::string> none;
-            const auto& f = it == failed.end() ? none : it->second;
-            if (std::any_of(f.begin(), f.end(), [&](const std::string& n) { return state.count(n) > 0; })) ++l.state;
-            else if (std::any_of(f.begin(), f.end(), [&](const std::string& n) { return retrieval.count(n) > 0; }))
-                ++l.retrieval;
+            const auto& failed = it == verdicts.end() ? none : it->second.first;
+            const auto& open = it == verdicts.end() ? none : it->second.second;
+            auto any_in = [](const std::set<std::string>& names, const std::set<std::string>& layer) {
+                return std::any_of(names.begin(), names.end(), [&](const std::string& n) { return layer.count(n) > 0; });
+            };
+            if (any_in(failed, state)) ++l.state;
+            else if (any_in(failed, retrieval)) ++l.retrieval;
+            // A check of either layer left undecided may hide the cause: not put on the answer.
+            else if (any_in(open, state) || any_in(open, retrieval)) ++l.undecided;
             else ++l.answer;
         }
     }
     Table t;
     t.title = "Where wrong answers fail (WRIT's layers, at each run's largest k)";
-    t.columns = {{"run", Align::right},   {"mode", Align::left},      {"wrong answers", Align::right},
-                 {"state", Align::right}, {"retrieval", Align::right}, {"answer", Align::right}};
+    t.columns = {{"run", Align::right},       {"mode", Align::left},   {"wrong answers", Align::right},
+                 {"state", Align::right},     {"retrieval", Align::right}, {"answer", Align::right},
+                 {"undecided", Align::right}};
     auto share = [](std::int64_t n, std::int64_t of) {
         return std::to_string(n) + (of > 0 ? " (" + percent(static_cast<double>(n) / static_cast<double>(of)) + "%)" : "");
     };
     for (const auto& [key, l] : by_mode) {
         const auto& [run, rank, mode] = key;
         t.rows.push_back({names[run], mode, std::to_string(l.wrong), share(l.state, l.wrong),
-                          share(l.retrieval, l.wrong), share(l.answer, l.wrong)});
+                          share(l.retrieval, l.wrong), share(l.answer, l.wrong), share(l.undecided, l.wrong)});
     }
     if (!t.rows.empty())
         t.notes.push_back(
             "state: a check of what the system wrote failed for the probe (current_held, stale_exposure: a superseded "
             "value still served over the current one, retraction, over_retention, authority, history_complete, "
             "as_of); retrieval: none of those, but current_retrieved failed; answer: every memory check passed and "
-            "the answer was still wrong (the agent's policy). Unverified answers are not counted.");
+            "the answer was still wrong (the agent's policy); undecided: no check failed but one of them could not be "
+            "decided (unverified), so the cause is not known. Unverified answers are not counted.");
     return t;
 }
 

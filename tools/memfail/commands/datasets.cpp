@@ -276,6 +276,12 @@ void show(const ShowOptions& o) {
     std::size_t shown = 0;
     for (const auto& d : loaded) {
         const data::Scenario& s = d.scenario;
+        // A file of many scenarios (writ) shows the ones holding the probes asked for.
+        if (o.probes.empty() && shown >= o.limit) break;
+        if (!o.probes.empty() && std::none_of(s.probes.begin(), s.probes.end(), [&](const data::Probe& p) {
+                return std::find(o.probes.begin(), o.probes.end(), p.id) != o.probes.end();
+            }))
+            continue;
         const data::MessageIndex index(s);
         std::printf("# %s (%s): %zu sessions, %zu probes, hash %s\n", s.id.c_str(), d.origin.c_str(),
                     s.sessions.size(), s.probes.size(), d.hash.substr(0, 12).c_str());
@@ -290,6 +296,26 @@ void show(const ShowOptions& o) {
                             p.correct_choice == std::string(1, static_cast<char>('A' + c)) ? "   <- correct" : "");
             std::printf("  A: %s\n", p.answer.c_str());
             if (!p.meta.empty()) std::printf("  meta: %s\n", p.meta.dump().c_str());
+            // memfail/2: what the probe is graded against, and its facts' lives.
+            if (!p.expected.is_null()) std::printf("  expected: %s\n", p.expected.dump().c_str());
+            if (p.rubric) std::printf("  rubric: %s\n", data::to_json(p).at("rubric").dump().c_str());
+            if (p.temporal)
+                std::printf("  temporal: as of %s%s\n", p.temporal->as_of.empty() ? "now" : p.temporal->as_of.c_str(),
+                            p.temporal->expect_current ? " (the current value)" : "");
+            if (p.should_abstain) std::printf("  should abstain\n");
+            for (const auto& id : p.targets) {
+                const data::LedgerEvent* e = s.event(id);
+                if (!e) continue;
+                std::printf("  target %s (%s%s):\n", id.c_str(), data::memory_type_name(e->type),
+                            e->should_persist ? "" : ", must not persist");
+                for (const auto& r : e->history)
+                    std::printf("    %s  %s  [%s, %s]\n", r.as_of.c_str(), r.value.dump().c_str(),
+                                data::authority_name(r.authority), r.message_id.empty() ? "no message" : r.message_id.c_str());
+                if (!e->retracted_in.empty()) std::printf("    retracted in session %s\n", e->retracted_in.c_str());
+                for (const auto& r : e->distractors)
+                    std::printf("    distractor %s  [%s, %s]\n", r.value.dump().c_str(), data::authority_name(r.authority),
+                                r.message_id.c_str());
+            }
             for (const auto& f : p.evidence) {
                 std::printf("  evidence %s: %s\n", f.id.c_str(), f.text.c_str());
                 for (const auto& kd : f.key_details)
