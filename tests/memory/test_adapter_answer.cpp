@@ -4,7 +4,7 @@
 // transports, and the presets, which do not offer it. A system that does not announce it answers
 // unsupported; a malformed reply is a protocol error naming the field, and (exec:) does not restart
 // the adapter.
-#include "memory_test_util.hpp"
+#include "adapter_test_util.hpp"
 
 #include <memfail/memory/adapter/adapter_system.hpp>
 #include <memfail/memory/adapter/protocol.hpp>
@@ -23,24 +23,10 @@ namespace {
 
 using nlohmann::json;
 using test::ok;
-
-const std::string k_adapter = std::string(MEMFAIL_TEST_FIXTURES) + "/adapters/adapter.py";
-
-bool contains(const std::string& text, const std::string& part) {
-    return text.find(part) != std::string::npos;
-}
-
-data::Session tea_session() {
-    return test::session("s1", "2026-03-01T09:00:00Z",
-                         {test::user("m1", "I only drink tea after dinner."),
-                          test::assistant("m2", "Noted: tea, but only in the evening."),
-                          test::user("m3", "My cat Miso sleeps on the radiator.")});
-}
-
-std::unique_ptr<AdapterSystem> connect(const std::string& spec) {
-    const Spec parsed = ok(Spec::parse(spec));
-    return ok(AdapterSystem::connect(ok(make_transport(parsed)), parsed.to_string()));
-}
+using fixture::connect;
+using fixture::contains;
+using fixture::k_adapter;
+using fixture::tea_session;
 
 std::string exec_spec(const std::string& args) {
     return "exec:cmd=python3 -S " + k_adapter + (args.empty() ? "" : " " + args);

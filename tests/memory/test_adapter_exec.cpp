@@ -2,7 +2,7 @@
 // The exec: transport against real child processes: a well-behaved Python adapter, and the same
 // adapter misbehaving (crashing, hanging, printing garbage, breaking the protocol). Every failure
 // must be a clear error for that call, and the next call must work again after a restart.
-#include "memory_test_util.hpp"
+#include "adapter_test_util.hpp"
 
 #include <memfail/memory/adapter/adapter_system.hpp>
 
@@ -17,30 +17,16 @@ namespace memfail::memory::adapter {
 namespace {
 
 using test::ok;
+using fixture::connect;
+using fixture::contains;
+using fixture::k_adapter;
+using fixture::tea_session;
 using Clock = std::chrono::steady_clock;
-
-const std::string k_adapter = std::string(MEMFAIL_TEST_FIXTURES) + "/adapters/adapter.py";
 
 // python3 -S skips site-packages (the fixture needs only the standard library): half the start-up.
 std::string spec_for(const std::string& args, const std::string& extra = "") {
     return "exec:cmd=python3 -S " + k_adapter + (args.empty() ? "" : " " + args) +
            (extra.empty() ? "" : "," + extra);
-}
-
-std::unique_ptr<AdapterSystem> connect(const std::string& spec) {
-    const Spec parsed = ok(Spec::parse(spec));
-    return ok(AdapterSystem::connect(ok(make_transport(parsed)), parsed.to_string()));
-}
-
-data::Session tea_session() {
-    return test::session("s1", "2026-03-01T09:00:00Z",
-                         {test::user("m1", "I only drink tea after dinner."),
-                          test::assistant("m2", "Noted: tea, but only in the evening."),
-                          test::user("m3", "My cat Miso sleeps on the radiator.")});
-}
-
-bool contains(const std::string& text, const std::string& part) {
-    return text.find(part) != std::string::npos;
 }
 
 // No child of this test process is left unreaped (each test runs its adapters to completion).

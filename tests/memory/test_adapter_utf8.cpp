@@ -3,7 +3,7 @@
 // escaped lone surrogate as Python writes surrogateescape'd text) is never stored: the call fails
 // with a protocol error naming the adapter, the operation and the field, the same over exec: and
 // http:, and (exec:) the adapter is not restarted, since the stream is still in step.
-#include "memory_test_util.hpp"
+#include "adapter_test_util.hpp"
 
 #include <memfail/memory/adapter/adapter_system.hpp>
 
@@ -19,24 +19,10 @@ namespace {
 
 using nlohmann::json;
 using test::ok;
-
-const std::string k_adapter = std::string(MEMFAIL_TEST_FIXTURES) + "/adapters/adapter.py";
-
-bool contains(const std::string& text, const std::string& part) {
-    return text.find(part) != std::string::npos;
-}
-
-data::Session tea_session() {
-    return test::session("s1", "2026-03-01T09:00:00Z",
-                         {test::user("m1", "I only drink tea after dinner."),
-                          test::assistant("m2", "Noted: tea, but only in the evening."),
-                          test::user("m3", "My cat Miso sleeps on the radiator.")});
-}
-
-std::unique_ptr<AdapterSystem> connect(const std::string& spec) {
-    const Spec parsed = ok(Spec::parse(spec));
-    return ok(AdapterSystem::connect(ok(make_transport(parsed)), parsed.to_string()));
-}
+using fixture::connect;
+using fixture::contains;
+using fixture::k_adapter;
+using fixture::tea_session;
 
 void expect_utf8_error(const Error& error, const std::string& adapter, const std::string& op,
                        const std::string& field, const std::string& detail) {
