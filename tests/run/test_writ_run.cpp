@@ -197,5 +197,65 @@ TEST(WritRun, AnswersAreGradedByRubricInEveryModeAndAbstentionIsMeasured) {
     EXPECT_EQ(rate[accuracy], "0");
 }
 
+
+// Counts the read operations a run asks of a system that holds the past (the ledger under it).
+class CountingReads final : public memory::MemorySystem {
+public:
+    CountingReads(std::unique_ptr<memory::MemorySystem> inner, std::map<std::string, int>& as_of_calls)
+        : m_inner(std::move(inner)), m_calls(as_of_calls) {}
+    std::string spec() const override { return m_inner->spec(); }
+    memory::Capabilities capabilities() const override { return m_inner->capabilities(); }
+    Result<void> store_conversation(const data::Session& session) override {
+        m_stored = session.id;
+        return m_inner->store_conversation(session);
+    }
+    Result<std::vector<memory::Hit>> retrieve_memories(std::string_view q, const std::vector<data::Message>& h,
+                                                       int k) override {
+        return m_inner->retrieve_memories(q, h, k);
+    }
+    Result<std::vector<memory::Memory>> all_memories() override { return m_inner->all_memories(); }
+    Result<void> reset() override { return m_inner->reset(); }
+    Result<std::vector<memory::MemoryEvent>> history(std::string_view id) override { return m_inner->history(id); }
+    Result<std::vector<memory::Memory>> state_as_of(std::string_view when) override {
+        ++m_calls[m_scenario + "/" + m_stored + "@" + std::string(when)];
+        return m_inner->state_as_of(when);
+    }
+    void observe_ground_truth(const data::Scenario& scenario) override {
+        m_scenario = scenario.id;
+        m_inner->observe_ground_truth(scenario);
+    }
+
+private:
+    std::unique_ptr<memory::MemorySystem> m_inner;
+    std::map<std::string, int>& m_calls;
+    std::string m_scenario, m_stored;
+};
+
+TEST(WritRun, EachDateIsAskedOfTheSystemOncePerCheckpoint) {
+    TempDir dir;
+    const suites::Suite* writ = suites::find_suite("writ");
+    auto scenarios = writ->generate("writ_temporal", {42, {{"scenarios", "3"}}});
+    ASSERT_TRUE(scenarios.has_value());
+    std::vector<LoadedDataset> datasets;
+    for (auto& s : *scenarios) {
+        std::string hash = data::scenario_hash(s);
+        datasets.push_back({std::move(s), "generated", std::move(hash)});
+    }
+    std::map<std::string, int> calls;
+    RunConfig config;
+    config.system_spec = "ledger:extract=oracle";
+    config.ks = {1, 3, 5};
+    config.results_path = dir.file("results.db");
+    const SystemFactory factory = [&](const memory::SystemContext& context) -> Result<std::unique_ptr<memory::MemorySystem>> {
+        MF_TRY_ASSIGN(auto inner, memory::make_memory_system("ledger:extract=oracle", context));
+        return std::unique_ptr<memory::MemorySystem>(std::make_unique<CountingReads>(std::move(inner), calls));
+    };
+    auto outcome = run_datasets(config, datasets, factory);
+    ASSERT_TRUE(outcome.has_value()) << outcome.error().describe();
+    ASSERT_FALSE(calls.empty());  // temporal probes ask about the past
+    // The snapshot and the as_of check share one answer per checkpoint and date, at every k.
+    for (const auto& [where, n] : calls) EXPECT_EQ(n, 1) << where;
+}
+
 }  // namespace
 }  // namespace memfail::run

@@ -335,9 +335,13 @@ private:
         // checkpoint goes on from the probe it was on.
         int snapshot_restores = -1;
         std::optional<std::string> lost;
+        // What the system's read operations answered at this checkpoint, shared by the snapshot and
+        // the suite's checks so each is asked once (emptied when a restored adapter is asked again).
+        suites::ReadCache reads;
         auto take_snapshot = [&](std::size_t retrieved) -> Result<void> {
             while (snapshot_restores != m_restores) {
                 snapshot_restores = m_restores;
+                reads = {};
                 auto all = guarded(system, stored, [&] { return system.all_memories(); });
                 if (!all) {
                     if (!m_external) return all.error();
@@ -357,7 +361,8 @@ private:
                             dates.insert(probe->temporal->as_of);
                     for (const auto& date : dates) {
                         auto past = guarded(system, stored, [&] { return system.state_as_of(date); });
-                        if (!past) continue;  // the as_of check records why
+                        if (!past) continue;  // the as_of check asks again and records why
+                        reads.as_of.insert_or_assign(date, *past);
                         for (auto& m : *past) {
                             m.id += "@" + date;
                             all->push_back(std::move(m));
@@ -404,7 +409,6 @@ private:
         // The suite's own memory checks (write integrity), on the main thread like every call to the
         // system; its read operations are asked once per checkpoint and argument.
         if (const suites::Suite* suite = suites::find_suite(s.suite)) {
-            suites::ReadCache reads;
             const auto& snapshot_memories = snapshot.memories();
             const std::vector<memory::Memory> held_now(
                 snapshot_memories.begin(),
