@@ -308,24 +308,16 @@ Result<Table> integrity_table(store::ResultsDb& db, const std::vector<std::int64
 
 Result<Table> integrity_by_dataset_table(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids) {
     MF_TRY_ASSIGN(auto names, names_of(db, run_ids));
-    std::set<std::pair<std::size_t, std::string>> checks;
-    // (run, mode rank, mode, dataset) -> check -> counts
-    std::map<std::tuple<std::int64_t, std::size_t, std::string, std::string>, std::map<std::string, Count>> cells;
+    MF_TRY_ASSIGN(auto counts, integrity_counts(db, run_ids, /*by_dataset=*/true));
     std::map<std::int64_t, int> kmax;
-    for (std::int64_t run : run_ids) {
-        MF_TRY_ASSIGN(auto rows, db.memory_checks(run));
-        for (const auto& c : rows) kmax[run] = std::max(kmax[run], c.k);
-        for (const auto& c : rows) {
-            if (c.k != kmax[run]) continue;
-            const std::string mode = split_mode(c.scenario_id).second;
-            checks.insert({check_order(c.row.check), c.row.check});
-            Count& n = cells[{run, mode_rank(mode), mode, split_mode(c.dataset).first}][c.row.check];
-            ++n.applicable;
-            if (c.row.passed) {
-                ++n.decided;
-                n.passed += *c.row.passed ? 1 : 0;
-            }
-        }
+    for (const auto& c : counts) kmax[c.run_id] = std::max(kmax[c.run_id], c.k);
+    std::set<std::pair<std::size_t, std::string>> checks;
+    // (run, mode rank, mode, dataset) -> check -> counts, at each run's largest k
+    std::map<std::tuple<std::int64_t, std::size_t, std::string, std::string>, std::map<std::string, Count>> cells;
+    for (const auto& c : counts) {
+        if (c.k != kmax[c.run_id]) continue;
+        checks.insert({check_order(c.name), c.name});
+        cells[{c.run_id, mode_rank(c.mode), c.mode, c.dataset}][c.name] = {c.applicable, c.decided, c.passed};
     }
     Table t;
     t.title = "Write integrity by dataset at each run's largest k: rate (probes decided)";
