@@ -4,15 +4,12 @@
 #include <memfail/data/jsonl.hpp>
 #include <memfail/data/validate.hpp>
 #include <memfail/run/dataset_source.hpp>
-#include <memfail/suites/memfail/generators.hpp>
 #include <memfail/suites/suite.hpp>
 
 #include <algorithm>
 #include <filesystem>
 
 namespace memfail::run {
-
-namespace mf = memfail::suites::memfail_suite;
 
 namespace {
 
@@ -41,17 +38,7 @@ Result<void> add_file(const std::string& path, std::vector<LoadedDataset>& out) 
 
 Result<std::vector<LoadedDataset>> load_datasets(const std::vector<std::string>& names,
                                                  const std::string& data_dir, std::uint64_t seed) {
-    std::vector<std::string> expanded;
-    for (const auto& n : names) {
-        if (n == "all") {
-            expanded.insert(expanded.end(), mf::dataset_names().begin(), mf::dataset_names().end());
-        } else if (const suites::Suite* suite = suites::find_suite(n)) {
-            const auto all = suite->dataset_names();
-            expanded.insert(expanded.end(), all.begin(), all.end());
-        } else {
-            expanded.push_back(n);
-        }
-    }
+    const std::vector<std::string> expanded = suites::expand_dataset_names(names);
     if (!data_dir.empty()) {
         // A mistyped folder must not quietly turn into freshly generated data.
         std::error_code ec;
@@ -61,11 +48,7 @@ Result<std::vector<LoadedDataset>> load_datasets(const std::vector<std::string>&
                                                                     : "--data-dir names a folder that does not exist",
                               data_dir);
     }
-    std::vector<std::string> known = {"all"};
-    for (const suites::Suite* suite : suites::all_suites()) {
-        known.push_back(suite->name());
-        for (const auto& d : suite->dataset_names()) known.push_back(d);
-    }
+    const std::vector<std::string> known = suites::known_dataset_names();
     std::vector<LoadedDataset> out;
     for (const auto& name : expanded) {
         if (const suites::Suite* suite = suites::suite_for_dataset(name)) {

@@ -59,4 +59,27 @@ const Suite* suite_for_dataset(std::string_view dataset) {
     return nullptr;
 }
 
+std::vector<std::string> expand_dataset_names(const std::vector<std::string>& names) {
+    std::vector<std::string> out;
+    for (const auto& n : names) {
+        const Suite* suite = n == "all" ? find_suite("memfail") : find_suite(n);
+        if (!suite) {
+            out.push_back(n);
+            continue;
+        }
+        const auto all = suite->dataset_names();
+        out.insert(out.end(), all.begin(), all.end());
+    }
+    return out;
+}
+
+std::vector<std::string> known_dataset_names() {
+    std::vector<std::string> known = {"all"};
+    for (const Suite* suite : all_suites()) {
+        known.push_back(suite->name());
+        for (const auto& d : suite->dataset_names()) known.push_back(d);
+    }
+    return known;
+}
+
 }  // namespace memfail::suites

@@ -106,4 +106,11 @@ const Suite* find_suite(std::string_view name);
 // The suite whose dataset_names() holds `dataset`, or nullptr.
 const Suite* suite_for_dataset(std::string_view dataset);
 
+// What a user may name where datasets are asked for, expanded: "all" -> the five MemFail datasets,
+// a suite's name ("writ") -> its datasets, anything else (a dataset name or a file) as given.
+std::vector<std::string> expand_dataset_names(const std::vector<std::string>& names);
+// Every name expand_dataset_names knows ("all", the suites, their datasets), for error messages
+// and did-you-mean hints.
+std::vector<std::string> known_dataset_names();
+
 }  // namespace memfail::suites

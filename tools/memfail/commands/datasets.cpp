@@ -185,27 +185,13 @@ void write_datasets(const std::vector<data::Scenario>& scenarios, const std::str
 }
 
 void generate(const GenerateOptions& o) {
-    std::vector<std::string> names;
-    for (const auto& n : parse_name_list(o.names)) {
-        if (n == "all") {
-            names.insert(names.end(), mf::dataset_names().begin(), mf::dataset_names().end());
-        } else if (const suites::Suite* suite = suites::find_suite(n)) {
-            const auto all = suite->dataset_names();
-            names.insert(names.end(), all.begin(), all.end());
-        } else {
-            names.push_back(n);
-        }
-    }
+    const std::vector<std::string> names = suites::expand_dataset_names(parse_name_list(o.names));
     std::vector<data::Scenario> scenarios;
     json generators = json::object();
     for (const auto& n : names) {
         const suites::Suite* suite = suites::suite_for_dataset(n);
         if (!suite) {
-            std::vector<std::string> known = {"all"};
-            for (const suites::Suite* s : suites::all_suites()) {
-                known.push_back(s->name());
-                for (const auto& d : s->dataset_names()) known.push_back(d);
-            }
+            const std::vector<std::string> known = suites::known_dataset_names();
             const std::string hint = did_you_mean(n, known);
             throw Fatal(make_error(ErrorKind::invalid_input,
                                    "unknown dataset '" + n + "'; known: " + text::join(known, ", ") +
