@@ -129,6 +129,28 @@ TEST(RubricExact, StaleValueFromTheScenarioLedger) {
     EXPECT_EQ(outcome(past, "Portland", past_ctx), pass);
 }
 
+// What the hallucination rate rests on: a wrong answer naming any value the probe's facts ever had
+// (current, past or a distractor) did not make one up.
+TEST(RubricHallucination, AKnownValueIsAnyValueTheTargetsEverHad) {
+    data::Scenario s;
+    data::LedgerEvent e;
+    e.id = "e1";
+    data::ValueRecord old_value, new_value, distractor;
+    old_value.value = "Portland";
+    new_value.value = "Seattle";
+    distractor.value = "Spokane";
+    e.history = {old_value, new_value};
+    e.distractors = {distractor};
+    s.ledger = {e};
+    Probe p = probe_of(rubric_of(RubricKind::exact), "Seattle");
+    p.targets = {"e1"};
+    for (const char* a : {"Seattle.", "You lived in Portland.", "Spokane, I think"})
+        EXPECT_TRUE(answer_states_known_value(s, p, a)) << a;
+    for (const char* a : {"Tacoma.", "Portlandia", ""}) EXPECT_FALSE(answer_states_known_value(s, p, a)) << a;
+    p.targets = {"no_such_event"};
+    EXPECT_FALSE(answer_states_known_value(s, p, "Seattle"));
+}
+
 TEST(RubricExact, NumbersComparedAsNumbers) {
     const Probe p = probe_of(rubric_of(RubricKind::exact), 5000);
     for (const char* a : {"$5,000", "5000", "5k", "five thousand dollars", "5,000.00", "about $5K a month"})

@@ -1279,40 +1279,42 @@ RubricVerdict grade_rubric(const data::Probe& probe, std::string_view answer, co
     return v;
 }
 
+namespace {
+
+// Every value record the probe's targets ever had: their histories, then their distractors.
+template <class F>
+void for_each_target_record(const data::Scenario& scenario, const data::Probe& probe, F&& visit) {
+    for (const auto& id : probe.targets)
+        if (const data::LedgerEvent* event = scenario.event(id)) {
+            for (const auto& r : event->history) visit(r);
+            for (const auto& r : event->distractors) visit(r);
+        }
+}
+
+}  // namespace
+
 RubricContext rubric_context(const data::Scenario& scenario, const data::Probe& probe) {
     RubricContext context;
     const json expected = expected_value(probe);
     std::set<std::string> seen;
-    auto add = [&](const data::ValueRecord& record) {
+    for_each_target_record(scenario, probe, [&](const data::ValueRecord& record) {
         if (!expected.is_null() && record.value == expected) return;
         for (auto& m : data::value_mentions(record))
             if (!text::normalize(m).empty() && seen.insert(m).second) context.wrong_values.push_back(std::move(m));
-    };
-    for (const auto& id : probe.targets)
-        if (const data::LedgerEvent* event = scenario.event(id)) {
-            for (const auto& r : event->history) add(r);
-            for (const auto& r : event->distractors) add(r);
-        }
+    });
     return context;
 }
 
 bool answer_states_known_value(const data::Scenario& scenario, const data::Probe& probe, std::string_view answer) {
     const std::string norm = text::normalize(answer);
-    auto stated = [&](const data::ValueRecord& record) {
+    bool stated = false;
+    for_each_target_record(scenario, probe, [&](const data::ValueRecord& record) {
         for (const auto& m : data::value_mentions(record)) {
             const std::string n = text::normalize(m);
-            if (!n.empty() && text::normalized_contains(norm, n)) return true;
+            stated = stated || (!n.empty() && text::normalized_contains(norm, n));
         }
-        return false;
-    };
-    for (const auto& id : probe.targets)
-        if (const data::LedgerEvent* event = scenario.event(id)) {
-            for (const auto& r : event->history)
-                if (stated(r)) return true;
-            for (const auto& r : event->distractors)
-                if (stated(r)) return true;
-        }
-    return false;
+    });
+    return stated;
 }
 
 bool answer_declines(const data::Probe& probe, std::string_view answer) {
