@@ -112,4 +112,27 @@ struct ScriptedModel {
     }
 };
 
+// fake-llm's extractive stand-in (tools/fake-llm/extractive.cpp) in-process as the system model
+// "stand-in", with a client that does not retry.
+struct StandIn {
+    std::unique_ptr<fake_llm::FakeLlmServer> server;
+    std::unique_ptr<llm::LlmClient> client;
+
+    StandIn() {
+        fake_llm::ServerOptions options;
+        options.script = nlohmann::json{{"extractive", true}, {"rules", nlohmann::json::array()}};
+        server = ok(fake_llm::FakeLlmServer::start(std::move(options)));
+        llm::ClientOptions client_options;
+        client_options.base_url = server->base_url();
+        client_options.max_retries = 0;
+        client = ok(llm::make_openai_client(client_options));
+    }
+    SystemContext context() const {
+        SystemContext c;
+        c.services.client = client.get();
+        c.services.model = "stand-in";
+        return c;
+    }
+};
+
 }  // namespace memfail::memory::test

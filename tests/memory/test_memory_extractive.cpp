@@ -24,26 +24,7 @@ using test::ok;
 constexpr const char* k_conditional =
     "Mango only barks at the doorbell when she is in the back garden.";
 
-struct StandIn {
-    std::unique_ptr<fake_llm::FakeLlmServer> server;
-    std::unique_ptr<llm::LlmClient> client;
-
-    StandIn() {
-        fake_llm::ServerOptions options;
-        options.script = json{{"extractive", true}, {"rules", json::array()}};
-        server = ok(fake_llm::FakeLlmServer::start(std::move(options)));
-        llm::ClientOptions client_options;
-        client_options.base_url = server->base_url();
-        client_options.max_retries = 0;
-        client = ok(llm::make_openai_client(client_options));
-    }
-    SystemContext context() const {
-        SystemContext c;
-        c.services.client = client.get();
-        c.services.model = "stand-in";
-        return c;
-    }
-};
+using test::StandIn;
 
 data::Session first_session() {
     return test::session("s1", "2026-03-01T09:00:00Z",
