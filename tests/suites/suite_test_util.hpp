@@ -4,8 +4,12 @@
 #include <memfail/data/validate.hpp>
 #include <memfail/suites/memfail/rules.hpp>
 
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 namespace memfail::testing {
 
@@ -29,5 +33,32 @@ inline bool has_violation(const std::vector<data::Violation>& vs, const std::str
         if (v.field == field) return true;
     return false;
 }
+
+// A directory under the system temp folder, removed when the test ends.
+class ScratchDir {
+public:
+    ScratchDir() {
+        static int counter = 0;
+        m_path = std::filesystem::temp_directory_path() /
+                 ("memfail-suites-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+        std::filesystem::remove_all(m_path);
+        std::filesystem::create_directories(m_path);
+    }
+    ~ScratchDir() {
+        std::error_code ec;
+        std::filesystem::remove_all(m_path, ec);
+    }
+    ScratchDir(const ScratchDir&) = delete;
+    ScratchDir& operator=(const ScratchDir&) = delete;
+    std::string path() const { return m_path.string(); }
+    std::string file(const std::string& name) const { return (m_path / name).string(); }
+    void write(const std::string& name, const std::string& content) const {
+        std::ofstream out(file(name), std::ios::binary);
+        out << content;
+    }
+
+private:
+    std::filesystem::path m_path;
+};
 
 }  // namespace memfail::testing

@@ -10,6 +10,8 @@
 #include <memfail/suites/memfail/import_csv.hpp>
 #include <memfail/suites/memfail/rules.hpp>
 
+#include "suite_test_util.hpp"
+
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -34,26 +36,7 @@ const std::vector<std::string> k_datasets = {"conditional_facts_easy", "conditio
 
 std::string fixture(const std::string& dataset) { return k_fixtures + "/" + dataset + ".csv"; }
 
-// A directory under the system temp folder, removed when the test ends.
-class ScratchDir {
-public:
-    ScratchDir() {
-        static int counter = 0;
-        m_path = fs::temp_directory_path() /
-                 ("memfail-import-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
-        fs::remove_all(m_path);
-        fs::create_directories(m_path);
-    }
-    ~ScratchDir() {
-        std::error_code ec;
-        fs::remove_all(m_path, ec);
-    }
-    std::string path() const { return m_path.string(); }
-    std::string file(const std::string& name) const { return (m_path / name).string(); }
-
-private:
-    fs::path m_path;
-};
+using memfail::testing::ScratchDir;
 
 Scenario import_fixture(const std::string& dataset, mf::ImportReport& report) {
     auto result = mf::import_memfail_csv_file(fixture(dataset), dataset, report);

@@ -11,6 +11,8 @@
 #include <memfail/suites/writ/import_writ.hpp>
 #include <memfail/suites/writ/rules.hpp>
 
+#include "suite_test_util.hpp"
+
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -56,30 +58,7 @@ std::vector<std::string> release_ids() {
     return out;
 }
 
-// A directory under the system temp folder, removed when the test ends.
-class ScratchDir {
-public:
-    ScratchDir() {
-        static int counter = 0;
-        m_path = fs::temp_directory_path() /
-                 ("memfail-writ-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
-        fs::remove_all(m_path);
-        fs::create_directories(m_path);
-    }
-    ~ScratchDir() {
-        std::error_code ec;
-        fs::remove_all(m_path, ec);
-    }
-    std::string path() const { return m_path.string(); }
-    std::string file(const std::string& name) const { return (m_path / name).string(); }
-    void write(const std::string& name, const std::string& content) const {
-        std::ofstream out(file(name), std::ios::binary);
-        out << content;
-    }
-
-private:
-    fs::path m_path;
-};
+using memfail::testing::ScratchDir;
 
 std::vector<std::string> violations_of(const Scenario& s) {
     std::vector<memfail::data::Violation> found;
