@@ -10,7 +10,7 @@
 #include <memfail/memory/adapter/protocol.hpp>
 
 #include <gtest/gtest.h>
-#include <httplib.h>
+#include "loopback_server.hpp"
 
 #include <atomic>
 #include <chrono>
@@ -282,10 +282,10 @@ TEST(AdapterAnswerExec, MalformedRepliesAreProtocolErrorsNamingTheField) {
 // --- http: ----------------------------------------------------------------------------------------
 
 // An http: peer announcing `answer` and replying to it from a fixed body.
-class Peer {
+class Peer : public fixture::LoopbackServer {
   public:
-    httplib::Server server;
     std::atomic<int> answers{0};
+    ~Peer() { stop(); }  // the routes count into this object
 
     explicit Peer(bool announce) {
         server.Post("/v1/hello", [announce](const httplib::Request&, httplib::Response& res) {
@@ -305,27 +305,12 @@ class Peer {
             res.set_content(body, "application/json");
         });
     }
-    void start() {
-        m_port = server.bind_to_any_port("127.0.0.1");
-        ASSERT_GT(m_port, 0);
-        m_thread = std::thread([this] { server.listen_after_bind(); });
-        while (!server.is_running())
-            std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-    ~Peer() {
-        server.stop();
-        if (m_thread.joinable())
-            m_thread.join();
-    }
-    std::string url() const { return "http://127.0.0.1:" + std::to_string(m_port); }
     std::string last_request() {
         const std::lock_guard lock(m_mutex);
         return m_last_request;
     }
 
   private:
-    int m_port = 0;
-    std::thread m_thread;
     std::mutex m_mutex;
     std::string m_last_request;
 };

@@ -8,7 +8,7 @@
 #include <memfail/memory/adapter/adapter_system.hpp>
 
 #include <gtest/gtest.h>
-#include <httplib.h>
+#include "loopback_server.hpp"
 
 #include <atomic>
 #include <chrono>
@@ -72,33 +72,16 @@ TEST(AdapterUtf8, ExecBytesOutsideAStringAreStillNotJson) {
 }
 
 // An http: peer answering from fixed bodies.
-class Peer {
+class Peer : public fixture::LoopbackServer {
   public:
-    httplib::Server server;
     std::atomic<int> retrievals{0};
+    ~Peer() { stop(); }  // the routes count into this object
 
     Peer() {
         server.Post("/v1/hello", [](const httplib::Request&, httplib::Response& res) {
             res.set_content(R"({"protocol": 1, "system": "peer"})", "application/json");
         });
     }
-    void start() {
-        m_port = server.bind_to_any_port("127.0.0.1");
-        ASSERT_GT(m_port, 0);
-        m_thread = std::thread([this] { server.listen_after_bind(); });
-        while (!server.is_running())
-            std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-    ~Peer() {
-        server.stop();
-        if (m_thread.joinable())
-            m_thread.join();
-    }
-    std::string url() const { return "http://127.0.0.1:" + std::to_string(m_port); }
-
-  private:
-    int m_port = 0;
-    std::thread m_thread;
 };
 
 TEST(AdapterUtf8, HttpRawBytesAreTheSameProtocolErrorAndAreNotRetried) {
