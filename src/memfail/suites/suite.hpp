@@ -58,6 +58,9 @@ struct CheckResult {
 struct ReadCache {
     std::map<std::string, Result<std::vector<memory::MemoryEvent>>> history;  // by memory id
     std::map<std::string, Result<std::vector<memory::Memory>>> as_of;         // by timestamp
+    // The held memories' normalised texts (the checkpoint's one `held` list), made by the first
+    // probe's checks and read by the others.
+    std::optional<std::vector<std::string>> held_texts;
 };
 
 // What a suite's memory checks may look at for one probe at one k. The system is called only for

@@ -207,8 +207,13 @@ std::vector<CheckResult> check_writ_memory(const CheckContext& c) {
     std::vector<CheckResult> out;
     if (checkpoint == Timeline::npos) return out;
 
-    std::vector<std::string> held_texts, hit_texts;
-    for (const auto& m : c.held) held_texts.push_back(text::normalize(m.text));
+    if (!c.reads.held_texts) {
+        c.reads.held_texts.emplace();
+        for (const auto& m : c.held) c.reads.held_texts->push_back(text::normalize(m.text));
+    }
+    MF_ASSERT(c.reads.held_texts->size() == c.held.size(), "a ReadCache serves one checkpoint's held memories");
+    const std::vector<std::string>& held_texts = *c.reads.held_texts;
+    std::vector<std::string> hit_texts;
     for (const auto& h : c.hits) hit_texts.push_back(text::normalize(h.memory.text));
 
     const bool past = c.probe.temporal && !c.probe.temporal->expect_current && !c.probe.temporal->as_of.empty();
