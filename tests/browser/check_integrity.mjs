@@ -8,8 +8,7 @@
 //
 // Usage: node check_integrity.mjs REPORT.html SCREENSHOT.png
 // Environment: CHROMIUM (default /usr/bin/chromium).
-import { chromium } from "playwright-core";
-import { pathToFileURL } from "node:url";
+import { launchQuiet, openReport } from "./open_report.mjs";
 
 const [reportPath, screenshotPath] = process.argv.slice(2);
 if (!reportPath || !screenshotPath) {
@@ -23,45 +22,10 @@ function check(ok, what) {
   if (!ok) failures.push(what);
 }
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-  headless: true,
-  // As check_report.mjs: no network of its own, no GPU, no user namespace sandbox.
-  args: [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-dev-shm-usage",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-default-apps",
-    "--disable-domain-reliability",
-    "--disable-sync",
-    "--disable-extensions",
-    "--disable-client-side-phishing-detection",
-    "--disable-field-trial-config",
-    "--metrics-recording-only",
-    "--no-first-run",
-    "--no-pings",
-    "--mute-audio",
-  ],
-});
+const browser = await launchQuiet();
 let exitCode = 0;
 try {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  const consoleErrors = [];
-  const outsideRequests = [];
-  page.on("console", (msg) => {
-    if (msg.type() === "error") consoleErrors.push(msg.text());
-  });
-  page.on("pageerror", (err) => consoleErrors.push(String(err)));
-  const reportUrl = pathToFileURL(reportPath).href;
-  await page.route("**/*", (route) => {
-    const url = route.request().url();
-    if (url === reportUrl || url.startsWith("data:")) return route.continue();
-    outsideRequests.push(url);
-    return route.abort();
-  });
-  await page.goto(reportUrl, { waitUntil: "load" });
+  const { page, consoleErrors, outsideRequests } = await openReport(browser, reportPath);
 
   const integrity = await page.evaluate(() => {
     const s = document.querySelector("section#integrity");

@@ -7,7 +7,7 @@
 //
 // Usage: node check_report.mjs REPORT.html SCREENSHOT.png
 // Environment: CHROMIUM (default /usr/bin/chromium).
-import { chromium } from "playwright-core";
+import { launchQuiet, openReport } from "./open_report.mjs";
 import { pathToFileURL } from "node:url";
 import { writeFileSync } from "node:fs";
 
@@ -23,50 +23,11 @@ function check(ok, what) {
   if (!ok) failures.push(what);
 }
 
-// Flags that keep a headless Chromium from reaching the network on its own (updates, sync,
-// metrics, safe browsing, field trials) and from needing a GPU or a user namespace sandbox.
-const quietFlags = [
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-dev-shm-usage",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-default-apps",
-  "--disable-domain-reliability",
-  "--disable-sync",
-  "--disable-extensions",
-  "--disable-client-side-phishing-detection",
-  "--disable-field-trial-config",
-  "--metrics-recording-only",
-  "--no-first-run",
-  "--no-pings",
-  "--mute-audio",
-];
-
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-  headless: true,
-  args: quietFlags,
-});
+const browser = await launchQuiet();
 let exitCode = 0;
 try {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  const consoleErrors = [];
-  const outsideRequests = [];
-  page.on("console", (msg) => {
-    if (msg.type() === "error") consoleErrors.push(msg.text());
-  });
-  page.on("pageerror", (err) => consoleErrors.push(String(err)));
   // The report must be self-contained: anything but the file itself and inline data is refused.
-  const reportUrl = pathToFileURL(reportPath).href;
-  await page.route("**/*", (route) => {
-    const url = route.request().url();
-    if (url === reportUrl || url.startsWith("data:")) return route.continue();
-    outsideRequests.push(url);
-    return route.abort();
-  });
-
-  await page.goto(reportUrl, { waitUntil: "load" });
+  const { page, consoleErrors, outsideRequests } = await openReport(browser, reportPath);
 
   const sections = await page.evaluate(() =>
     [...document.querySelectorAll("section[id]")].map((s) => ({
@@ -163,6 +124,7 @@ try {
 
   // At phone width (375 px) every legend wraps inside the screen and its figure: no entry is cut off,
   // however wide the chart beside it scrolls.
+  const reportUrl = pathToFileURL(reportPath).href;
   const phone = await browser.newPage({ viewport: { width: 375, height: 800 }, deviceScaleFactor: 2, isMobile: true });
   await phone.route("**/*", (route) => {
     const url = route.request().url();
