@@ -281,6 +281,103 @@ Result<Rubric> rubric_from_json(const json& j, const std::string& path) {
     return r;
 }
 
+json object_or_empty(const json& j, const char* key) {
+    auto it = j.find(key);
+    return it == j.end() || it->is_null() ? json::object() : *it;
+}
+
+json app_log_to_json(const AppLog& a) {
+    json j = {{"timestamp", a.timestamp}, {"app", a.app}, {"api", a.api}, {"request", a.request}, {"response", a.response}};
+    if (!a.details.empty()) j["details"] = a.details;
+    return j;
+}
+
+Result<AppLog> app_log_from_json(const json& j, const std::string& path) {
+    if (!j.is_object()) return field_error(path, "must be an object");
+    AppLog a;
+    MF_TRY_ASSIGN(a.timestamp, get_string(j, "timestamp", path));
+    MF_TRY_ASSIGN(a.app, get_string(j, "app", path));
+    MF_TRY_ASSIGN(a.api, get_string(j, "api", path));
+    a.request = object_or_empty(j, "request");
+    a.response = object_or_empty(j, "response");
+    MF_TRY_ASSIGN(a.details, get_strings(j, "details", path, false));
+    return a;
+}
+
+json field_to_json(const ProbeField& f) {
+    json j = {{"path", f.path}, {"type", field_type_name(f.type)}, {"role", field_role_name(f.role)},
+              {"expected", f.expected}, {"evidence", f.evidence}};
+    if (!f.options.empty()) j["options"] = f.options;
+    return j;
+}
+
+Result<ProbeField> field_from_json(const json& j, const std::string& path) {
+    if (!j.is_object()) return field_error(path, "must be an object");
+    ProbeField f;
+    MF_TRY_ASSIGN(f.path, get_string(j, "path", path));
+    MF_TRY_ASSIGN(const std::string type, get_string(j, "type", path));
+    auto t = parse_field_type(type);
+    if (!t)
+        return field_error(path + ".type", "unknown field type '" + type +
+                                               "'; expected date, weekday, time, duration, number, enumeration, list or text");
+    f.type = *t;
+    MF_TRY_ASSIGN(const std::string role, get_string(j, "role", path, false));
+    if (!role.empty()) {
+        auto r = parse_field_role(role);
+        if (!r) return field_error(path + ".role", "must be identity, core or detail, not '" + role + "'");
+        f.role = *r;
+    }
+    if (auto it = j.find("expected"); it != j.end()) f.expected = *it;
+    MF_TRY_ASSIGN(f.options, get_strings(j, "options", path, false));
+    MF_TRY_ASSIGN(f.evidence, get_strings(j, "evidence", path, false));
+    return f;
+}
+
+json profile_state_to_json(const ProfileState& st) {
+    json snapshots = json::array();
+    for (const auto& sn : st.snapshots) {
+        json evidence = json::object();
+        for (const auto& fe : sn.evidence) evidence[fe.path] = fe.log_ids;
+        snapshots.push_back({{"checkpoint", sn.checkpoint}, {"value", sn.value}, {"evidence", evidence}});
+    }
+    json j = {{"key", st.key}, {"family", state_family_name(st.family)}, {"domain", st.domain},
+              {"snapshots", snapshots}};
+    if (!st.competing.empty()) j["competing"] = st.competing;
+    return j;
+}
+
+Result<ProfileState> profile_state_from_json(const json& j, const std::string& path) {
+    if (!j.is_object()) return field_error(path, "must be an object");
+    ProfileState st;
+    MF_TRY_ASSIGN(st.key, get_string(j, "key", path));
+    MF_TRY_ASSIGN(const std::string family, get_string(j, "family", path));
+    auto f = parse_state_family(family);
+    if (!f) return field_error(path + ".family", "must be attribute, habit or preference, not '" + family + "'");
+    st.family = *f;
+    MF_TRY_ASSIGN(st.domain, get_string(j, "domain", path, false));
+    MF_TRY_ASSIGN(st.competing, get_strings(j, "competing", path, false));
+    MF_TRY_ASSIGN(const json* snapshots, get_array(j, "snapshots", path));
+    for (std::size_t i = 0; i < snapshots->size(); ++i) {
+        const std::string spath = join_path(path, "snapshots", i);
+        const json& sj = (*snapshots)[i];
+        if (!sj.is_object()) return field_error(spath, "must be an object");
+        StateSnapshot sn;
+        MF_TRY_ASSIGN(sn.checkpoint, get_string(sj, "checkpoint", spath));
+        if (auto it = sj.find("value"); it != sj.end()) sn.value = *it;
+        if (auto it = sj.find("evidence"); it != sj.end() && !it->is_null()) {
+            if (!it->is_object()) return field_error(spath + ".evidence", "must be an object of field path -> log ids");
+            for (auto e = it->begin(); e != it->end(); ++e) {
+                FieldEvidence fe;
+                fe.path = e.key();
+                MF_TRY_ASSIGN(fe.log_ids, get_strings(*it, e.key().c_str(), spath + ".evidence"));
+                sn.evidence.push_back(std::move(fe));
+            }
+        }
+        st.snapshots.push_back(std::move(sn));
+    }
+    return st;
+}
+
 // The memfail/2 fields of a probe, read only from a memfail/2 file.
 Result<void> probe_v2_from_json(const json& pj, const std::string& path, Probe& p) {
     MF_TRY_ASSIGN(p.capabilities, get_strings(pj, "capabilities", path, false));
@@ -300,6 +397,19 @@ Result<void> probe_v2_from_json(const json& pj, const std::string& path, Probe& 
     if (auto it = pj.find("expected"); it != pj.end()) p.expected = *it;
     MF_TRY_ASSIGN(p.expected_source, get_string(pj, "expected_source", path, false));
     MF_TRY_ASSIGN(p.failure_modes, get_strings(pj, "failure_modes", path, false));
+    MF_TRY_ASSIGN(p.task, get_string(pj, "task", path, false));
+    MF_TRY_ASSIGN(p.state_key, get_string(pj, "state_key", path, false));
+    MF_TRY_ASSIGN(p.checkpoint, get_string(pj, "checkpoint", path, false));
+    if (auto it = pj.find("answer_template"); it != pj.end()) p.answer_template = *it;
+    if (auto it = pj.find("fields"); it != pj.end() && !it->is_null()) {
+        if (!it->is_array()) return field_error(path + ".fields", "must be a list");
+        for (std::size_t i = 0; i < it->size(); ++i) {
+            MF_TRY_ASSIGN(ProbeField f, field_from_json((*it)[i], join_path(path, "fields", i)));
+            p.fields.push_back(std::move(f));
+        }
+    }
+    MF_TRY_ASSIGN(p.conflicting, get_strings(pj, "conflicting", path, false));
+    MF_TRY_ASSIGN(p.state_change, get_string(pj, "state_change", path, false));
     return {};
 }
 
@@ -417,6 +527,17 @@ json to_json(const Probe& p) {
     if (!p.expected.is_null()) probe["expected"] = p.expected;
     if (!p.expected_source.empty()) probe["expected_source"] = p.expected_source;
     if (!p.failure_modes.empty()) probe["failure_modes"] = p.failure_modes;
+    if (!p.task.empty()) probe["task"] = p.task;
+    if (!p.state_key.empty()) probe["state_key"] = p.state_key;
+    if (!p.checkpoint.empty()) probe["checkpoint"] = p.checkpoint;
+    if (!p.answer_template.is_null()) probe["answer_template"] = p.answer_template;
+    if (!p.fields.empty()) {
+        json fields = json::array();
+        for (const auto& f : p.fields) fields.push_back(field_to_json(f));
+        probe["fields"] = fields;
+    }
+    if (!p.conflicting.empty()) probe["conflicting"] = p.conflicting;
+    if (!p.state_change.empty()) probe["state_change"] = p.state_change;
     return probe;
 }
 
@@ -424,8 +545,17 @@ json to_json(const Scenario& s) {
     json sessions = json::array();
     for (const auto& session : s.sessions) {
         json messages = json::array();
-        for (const auto& m : session.messages)
-            messages.push_back({{"id", m.id}, {"role", m.role}, {"content", m.content}});
+        for (const auto& m : session.messages) {
+            json mj = {{"id", m.id}, {"role", m.role}};
+            // An app log's content is written only when it is not the log's standard rendering.
+            if (m.app_log) {
+                mj["app_log"] = app_log_to_json(*m.app_log);
+                if (m.content != render_app_log(*m.app_log)) mj["content"] = m.content;
+            } else {
+                mj["content"] = m.content;
+            }
+            messages.push_back(std::move(mj));
+        }
         sessions.push_back(
             {{"id", session.id}, {"timestamp", session.timestamp}, {"messages", messages}});
     }
@@ -440,6 +570,17 @@ json to_json(const Scenario& s) {
         for (const auto& e : s.ledger) ledger.push_back(event_to_json(e));
         out["ledger"] = ledger;
     }
+    if (!s.checkpoints.empty()) {
+        json checkpoints = json::array();
+        for (const auto& c : s.checkpoints)
+            checkpoints.push_back({{"id", c.id}, {"as_of", c.as_of}, {"after_session", c.after_session}});
+        out["checkpoints"] = checkpoints;
+    }
+    if (!s.profile.empty()) {
+        json profile = json::array();
+        for (const auto& st : s.profile) profile.push_back(profile_state_to_json(st));
+        out["profile"] = profile;
+    }
     return out;
 }
 
@@ -452,7 +593,7 @@ Result<Scenario> scenario_from_json(const json& j) {
         return field_error("format", "unsupported format '" + s.format + "'; this build reads '" +
                                          std::string(k_format) + "' and '" + k_format_v2 + "'");
     if (!v2)
-        if (const char* key = v2_key_in(j, {"ledger"}))
+        if (const char* key = v2_key_in(j, {"ledger", "checkpoints", "profile"}))
             return field_error(key, "needs \"format\": \"memfail/2\" (this file says memfail/1)");
     MF_TRY_ASSIGN(s.id, get_string(j, "id", ""));
     MF_TRY_ASSIGN(s.suite, get_string(j, "suite", ""));
@@ -477,7 +618,15 @@ Result<Scenario> scenario_from_json(const json& j) {
             Message msg;
             MF_TRY_ASSIGN(msg.id, get_string(mj, "id", mpath));
             MF_TRY_ASSIGN(msg.role, get_string(mj, "role", mpath));
-            MF_TRY_ASSIGN(msg.content, get_string(mj, "content", mpath));
+            if (auto al = mj.find("app_log"); al != mj.end() && !al->is_null()) {
+                if (!v2) return field_error(mpath + ".app_log", "needs \"format\": \"memfail/2\" (this file says memfail/1)");
+                MF_TRY_ASSIGN(AppLog log, app_log_from_json(*al, mpath + ".app_log"));
+                MF_TRY_ASSIGN(msg.content, get_string(mj, "content", mpath, /*required=*/false));
+                if (msg.content.empty()) msg.content = render_app_log(log);
+                msg.app_log = std::move(log);
+            } else {
+                MF_TRY_ASSIGN(msg.content, get_string(mj, "content", mpath));
+            }
             session.messages.push_back(std::move(msg));
         }
         s.sessions.push_back(std::move(session));
@@ -507,7 +656,9 @@ Result<Scenario> scenario_from_json(const json& j) {
         if (v2) {
             MF_TRY(probe_v2_from_json(pj, path, p));
         } else if (const char* key = v2_key_in(pj, {"capabilities", "temporal", "should_abstain", "rubric", "targets",
-                                                    "expected", "expected_source", "failure_modes"})) {
+                                                    "expected", "expected_source", "failure_modes", "task",
+                                                    "state_key", "checkpoint", "answer_template", "fields",
+                                                    "conflicting", "state_change"})) {
             return field_error(path + "." + key, "needs \"format\": \"memfail/2\" (this file says memfail/1)");
         }
         MF_TRY_ASSIGN(const json* evidence, get_array(pj, "evidence", path));
@@ -522,6 +673,26 @@ Result<Scenario> scenario_from_json(const json& j) {
         for (std::size_t i = 0; i < ledger->size(); ++i) {
             MF_TRY_ASSIGN(LedgerEvent e, event_from_json((*ledger)[i], join_path("", "ledger", i)));
             s.ledger.push_back(std::move(e));
+        }
+    }
+    if (v2 && j.contains("checkpoints")) {
+        MF_TRY_ASSIGN(const json* checkpoints, get_array(j, "checkpoints", ""));
+        for (std::size_t i = 0; i < checkpoints->size(); ++i) {
+            const std::string path = join_path("", "checkpoints", i);
+            const json& cj = (*checkpoints)[i];
+            if (!cj.is_object()) return field_error(path, "must be an object");
+            Checkpoint c;
+            MF_TRY_ASSIGN(c.id, get_string(cj, "id", path));
+            MF_TRY_ASSIGN(c.as_of, get_string(cj, "as_of", path));
+            MF_TRY_ASSIGN(c.after_session, get_string(cj, "after_session", path));
+            s.checkpoints.push_back(std::move(c));
+        }
+    }
+    if (v2 && j.contains("profile")) {
+        MF_TRY_ASSIGN(const json* profile, get_array(j, "profile", ""));
+        for (std::size_t i = 0; i < profile->size(); ++i) {
+            MF_TRY_ASSIGN(ProfileState st, profile_state_from_json((*profile)[i], join_path("", "profile", i)));
+            s.profile.push_back(std::move(st));
         }
     }
     return s;

@@ -2,6 +2,8 @@
 // Data-model helpers.
 #include <memfail/data/model.hpp>
 
+#include <memfail/core/dates.hpp>
+
 #include <cmath>
 #include <cstdio>
 
@@ -174,13 +176,59 @@ std::vector<std::string> value_mentions(const ValueRecord& record) {
     return out;
 }
 
+namespace {
+
+template <typename E, std::size_t N>
+std::optional<E> parse_enum(const std::string& name, const char* const (&names)[N]) {
+    for (std::size_t i = 0; i < N; ++i)
+        if (name == names[i]) return static_cast<E>(i);
+    return std::nullopt;
+}
+
+constexpr const char* k_family_names[] = {"attribute", "habit", "preference"};
+constexpr const char* k_field_type_names[] = {"date", "weekday", "time", "duration",
+                                              "number", "enumeration", "list", "text"};
+constexpr const char* k_field_role_names[] = {"identity", "core", "detail"};
+
+}  // namespace
+
+const char* state_family_name(StateFamily family) { return k_family_names[static_cast<int>(family)]; }
+std::optional<StateFamily> parse_state_family(const std::string& name) {
+    return parse_enum<StateFamily>(name, k_family_names);
+}
+const char* field_type_name(FieldType type) { return k_field_type_names[static_cast<int>(type)]; }
+std::optional<FieldType> parse_field_type(const std::string& name) {
+    return parse_enum<FieldType>(name, k_field_type_names);
+}
+const char* field_role_name(FieldRole role) { return k_field_role_names[static_cast<int>(role)]; }
+std::optional<FieldRole> parse_field_role(const std::string& name) {
+    return parse_enum<FieldRole>(name, k_field_role_names);
+}
+
+std::string render_app_log(const AppLog& log) {
+    // "[Tue 2024-03-05 06:31] ": the weekday is written out because habits are weekly, and a
+    // system that keeps the text should be able to see the day without a calendar.
+    std::string when = log.timestamp;
+    if (when.size() >= 16 && when[10] == 'T') when[10] = ' ';
+    if (when.size() > 16) when.resize(16);
+    if (auto date = dates::parse_date(std::string_view(when).substr(0, std::min<std::size_t>(10, when.size()))))
+        when = std::string(dates::weekday_short_name(dates::weekday(*date))) + " " + when;
+    std::string out = "[" + when + "] " + log.app + "." + log.api;
+    out += " request: " + log.request.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    out += " response: " + log.response.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    return out;
+}
+
 bool Probe::uses_v2() const {
     return !capabilities.empty() || temporal || should_abstain || rubric || !targets.empty() || !expected.is_null() ||
-           !expected_source.empty() || !failure_modes.empty();
+           !expected_source.empty() || !failure_modes.empty() || !task.empty() || !fields.empty();
 }
 
 bool Scenario::uses_v2() const {
-    if (!ledger.empty()) return true;
+    if (!ledger.empty() || !checkpoints.empty() || !profile.empty()) return true;
+    for (const auto& session : sessions)
+        for (const auto& m : session.messages)
+            if (m.app_log) return true;
     for (const auto& p : probes)
         if (p.uses_v2()) return true;
     return false;

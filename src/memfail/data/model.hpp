@@ -19,11 +19,30 @@ namespace memfail::data {
 inline constexpr const char* k_format = "memfail/1";
 inline constexpr const char* k_format_v2 = "memfail/2";
 
+// One request/response an app logged (memfail/2, the dynamic suite): a message whose role is "app".
+struct AppLog {
+    std::string timestamp;  // when it was logged, "YYYY-MM-DD HH:MM:SS" (within its session's day)
+    std::string app;   // "fitness_tracker", "food_delivery", ...
+    std::string api;   // "log_workout"
+    nlohmann::json request = nlohmann::json::object();
+    nlohmann::json response = nlohmann::json::object();
+    // Surface strings this log carries that evidence profile fields ("Riverside Park", "06:30"):
+    // a memory without provenance holds the log's evidence when its text holds every one of them
+    // (normalised, at word boundaries). Empty: only provenance can tell whether a memory holds it.
+    std::vector<std::string> details;
+};
+
 struct Message {
     std::string id;       // stable and unique across the whole scenario: the provenance handle
-    std::string role;     // "user" or "assistant"
-    std::string content;
+    std::string role;     // "user", "assistant", "system", or "app" (an app log: see app_log)
+    std::string content;  // for an app log, its text rendering (render_app_log unless the file says otherwise)
+    std::optional<AppLog> app_log;
 };
+
+// The text an app log is stored as by systems that take text: one line naming the time, the app and
+// the API, then the request and the response as compact JSON. Deterministic: a file may omit a
+// message's content when it is this rendering.
+std::string render_app_log(const AppLog& log);
 
 struct Session {
     std::string id;
@@ -170,6 +189,65 @@ enum class ProbeKind { yes_no, list, open, mcq, abstain };
 const char* probe_kind_name(ProbeKind kind);
 std::optional<ProbeKind> parse_probe_kind(const std::string& name);
 
+// ---- The long-horizon profile (memfail/2, the dynamic suite) ---------------------------------------
+
+// The three families of profile state (DynamicMem): what the user has or is (changes discretely),
+// what they routinely do (schedules, times, places), what they prefer (drifts slowly, never stated).
+enum class StateFamily { attribute, habit, preference };
+const char* state_family_name(StateFamily family);
+std::optional<StateFamily> parse_state_family(const std::string& name);
+
+// How a leaf field of a task's output is graded: typed fields by rule after normalisation, `text`
+// by the judge (core_correct, detail_quality).
+enum class FieldType { date, weekday, time, duration, number, enumeration, list, text };
+const char* field_type_name(FieldType type);
+std::optional<FieldType> parse_field_type(const std::string& name);
+
+// A field's part in its item: `identity` says which entity or routine it is (a wrong identity gates
+// the whole item to 0 in service tasks), `core` the value asked for, `detail` precision beyond it.
+enum class FieldRole { identity, core, detail };
+const char* field_role_name(FieldRole role);
+std::optional<FieldRole> parse_field_role(const std::string& name);
+
+// The logs that evidence one leaf field of a state's value ("schedule.days_of_week").
+struct FieldEvidence {
+    std::string path;
+    std::vector<std::string> log_ids;  // message ids of app logs
+};
+
+// A state's value at one checkpoint, with the logs up to that checkpoint that evidence each field.
+struct StateSnapshot {
+    std::string checkpoint;  // "C1".."C5"
+    nlohmann::json value;    // null: the state does not hold at this checkpoint (not yet, or dropped)
+    std::vector<FieldEvidence> evidence;
+};
+
+// One profile state key ("habits_state:morning_run") over the whole history.
+struct ProfileState {
+    std::string key;
+    StateFamily family = StateFamily::attribute;
+    std::string domain;  // one of six life domains ("health_and_self_care", ...)
+    std::vector<StateSnapshot> snapshots;  // one per checkpoint where it is known, in checkpoint order
+    std::vector<std::string> competing;    // keys a system may confuse it with (same kind of thing)
+};
+
+// A checkpoint: the system has seen exactly the logs up to `as_of`, i.e. up to session `after_session`.
+struct Checkpoint {
+    std::string id;       // "C1"
+    std::string as_of;    // ISO 8601
+    std::string after_session;
+};
+
+// One leaf field a task's output must fill, with what grades it.
+struct ProbeField {
+    std::string path;                 // JSON path in the template: "schedule.start_time", "items[0]"
+    FieldType type = FieldType::text;
+    FieldRole role = FieldRole::core;
+    nlohmann::json expected;          // the reference leaf value
+    std::vector<std::string> options;  // enumeration: the allowed values
+    std::vector<std::string> evidence;  // app-log message ids that evidence this field (gold evidence)
+};
+
 struct Probe {
     std::string id;
     std::string after_session;  // the checkpoint: asked once this session is stored
@@ -191,6 +269,18 @@ struct Probe {
     std::string expected_source;             // message id the expected value was stated in
     std::vector<std::string> failure_modes;  // labels the source gives the probe
 
+    // memfail/2, the dynamic suite: a task over one profile state key at one checkpoint.
+    std::string task;        // "state_completion" or "personalized_service"; empty: not a profile task
+    std::string state_key;
+    std::string checkpoint;  // "C1".."C5"
+    nlohmann::json answer_template;   // the JSON to fill: every leaf to fill is the string "<fill>"
+    std::vector<ProbeField> fields;   // the leaves graded, each with its gold evidence
+    // Logs of a value the key no longer has, or of a competing key: retrieving them beside or
+    // instead of the current evidence is `conflated`.
+    std::vector<std::string> conflicting;
+    std::string state_change;  // "retained" (same value since C1), "updated" (changed since the
+                               // previous checkpoint), "new" (first known here) or empty
+
     bool uses_v2() const;
 };
 
@@ -203,6 +293,8 @@ struct Scenario {
     std::vector<Probe> probes;
     nlohmann::json meta = nlohmann::json::object();  // generator, seed, version, dedup report
     std::vector<LedgerEvent> ledger;  // memfail/2: the facts that change, with their histories
+    std::vector<Checkpoint> checkpoints;  // memfail/2 (dynamic): in time order
+    std::vector<ProfileState> profile;    // memfail/2 (dynamic): the ground-truth profile
 
     bool uses_v2() const;
     const LedgerEvent* event(const std::string& id) const;

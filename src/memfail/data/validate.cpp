@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Structural validation of scenarios.
+#include <memfail/core/dates.hpp>
 #include <memfail/core/text.hpp>
 #include <memfail/data/validate.hpp>
 
@@ -90,8 +91,12 @@ void validate_structure(const Scenario& s, std::size_t line, std::vector<Violati
             check_id(mpath + ".id", "message", msg.id);
             if (!message_ids.insert(msg.id).second)
                 add(mpath + ".id", "duplicate message id '" + msg.id + "'");
-            if (msg.role != "user" && msg.role != "assistant" && msg.role != "system")
-                add(mpath + ".role", "role must be user, assistant or system; got '" + msg.role + "'");
+            if (msg.role != "user" && msg.role != "assistant" && msg.role != "system" && msg.role != "app")
+                add(mpath + ".role", "role must be user, assistant, system or app; got '" + msg.role + "'");
+            if ((msg.role == "app") != msg.app_log.has_value())
+                add(mpath + ".app_log", msg.app_log ? "an app log's role must be \"app\"" : "a message with role \"app\" needs its app_log");
+            if (msg.app_log && !dates::parse_date_time(msg.app_log->timestamp))
+                add(mpath + ".app_log.timestamp", "must be \"YYYY-MM-DD HH:MM:SS\", not '" + msg.app_log->timestamp + "'");
             if (text::trim(msg.content).empty()) add(mpath + ".content", "message content is empty");
         }
     }
@@ -120,9 +125,35 @@ void validate_structure(const Scenario& s, std::size_t line, std::vector<Violati
         }
         if (p.kind == ProbeKind::abstain && !p.evidence.empty())
             add(path + ".evidence", "an abstain probe must have no evidence: there is nothing to find");
-        if (p.kind != ProbeKind::abstain && p.evidence.empty())
+        if (p.kind != ProbeKind::abstain && p.evidence.empty() && p.fields.empty())
             add(path + ".evidence", "an answerable probe needs at least one evidence fact");
         const std::size_t checkpoint = index.session_position(p.after_session);
+        // Profile tasks (memfail/2, the dynamic suite): every gold evidence log exists, is an app log
+        // and is stored by the checkpoint. A probe at C2 must be answerable from the logs up to C2.
+        if (!p.task.empty() && p.task != "state_completion" && p.task != "personalized_service")
+            add(path + ".task", "must be state_completion or personalized_service, not '" + p.task + "'");
+        if (!p.task.empty() && p.fields.empty()) add(path + ".fields", "a profile task needs at least one field to fill");
+        std::set<std::string> field_paths;
+        auto check_log = [&](const std::string& id, const std::string& where) {
+            const Message* msg = index.message(id);
+            if (!msg) return add(where, "unknown app log id '" + id + "'");
+            if (!msg->app_log) return add(where, "message '" + id + "' is not an app log");
+            const Session* session = index.session_of(id);
+            if (checkpoint != static_cast<std::size_t>(-1) && index.session_position(session->id) > checkpoint)
+                add(where, "app log '" + id + "' is stored after the probe's checkpoint");
+        };
+        for (std::size_t f = 0; f < p.fields.size(); ++f) {
+            const auto& field = p.fields[f];
+            const std::string fpath = path + ".fields[" + std::to_string(f) + "]";
+            if (field.path.empty()) add(fpath + ".path", "a field needs its path");
+            else if (!field_paths.insert(field.path).second) add(fpath + ".path", "duplicate field '" + field.path + "'");
+            if (field.type == FieldType::enumeration && field.options.empty())
+                add(fpath + ".options", "an enumeration field needs its options");
+            for (std::size_t e = 0; e < field.evidence.size(); ++e)
+                check_log(field.evidence[e], fpath + ".evidence[" + std::to_string(e) + "]");
+        }
+        for (std::size_t c = 0; c < p.conflicting.size(); ++c)
+            check_log(p.conflicting[c], path + ".conflicting[" + std::to_string(c) + "]");
         std::set<std::string> fact_ids;
         for (std::size_t e = 0; e < p.evidence.size(); ++e) {
             const auto& f = p.evidence[e];
