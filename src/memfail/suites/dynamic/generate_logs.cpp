@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: MIT
+// Stage 2 of the dynamic generator: the app logs. Grounded logs show a key's value as it is in their
+// window (a run on its weekday at its time from its park; a payroll deposit from the employer; an
+// order that shows a taste), each recording which leaf it evidences and carrying the surface
+// strings that do in its `details`. Noise logs (songs, searches, chats) evidence nothing and make
+// up the bulk; `scale` multiplies them. No template states a profile value as a profile value.
+#include <memfail/core/text.hpp>
+#include <memfail/suites/dynamic/plan.hpp>
+
+#include <algorithm>
+#include <cstdio>
+
+namespace memfail::suites::dynamic::gen {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr double k_daily_log_rate = 0.3;     // a daily routine is logged on about a third of its days
+constexpr double k_routine_log_rate = 0.95;  // other routines nearly always
+constexpr int k_noise_per_day_lo = 48;       // at scale 1: ~66 routine logs a day, ~2M tokens in 15 months
+constexpr int k_noise_per_day_hi = 84;
+// Grounded events per user (DynamicMem averages 1,772): drawn per user from this range.
+constexpr int k_grounded_lo = 1650;
+constexpr int k_grounded_hi = 1900;
+constexpr std::size_t k_max_extra_per_slot = 12;  // extra events per attribute or preference window
+
+std::string leaf_text(const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+
+json default_response(const Lexicon& lex, const std::string& app, const std::string& api) {
+    const auto it = lex.responses.find(app + "." + api);
+    return it != lex.responses.end() ? it->second : json{{"status", "ok"}};
+}
+
+class LogWriter {
+public:
+    LogWriter(UserPlan& plan, const Lexicon& lex, Rng& rng) : m_plan(plan), m_lex(lex), m_rng(rng) {}
+
+    // Adds one log from a template; returns its index.
+    std::size_t add(std::int64_t day, int second, const LogTemplate& t, const Vars& vars,
+                    std::vector<std::string> details) {
+        PendingLog p;
+        p.day = day;
+        p.second = std::clamp(second, 0, 86399);
+        p.log.app = t.app;
+        p.log.api = t.api;
+        p.log.request = fill_template(t.request, vars, m_lex, m_rng);
+        const json& response = t.response.is_null() ? default_response(m_lex, t.app, t.api) : t.response;
+        p.log.response = fill_template(response, vars, m_lex, m_rng);
+        add_envelope(p.log);
+        std::sort(details.begin(), details.end());
+        details.erase(std::unique(details.begin(), details.end()), details.end());
+        p.log.details = std::move(details);
+        if (!p.log.details.empty()) ++m_plan.grounded;
+        const auto t_day = dates::civil_from_days(day);
+        p.log.timestamp = dates::format_log({t_day, p.second / 3600, p.second / 60 % 60, p.second % 60});
+        m_plan.logs.push_back(std::move(p));
+        return m_plan.logs.size() - 1;
+    }
+
+    // The fields every call of the app carries; a log's own field of the same name wins.
+    void add_envelope(data::AppLog& log) {
+        const auto it = m_lex.envelopes.find(log.app);
+        if (it == m_lex.envelopes.end()) return;
+        for (const char* part : {"request", "response"}) {
+            json& target = std::string_view(part) == "request" ? log.request : log.response;
+            if (!target.is_object()) continue;
+            const json fields = fill_template(it->second.at(part), {}, m_lex, m_rng);
+            for (const auto& [k, v] : fields.items())
+                if (!target.contains(k)) target[k] = v;
+        }
+    }
+
+    void evidence(std::size_t key, std::size_t log, int window, std::string path, json leaf) {
+        m_plan.evidence[key].push_back({log, window, std::move(path), std::move(leaf)});
+    }
+
+    // A random moment of a random day of window w, in waking hours.
+    std::pair<std::int64_t, int> random_moment(int w) {
+        const std::int64_t day = m_rng.between(m_plan.window_start[w], m_plan.window_start[w + 1] - 1);
+        return {day, static_cast<int>(m_rng.between(7 * 3600, 22 * 3600))};
+    }
+
+    Rng& rng() { return m_rng; }
+    UserPlan& plan() { return m_plan; }
+
+private:
+    UserPlan& m_plan;
+    const Lexicon& m_lex;
+    Rng& m_rng;
+};
+
+// One occurrence of a habit on `day`, evidencing every leaf of its value.
+void habit_occurrence(LogWriter& out, std::size_t ki, int w, std::int64_t day) {
+    const KeyPlan& k = out.plan().keys[ki];
+    const json& v = k.values[w];
+    const std::string start = v["timing"]["start_time"], end = v["timing"]["end_time"];
+    const std::string location = v["location"];
+    const std::string date = dates::format_date(dates::civil_from_days(day));
+    const Schedule schedule = schedule_from_json(v["schedule"]);
+    // How a log shows the day: its weekday (written in every log's rendering) or, for a monthly
+    // routine, its date.
+    const bool monthly = schedule.type == "monthly_by_date" || schedule.type == "monthly_nth_weekday";
+    const std::string day_mark =
+        monthly ? date : dates::weekday_short_name(dates::weekday(dates::civil_from_days(day)));
+    const int start_min = *dates::parse_clock(start), end_min = *dates::parse_clock(end);
+    const int second = k.habit->log.at == "start" ? start_min * 60 - static_cast<int>(out.rng().between(600, 2400))
+                                                 : end_min * 60 + static_cast<int>(out.rng().between(60, 600));
+    const Vars vars = {{"start_time", start}, {"end_time", end}, {"location", location}, {"date", date}};
+    const std::size_t log = out.add(day, second, k.habit->log, vars, {day_mark, start, end, location});
+    out.evidence(ki, log, w, "schedule.frequency_type", schedule.type);
+    for (const auto& [field, leaf] : v["schedule"].items())
+        if (field != "frequency_type") out.evidence(ki, log, w, "schedule." + field, leaf);
+    out.evidence(ki, log, w, "timing.start_time", start);
+    out.evidence(ki, log, w, "timing.end_time", end);
+    out.evidence(ki, log, w, "location", location);
+}
+
+void habit_window(LogWriter& out, std::size_t ki, int w) {
+    const UserPlan& plan = out.plan();
+    const Schedule schedule = schedule_from_json(plan.keys[ki].values[w]["schedule"]);
+    const double rate = schedule.type == "daily" ? k_daily_log_rate : k_routine_log_rate;
+    std::size_t logged = 0;
+    std::int64_t last = -1;
+    for (std::int64_t day = plan.window_start[w]; day < plan.window_start[w + 1]; ++day) {
+        if (!occurs_on(schedule, day, plan.window_start[0])) continue;
+        last = day;
+        if (out.rng().chance(rate)) habit_occurrence(out, ki, w, day), ++logged;
+    }
+    // A window in which the routine holds shows it at least once.
+    if (!logged && last >= 0) habit_occurrence(out, ki, w, last);
+}
+
+bool shows(const LogTemplate& t, const std::string& var) {
+    const std::string needle = "{" + var + "}";
+    return t.request.dump().find(needle) != std::string::npos || t.response.dump().find(needle) != std::string::npos;
+}
+
+void attribute_log(LogWriter& out, std::size_t ki, int w, const LogTemplate& t) {
+    const KeyPlan& k = out.plan().keys[ki];
+    const json& v = k.values[w];
+    Vars vars;
+    std::vector<std::string> details;
+    for (const auto& [field, leaf] : v.items()) vars[field] = leaf;
+    for (const auto& [field, leaf] : v.items())
+        if (shows(t, field)) details.push_back(leaf_text(leaf));
+    const auto [day, second] = out.random_moment(w);
+    const std::size_t log = out.add(day, second, t, vars, details);
+    for (const auto& [field, leaf] : v.items())
+        if (shows(t, field)) out.evidence(ki, log, w, field, leaf);
+}
+
+void collection_log(LogWriter& out, std::size_t ki, int w, const std::string& item) {
+    const AttributeDef& a = *out.plan().keys[ki].attribute;
+    const auto [day, second] = out.random_moment(w);
+    const std::size_t log = out.add(day, second, out.rng().pick(a.logs), {{"item", item}}, {item});
+    out.evidence(ki, log, w, "items", item);
+}
+
+// The logs that show every field (every item) of an attribute in window w at least once.
+void attribute_window(LogWriter& out, std::size_t ki, int w) {
+    const KeyPlan& k = out.plan().keys[ki];
+    const AttributeDef& a = *k.attribute;
+    if (a.collection()) {
+        for (const auto& item : k.values[w]["items"]) collection_log(out, ki, w, item.get<std::string>());
+        return;
+    }
+    for (const auto& f : a.fields) {
+        std::vector<const LogTemplate*> fits;
+        for (const auto& t : a.logs)
+            if (shows(t, f.name)) fits.push_back(&t);
+        attribute_log(out, ki, w, *out.rng().pick(fits));
+    }
+}
+
+// One more event that shows the attribute, at random.
+void attribute_extra(LogWriter& out, std::size_t ki, int w) {
+    const KeyPlan& k = out.plan().keys[ki];
+    if (k.attribute->collection())
+        collection_log(out, ki, w, out.rng().pick(k.values[w]["items"].get<std::vector<std::string>>()));
+    else
+        attribute_log(out, ki, w, out.rng().pick(k.attribute->logs));
+}
+
+void preference_signal(LogWriter& out, std::size_t ki, int w, const Signal& s) {
+    const int option = out.plan().keys[ki].options[w];
+    const auto [day, second] = out.random_moment(w);
+    const std::size_t log = out.add(day, second, s.log, {}, {s.mark});
+    out.evidence(ki, log, w, "statement", option);
+    out.evidence(ki, log, w, s.favors ? "favors" : "avoids", option);
+}
+
+// Every signal of the preference's current option once in window w.
+void preference_window(LogWriter& out, std::size_t ki, int w) {
+    const KeyPlan& k = out.plan().keys[ki];
+    for (const auto& s : k.preference->options[k.options[w]].signals) preference_signal(out, ki, w, s);
+}
+
+void preference_extra(LogWriter& out, std::size_t ki, int w) {
+    const KeyPlan& k = out.plan().keys[ki];
+    preference_signal(out, ki, w, out.rng().pick(k.preference->options[k.options[w]].signals));
+}
+
+// Spreads more attribute and preference events over their key-windows until the user has about
+// `target` grounded events (DynamicMem's ~1,772), so the total does not swing with how many daily
+// routines a user happens to have.
+void fill_to_target(LogWriter& out, std::size_t target) {
+    UserPlan& plan = out.plan();
+    std::vector<std::pair<std::size_t, int>> slots;
+    for (std::size_t ki = 0; ki < plan.keys.size(); ++ki)
+        for (int w = 0; w < plan.windows; ++w)
+            if (!plan.keys[ki].habit && !plan.keys[ki].values[w].is_null()) slots.emplace_back(ki, w);
+    if (slots.empty() || plan.grounded >= target) return;
+    const std::size_t budget = std::min(target - plan.grounded, slots.size() * k_max_extra_per_slot);
+    for (std::size_t i = 0; i < budget; ++i) {
+        const auto [ki, w] = slots[i < slots.size() * (budget / slots.size()) ? i % slots.size() : out.rng().below(slots.size())];
+        if (plan.keys[ki].attribute) attribute_extra(out, ki, w);
+        else preference_extra(out, ki, w);
+    }
+}
+
+void emit_noise(LogWriter& out, const Lexicon& lex) {
+    std::vector<int> cumulative;
+    int total = 0;
+    for (const auto& n : lex.noise) cumulative.push_back(total += n.weight);
+    const UserPlan& plan = out.plan();
+    Rng& rng = out.rng();
+    for (std::int64_t day = plan.window_start.front(); day < plan.window_start.back(); ++day) {
+        const double expected = plan.options.scale * static_cast<double>(rng.between(k_noise_per_day_lo, k_noise_per_day_hi));
+        auto count = static_cast<int>(expected);
+        if (rng.unit() < expected - count) ++count;
+        for (int i = 0; i < count; ++i) {
+            const int pick = static_cast<int>(rng.below(static_cast<std::uint64_t>(total)));
+            const NoiseDef& n = lex.noise[std::upper_bound(cumulative.begin(), cumulative.end(), pick) - cumulative.begin()];
+            const int second = static_cast<int>(rng.between(6 * 3600 + 1800, 23 * 3600 + 2700));
+            out.add(day, second, {n.app, n.api, "", n.request, n.response}, {}, {});
+        }
+    }
+}
+
+}  // namespace
+
+void emit_logs(UserPlan& plan, const Lexicon& lex, Rng rng) {
+    plan.evidence.assign(plan.keys.size(), {});
+    Rng grounded = rng.fork("grounded");
+    LogWriter out(plan, lex, grounded);
+    for (std::size_t ki = 0; ki < plan.keys.size(); ++ki)
+        for (int w = 0; w < plan.windows; ++w) {
+            if (plan.keys[ki].values[w].is_null()) continue;
+            if (plan.keys[ki].habit) habit_window(out, ki, w);
+            else if (plan.keys[ki].attribute) attribute_window(out, ki, w);
+            else preference_window(out, ki, w);
+        }
+    // The target is for 15 months; a shorter history gets its share.
+    const auto target = static_cast<std::size_t>(grounded.between(k_grounded_lo, k_grounded_hi) * plan.windows / 5);
+    fill_to_target(out, target);
+    // Noise from its own stream, so the grounded logs are the same at every scale.
+    Rng noise_rng = rng.fork("noise");
+    LogWriter noise(plan, lex, noise_rng);
+    emit_noise(noise, lex);
+}
+
+std::vector<data::Session> build_sessions(UserPlan& plan) {
+    std::vector<std::size_t> order(plan.logs.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        const auto& x = plan.logs[a];
+        const auto& y = plan.logs[b];
+        return x.day != y.day ? x.day < y.day : x.second < y.second;
+    });
+    plan.log_ids.assign(plan.logs.size(), {});
+    std::vector<data::Session> sessions;
+    std::size_t n = 0;
+    for (const auto i : order) {
+        PendingLog& p = plan.logs[i];
+        const std::string date = dates::format_date(dates::civil_from_days(p.day));
+        if (sessions.empty() || sessions.back().id != "d" + date)
+            sessions.push_back({"d" + date, date + "T00:00:00Z", {}});
+        char id[32];
+        std::snprintf(id, sizeof id, "log-%06zu", ++n);
+        plan.log_ids[i] = id;
+        data::Message m;
+        m.id = id;
+        m.role = "app";
+        m.content = data::render_app_log(p.log);
+        m.app_log = std::move(p.log);
+        sessions.back().messages.push_back(std::move(m));
+    }
+    return sessions;
+}
+
+}  // namespace memfail::suites::dynamic::gen

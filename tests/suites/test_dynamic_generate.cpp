@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: MIT
+// The dynamic (long-horizon profile) generator: deterministic per seed, structurally valid with
+// checkpoint isolation, the profile never stated in any log, every gold evidence log carrying the
+// strings that evidence its field, coverage of families, domains and schedule types, state_change
+// labels that match the snapshots, the size DynamicMem has at the default scale, and clear
+// parameter errors. Set MEMFAIL_PRINT_DYNAMIC=1 to print the default user's counts.
+#include <memfail/core/text.hpp>
+#include <memfail/data/jsonl.hpp>
+#include <memfail/data/validate.hpp>
+#include <memfail/suites/dynamic/generate.hpp>
+#include <memfail/suites/dynamic/lexicon.hpp>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <set>
+#include <string>
+
+namespace dynamic = memfail::suites::dynamic;
+namespace data = memfail::data;
+namespace text = memfail::text;
+using memfail::suites::GenerateOptions;
+
+namespace {
+
+dynamic::GeneratorOptions small(std::uint64_t seed = 42, int months = 15) {
+    dynamic::GeneratorOptions o;
+    o.seed = seed;
+    o.months = months;
+    o.scale = 0.02;
+    return o;
+}
+
+// A small user, generated once per (seed, user, months) and shared by the tests.
+const data::Scenario& user(std::uint64_t seed = 42, int index = 0, int months = 15) {
+    static std::map<std::tuple<std::uint64_t, int, int>, data::Scenario> cache;
+    const auto key = std::make_tuple(seed, index, months);
+    auto it = cache.find(key);
+    if (it == cache.end()) {
+        auto s = dynamic::generate_user(small(seed, months), index);
+        EXPECT_TRUE(s.has_value()) << (s ? "" : s.error().describe());
+        it = cache.emplace(key, std::move(s).value()).first;
+    }
+    return it->second;
+}
+
+std::map<std::string, const data::Message*> messages_by_id(const data::Scenario& s) {
+    std::map<std::string, const data::Message*> out;
+    for (const auto& session : s.sessions)
+        for (const auto& m : session.messages) out[m.id] = &m;
+    return out;
+}
+
+memfail::Result<dynamic::GeneratorOptions> parse(std::map<std::string, std::string> params) {
+    GenerateOptions options;
+    options.params = std::move(params);
+    return dynamic::generator_options(options);
+}
+
+}  // namespace
+
+TEST(DynamicGenerate, LexiconIsWellFormed) {
+    const auto& lexicon = dynamic::gen::dynamic_lexicon();
+    ASSERT_TRUE(lexicon.has_value()) << lexicon.error().describe();
+    EXPECT_GE(lexicon->habits.size(), 15u);
+    EXPECT_GE(lexicon->attributes.size(), 12u);
+    EXPECT_GE(lexicon->preferences.size(), 12u);
+}
+
+TEST(DynamicGenerate, MalformedLexiconIsAClearError) {
+    const std::string bad = R"({"about": "x", "pools": {"parks": ["A"]}, "tables": {"habits": [{"id": "run",
+        "domain": "health_and_self_care", "label": "run", "activity": "run", "group": "g", "hint": "h",
+        "schedules": ["weekly:9"], "start_times": ["06:00"], "durations": [30], "locations": "parks",
+        "log": {"app": "a", "api": "b", "at": "end", "request": {"s": "{start_time}"}}}]}})";
+    auto result = dynamic::gen::parse_lexicon({{"habits.json", bad}});
+    ASSERT_FALSE(result.has_value());
+    EXPECT_NE(result.error().where.find("habits.json"), std::string::npos) << result.error().describe();
+    EXPECT_NE(result.error().message.find("weekly:9"), std::string::npos) << result.error().describe();
+}
+
+TEST(DynamicGenerate, IsDeterministicPerSeed) {
+    const auto a = dynamic::generate_user(small(7, 6), 0);
+    const auto b = dynamic::generate_user(small(7, 6), 0);
+    const auto c = dynamic::generate_user(small(8, 6), 0);
+    ASSERT_TRUE(a && b && c);
+    EXPECT_EQ(data::to_json(*a).dump(), data::to_json(*b).dump());
+    EXPECT_NE(data::to_json(*a).dump(), data::to_json(*c).dump());
+    EXPECT_EQ(a->id, "dynamic-u001");
+    EXPECT_EQ(a->format, data::k_format_v2);
+    EXPECT_EQ(a->suite, "dynamic");
+}
+
+TEST(DynamicGenerate, SmallUserIsStructurallyValid) {
+    for (int index = 0; index < 2; ++index) {
+        const auto& s = user(42, index);
+        std::vector<data::Violation> out;
+        data::validate_structure(s, 0, out);
+        for (const auto& v : out) ADD_FAILURE() << s.id << ": " << data::format_violation("", v);
+        EXPECT_TRUE(out.empty());
+        // It survives a round trip through its JSON form.
+        auto back = data::scenario_from_json(data::to_json(s));
+        ASSERT_TRUE(back.has_value()) << back.error().describe();
+        EXPECT_EQ(data::to_json(*back).dump(), data::to_json(s).dump());
+    }
+}
+
+TEST(DynamicGenerate, ProfileIsNeverStated) {
+    const auto& s = user();
+    std::vector<std::string> statements;
+    for (const auto& state : s.profile)
+        for (const auto& snap : state.snapshots)
+            if (snap.value.is_object() && snap.value.contains("statement"))
+                statements.push_back(text::normalize(snap.value["statement"].get<std::string>()));
+    ASSERT_FALSE(statements.empty());
+    for (const auto& session : s.sessions)
+        for (const auto& m : session.messages) {
+            const std::string lower = text::to_lower(m.content);
+            EXPECT_EQ(lower.find("prefer"), std::string::npos) << m.content;
+            EXPECT_EQ(lower.find("habit"), std::string::npos) << m.content;
+            const std::string normal = text::normalize(m.content);
+            for (const auto& statement : statements)
+                EXPECT_FALSE(text::normalized_contains(normal, statement)) << m.content;
+        }
+}
+
+TEST(DynamicGenerate, EvidenceLogsCarryTheirDetails) {
+    const auto& s = user();
+    const auto by_id = messages_by_id(s);
+    std::size_t checked = 0;
+    auto check = [&](const std::string& id) {
+        const data::Message* m = by_id.at(id);
+        ASSERT_TRUE(m->app_log.has_value());
+        ASSERT_FALSE(m->app_log->details.empty()) << id;
+        EXPECT_EQ(m->content, data::render_app_log(*m->app_log));
+        const std::string normal = text::normalize(m->content);
+        for (const auto& d : m->app_log->details)
+            EXPECT_TRUE(text::normalized_contains(normal, text::normalize(d))) << id << ": '" << d << "' in " << m->content;
+        ++checked;
+    };
+    for (const auto& p : s.probes)
+        for (const auto& f : p.fields) {
+            EXPECT_FALSE(f.evidence.empty()) << p.id << " " << f.path;
+            EXPECT_LE(f.evidence.size(), 4u);
+            for (const auto& id : f.evidence) check(id);
+        }
+    for (const auto& state : s.profile)
+        for (const auto& snap : state.snapshots)
+            for (const auto& fe : snap.evidence) {
+                EXPECT_FALSE(fe.log_ids.empty()) << state.key << " " << fe.path;
+                for (const auto& id : fe.log_ids) check(id);
+            }
+    EXPECT_GT(checked, 100u);
+}
+
+TEST(DynamicGenerate, CoversFamiliesDomainsAndScheduleTypes) {
+    std::set<std::string> families, schedules, domains;
+    for (int index = 0; index < 3; ++index) {
+        const auto& s = user(42, index);
+        std::set<std::string> user_domains, user_families;
+        for (const auto& state : s.profile) {
+            user_families.insert(data::state_family_name(state.family));
+            user_domains.insert(state.domain);
+            for (const auto& snap : state.snapshots)
+                if (state.family == data::StateFamily::habit && snap.value.is_object())
+                    schedules.insert(snap.value["schedule"]["frequency_type"].get<std::string>());
+        }
+        EXPECT_EQ(user_families.size(), 3u) << s.id;
+        EXPECT_EQ(user_domains.size(), 6u) << s.id;
+        EXPECT_GE(s.profile.size(), 30u) << s.id;
+        EXPECT_LE(s.profile.size(), 45u) << s.id;
+        families.insert(user_families.begin(), user_families.end());
+        domains.insert(user_domains.begin(), user_domains.end());
+    }
+    EXPECT_EQ(families, (std::set<std::string>{"attribute", "habit", "preference"}));
+    EXPECT_EQ(domains.size(), 6u);
+    EXPECT_EQ(schedules, (std::set<std::string>{"daily", "weekly", "biweekly", "monthly_by_date", "monthly_nth_weekday"}));
+}
+
+TEST(DynamicGenerate, QuarterlyCheckpoints) {
+    const auto& s = user();
+    ASSERT_EQ(s.checkpoints.size(), 5u);
+    const std::vector<std::string> as_of = {"2024-03-31T23:59:59Z", "2024-06-30T23:59:59Z", "2024-09-30T23:59:59Z",
+                                            "2024-12-31T23:59:59Z", "2025-03-31T23:59:59Z"};
+    std::set<std::string> sessions;
+    for (const auto& session : s.sessions) sessions.insert(session.id);
+    for (std::size_t i = 0; i < 5; ++i) {
+        EXPECT_EQ(s.checkpoints[i].id, "C" + std::to_string(i + 1));
+        EXPECT_EQ(s.checkpoints[i].as_of, as_of[i]);
+        EXPECT_TRUE(sessions.count(s.checkpoints[i].after_session));
+        EXPECT_LE(s.checkpoints[i].after_session.substr(1), as_of[i].substr(0, 10));
+    }
+    EXPECT_EQ(user(42, 0, 6).checkpoints.size(), 2u);
+    // Two tasks per key per checkpoint where it holds, less the service tasks left out because a
+    // competing habit due at the same moment would ask the same question.
+    std::map<std::string, int> tasks;
+    for (const auto& p : s.probes) ++tasks[p.task];
+    EXPECT_EQ(tasks["state_completion"],
+              tasks["personalized_service"] + s.meta.at("ambiguous_service_tasks_left_out").get<int>());
+    EXPECT_EQ(tasks.size(), 2u);
+    std::set<std::pair<std::string, std::string>> questions;
+    for (const auto& p : s.probes) EXPECT_TRUE(questions.insert({p.after_session, p.question}).second) << p.id;
+}
+
+TEST(DynamicGenerate, StateChangeMatchesSnapshots) {
+    const auto& s = user();
+    std::map<std::string, const data::ProfileState*> states;
+    for (const auto& state : s.profile) states[state.key] = &state;
+    std::map<std::string, int> labels;
+    for (const auto& p : s.probes) {
+        const auto& snaps = states.at(p.state_key)->snapshots;
+        std::size_t at = 0;
+        while (at < snaps.size() && snaps[at].checkpoint != p.checkpoint) ++at;
+        ASSERT_LT(at, snaps.size()) << p.id;
+        const auto& value = snaps[at].value;
+        ASSERT_FALSE(value.is_null()) << p.id;
+        const bool held_before = at > 0 && !snaps[at - 1].value.is_null();
+        const bool first_checkpoint = p.checkpoint == "C1";
+        ++labels[p.state_change];
+        if (p.state_change == "new") {
+            EXPECT_FALSE(held_before) << p.id;
+        }
+        if (p.state_change == "updated") {
+            EXPECT_TRUE(held_before && snaps[at - 1].value != value) << p.id;
+        }
+        if (p.state_change == "retained") {
+            EXPECT_FALSE(first_checkpoint) << p.id;
+            EXPECT_EQ(snaps.front().checkpoint, "C1") << p.id;
+            for (std::size_t i = 0; i <= at; ++i) EXPECT_EQ(snaps[i].value, value) << p.id;
+        }
+        if (p.state_change.empty()) {
+            EXPECT_TRUE(held_before && snaps[at - 1].value == value) << p.id;
+        }
+        if (p.task == "state_completion") {
+            EXPECT_EQ(p.expected, value) << p.id;
+        }
+    }
+    EXPECT_GT(labels["new"], 0);
+    EXPECT_GT(labels["updated"], 0);
+    EXPECT_GT(labels["retained"], 0);
+}
+
+TEST(DynamicGenerate, TasksHaveTemplatesAndRoles) {
+    const auto& s = user();
+    for (const auto& p : s.probes) {
+        const std::string tmpl = p.answer_template.dump();
+        std::size_t fills = 0;
+        for (auto at = tmpl.find("<fill>"); at != std::string::npos; at = tmpl.find("<fill>", at + 1)) ++fills;
+        EXPECT_EQ(fills, p.fields.size()) << p.id;
+        EXPECT_NE(p.question.find(tmpl), std::string::npos) << p.id;
+        EXPECT_TRUE(p.meta.contains("family") && p.meta.contains("domain") && p.meta.contains("key"));
+        if (p.task == "personalized_service" && p.meta["family"] == "habit") {
+            EXPECT_EQ(p.fields.front().role, data::FieldRole::identity) << p.id;
+        }
+    }
+}
+
+TEST(DynamicGenerate, OptionErrors) {
+    auto ok = parse({{"users", "3"}, {"months", "12"}, {"scale", "0.5"}});
+    ASSERT_TRUE(ok.has_value()) << ok.error().describe();
+    EXPECT_EQ(ok->users, 3);
+    EXPECT_EQ(ok->months, 12);
+    EXPECT_DOUBLE_EQ(ok->scale, 0.5);
+    auto unknown = parse({{"user", "3"}});
+    ASSERT_FALSE(unknown.has_value());
+    EXPECT_NE(unknown.error().message.find("users"), std::string::npos) << unknown.error().message;
+    EXPECT_FALSE(parse({{"users", "abc"}}).has_value());
+    EXPECT_FALSE(parse({{"users", "0"}}).has_value());
+    EXPECT_FALSE(parse({{"users", "1001"}}).has_value());
+    EXPECT_FALSE(parse({{"months", "7"}}).has_value());
+    EXPECT_FALSE(parse({{"months", "27"}}).has_value());
+    EXPECT_FALSE(parse({{"scale", "5"}}).has_value());
+    EXPECT_FALSE(parse({{"scale", "x"}}).has_value());
+    auto months = parse({{"months", "10"}});
+    ASSERT_FALSE(months.has_value());
+    EXPECT_NE(months.error().message.find("multiple of 3"), std::string::npos);
+}
+
+// The one slow test (a few seconds): a default user has DynamicMem's size.
+TEST(DynamicGenerate, DefaultUserHasDynamicMemSize) {
+    dynamic::GeneratorOptions o;
+    const auto t0 = std::chrono::steady_clock::now();
+    auto s = dynamic::generate_user(o, 0);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    ASSERT_TRUE(s.has_value()) << s.error().describe();
+    std::size_t chars = 0, logs = 0, grounded = 0;
+    for (const auto& session : s->sessions)
+        for (const auto& m : session.messages) {
+            chars += m.content.size();
+            ++logs;
+            grounded += !m.app_log->details.empty();
+        }
+    const std::size_t tokens = chars / 4;
+    EXPECT_GE(tokens, 1'500'000u);
+    EXPECT_LE(tokens, 3'000'000u);
+    EXPECT_GE(grounded, 1500u);
+    EXPECT_LE(grounded, 2000u);
+    if (std::getenv("MEMFAIL_PRINT_DYNAMIC"))
+        std::printf("tokens~%zu logs=%zu grounded=%zu keys=%zu probes=%zu sessions=%zu seconds=%.2f\n", tokens, logs,
+                    grounded, s->profile.size(), s->probes.size(), s->sessions.size(), seconds);
+}
