@@ -24,13 +24,13 @@ data::Scenario scenario() {
     s.suite = "writ";
     s.dataset = "writ_drift";
     s.sessions = {
-        {"1", "2026-01-10T09:00:00Z", {{"1:0", "user", "I work at Acme Labs and I am allergic to peanuts."}}},
+        {"1", "2026-01-10T09:00:00Z", {{"1:0", "user", "I work at Acme Labs and I am allergic to peanuts.", {}}}},
         {"2", "2026-03-01T09:00:00Z",
-         {{"2:0", "user", "New job: I work at Initech now. Use code 4471 for today's call only."},
-          {"2:1", "assistant", "Noted, you work at Initrode now."}}},
+         {{"2:0", "user", "New job: I work at Initech now. Use code 4471 for today's call only.", {}},
+          {"2:1", "assistant", "Noted, you work at Initrode now.", {}}}},
         {"3", "2026-05-01T09:00:00Z",
-         {{"3:0", "user", "I moved to Globex. Also, forget the peanut thing, that was wrong."}}},
-        {"4", "2026-06-01T09:00:00Z", {{"4:0", "user", "Where do I work?"}}},
+         {{"3:0", "user", "I moved to Globex. Also, forget the peanut thing, that was wrong.", {}}}},
+        {"4", "2026-06-01T09:00:00Z", {{"4:0", "user", "Where do I work?", {}}}},
     };
     data::LedgerEvent employer;
     employer.id = "employer";

@@ -41,6 +41,7 @@ public:
     LlmJudge(llm::LlmClient& client, JudgeOptions options) : m_client(client), m_options(std::move(options)) {}
 
     const JudgeOptions& options() const { return m_options; }
+    llm::LlmClient& client() const { return m_client; }
 
     // Storage for `facts` (one batch: at most options().storage_batch). The store is shown whole when
     // it is small; otherwise narrowed to the memories sharing the most words with each fact.

@@ -126,6 +126,24 @@ ChatRequest graded_answer(const std::string& model, const std::vector<std::strin
     return r;
 }
 
+ChatRequest profile_task_answer(const std::string& model, const std::vector<std::string>& memories,
+                                const std::string& question, const std::string& answer_template) {
+    ChatRequest r = taker_request(model, "answer_profile");
+    std::string system =
+        "You are a personal assistant that has watched this user's activity in their apps for months: "
+        "orders, workouts, payments, messages, searches, bookings. Records from that memory are listed "
+        "below; some may be irrelevant or out of date. Nobody states the user's habits or preferences "
+        "outright: infer them from what the records show, and prefer the most recent evidence when "
+        "records disagree. Never invent a value the records do not support; write \"unknown\" for it.\n\n"
+        "Records from memory:\n";
+    if (memories.empty()) system += "(none)\n";
+    for (std::size_t i = 0; i < memories.size(); ++i) system += std::to_string(i + 1) + ". " + memories[i] + "\n";
+    r.messages.push_back({"system", std::move(system)});
+    r.messages.push_back({"user", question + "\n\nFill every \"<fill>\" in this JSON and reply with the filled "
+                                             "JSON object only, keeping its keys and shape:\n" + answer_template});
+    return r;
+}
+
 ChatRequest judge_storage(const std::string& model, const std::vector<LabelledMemory>& store,
                           const std::vector<JudgedFact>& facts) {
     std::string user = "MEMORY STORE:\n" + render_memories(store) + "\nFACTS:\n";

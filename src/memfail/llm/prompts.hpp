@@ -56,6 +56,12 @@ ChatRequest graded_answer(const std::string& model, const std::vector<std::strin
                           const std::vector<ChatMessage>& history, const std::string& question,
                           const std::vector<std::string>& choices);
 
+// Query phase for a profile task (the dynamic suite): the memories are app logs or what the system
+// made of them; the model fills `answer_template` (JSON whose leaves to fill are "<fill>") and
+// replies with that JSON object only.
+ChatRequest profile_task_answer(const std::string& model, const std::vector<std::string>& memories,
+                                const std::string& question, const std::string& answer_template);
+
 // --- the judge ------------------------------------------------------------------------------------
 
 // Storage: which facts appear anywhere in the store, and in which memories. One call covers a batch

@@ -11,6 +11,7 @@
 #include <memfail/core/hash.hpp>
 #include <memfail/core/version.hpp>
 #include <memfail/report/integrity.hpp>
+#include <memfail/report/profile.hpp>
 #include <memfail/report/slices.hpp>
 #include <memfail/report/sources.hpp>
 #include <memfail/report/stats.hpp>
@@ -363,6 +364,22 @@ Result<std::string> results_json(store::ResultsDb& db, const std::vector<std::in
                             {"slices", std::move(run_slices)},
                             {"llm_usage", std::move(llm_usage)}};
         if (!integrity.is_null()) entry["integrity"] = std::move(integrity);
+        // The long-horizon scorecard (the dynamic suite): every cell, slice "all" and the others.
+        MF_TRY_ASSIGN(auto profile_cells, profile_counts(db, {id}));
+        if (!profile_cells.empty()) {
+            json profile = json::array();
+            for (const auto& c : profile_cells) {
+                json labels = json::object(), wrong_labels = json::object();
+                for (const auto& [label, n] : c.labels) labels[label.empty() ? "unverified" : label] = n;
+                for (const auto& [label, n] : c.wrong_labels) wrong_labels[label.empty() ? "unverified" : label] = n;
+                auto opt = [](std::optional<double> v) { return v ? json(*v) : json(nullptr); };
+                profile.push_back({{"k", c.k}, {"checkpoint", c.checkpoint}, {"task", c.task}, {"slice", c.slice},
+                                   {"probes", c.probes}, {"recall", opt(c.recall())}, {"complete", opt(c.complete())},
+                                   {"labels", labels}, {"scored", c.scored}, {"score", opt(c.score())},
+                                   {"wrong", c.wrong}, {"wrong_labels", wrong_labels}});
+            }
+            entry["profile"] = std::move(profile);
+        }
         // A report over several results files says which file each run is from (its id is its id there).
         if (origin != origins.end()) {
             json with_file = {{"file", origin->second.file}, {"path", origin->second.path}};

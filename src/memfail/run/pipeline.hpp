@@ -21,6 +21,7 @@
 #include <memfail/run/call_recorder.hpp>
 #include <memfail/run/test_taker.hpp>
 #include <memfail/store/results_db.hpp>
+#include <memfail/suites/suite.hpp>
 #include <memfail/text/tokenizer.hpp>
 
 namespace memfail::run {
@@ -60,6 +61,7 @@ struct PendingProbe {
     std::int64_t micros = 0;
     grade::ProbeVerdict rules;
     std::vector<store::MemoryCheckRow> memory_checks;  // the suite's, applicable ones only
+    std::optional<suites::ProbeAnalysis> analysis;     // the suite's own (profile tasks)
     std::optional<std::string> answer;
     std::string answer_error;
     bool system_answered = false;  // the system answered for itself (Capabilities::answers)
@@ -127,6 +129,8 @@ private:
     std::optional<bool> judge_answer(const PendingProbe& p, store::ProbeRow& row, const char* stage_label,
                                      const std::string& essay);
     store::ProbeRow grade_rubric_answer(const PendingProbe& p, store::ProbeRow row, bool reached);
+    store::ProbeRow grade_profile_answer(const PendingProbe& p, store::ProbeRow row, bool reached);
+    store::ProfileRow profile_row(const data::Probe& probe, const suites::ProbeAnalysis& analysis) const;
     static std::vector<store::MemoryTextRow> stored_memory_texts(const grade::ProbeVerdict& verdict,
                                                                  const grade::MemorySnapshot& snapshot);
 

@@ -4,6 +4,8 @@
 #include <memfail/grade/answer_rules.hpp>
 #include <memfail/grade/rubric.hpp>
 #include <memfail/run/pipeline.hpp>
+#include <memfail/suites/dynamic/fields.hpp>
+#include <memfail/suites/dynamic/judge.hpp>
 
 #include <algorithm>
 #include <set>
@@ -113,6 +115,28 @@ std::vector<store::MemoryTextRow> ProbeGrader::stored_memory_texts(const grade::
     return out;
 }
 
+// A profile task's row from the suite's analysis; the answer's grade is added when there is one.
+store::ProfileRow ProbeGrader::profile_row(const data::Probe& probe, const suites::ProbeAnalysis& analysis) const {
+    store::ProfileRow r;
+    r.task = probe.task;
+    r.state_key = probe.state_key;
+    r.profile_checkpoint = probe.checkpoint;
+    r.state_change = probe.state_change;
+    for (const auto& st : m_scenario.profile)
+        if (st.key == probe.state_key) r.family = data::state_family_name(st.family);
+    if (r.family.empty() && probe.meta.contains("family") && probe.meta["family"].is_string())
+        r.family = probe.meta["family"].get<std::string>();
+    r.recall = analysis.recall;
+    r.label = analysis.label;
+    r.reason = analysis.reason;
+    json fields = json::array();
+    for (const auto& f : analysis.fields)
+        fields.push_back({{"path", f.path}, {"gold", f.gold}, {"stored", f.stored}, {"retrieved", f.retrieved},
+                          {"unsure", f.unsure}, {"logs", f.logs}});
+    r.fields_json = fields.dump(-1, ' ', false, json::error_handler_t::replace);
+    return r;
+}
+
 // The decisive stage of one probe at one k, with every check made.
 store::ProbeRow ProbeGrader::grade(const PendingProbe& p, const grade::MemorySnapshot& snapshot,
                             const std::map<std::string, FactState>& facts) {
@@ -121,6 +145,7 @@ store::ProbeRow ProbeGrader::grade(const PendingProbe& p, const grade::MemorySna
     row.grader = m_roles.grader;
     row.stored_memories = stored_memory_texts(p.rules, snapshot);
     row.memory_checks = p.memory_checks;
+    if (p.analysis) row.profile = profile_row(*p.probe, *p.analysis);
     if (m_roles.tokenizer) {
         std::int64_t tokens = 0;
         for (const auto& hit : p.hits) tokens += static_cast<std::int64_t>(m_roles.tokenizer->count(hit.memory.text));
@@ -237,6 +262,7 @@ store::ProbeRow ProbeGrader::grade(const PendingProbe& p, const grade::MemorySna
     // A probe with a rubric (write integrity) is answered and graded whatever its memory stage:
     // its suite compares answers across modes (no memory, native, oracle). The stage stays the
     // memory's when the memory failed first.
+    if (!p.probe->task.empty()) return grade_profile_answer(p, std::move(row), reached);
     if (p.probe->uses_v2()) return grade_rubric_answer(p, std::move(row), reached);
     if (!reached) {
         row.reasoning = "not reached";
@@ -316,6 +342,111 @@ store::ProbeRow ProbeGrader::grade_rubric_answer(const PendingProbe& p, store::P
                                    known ? "the wrong answer names a value memory held at some point"
                                          : "the wrong answer names no value this fact ever had"));
     }
+    if (!reached) {
+        row.reasoning = "not reached";
+        return row;
+    }
+    if (!correct) {
+        row.reasoning = "unverified";
+        row.stage = "unverified";
+        return row;
+    }
+    row.reasoning = *correct ? "correct" : "reasoning_error";
+    row.stage = *correct ? "correct" : "reasoning_error";
+    return row;
+}
+
+// The answer to a profile task (the dynamic suite): each leaf field graded by rule, the judge
+// deciding the fields the rules leave open; without a judge those stay unverified and the item has
+// no score. The item is correct when every field's core is. Answered whatever the memory stage, so
+// a wrong answer with every gold log retrieved (label all_clear) is the answer model's failure.
+store::ProbeRow ProbeGrader::grade_profile_answer(const PendingProbe& p, store::ProbeRow row, bool reached) {
+    namespace dyn = suites::dynamic;
+    std::vector<dyn::FieldGrade> grades = dyn::grade_answer(*p.probe, *p.answer);
+    const bool open = std::any_of(grades.begin(), grades.end(), [](const dyn::FieldGrade& g) { return !g.core_correct; });
+    if (open && m_roles.judge) {
+        dyn::DynamicJudge judge(m_roles.judge->client(), m_roles.judge->options());
+        auto judged = judge.fields(*p.probe, *p.answer, grades);
+        if (!judged) {
+            row.stage = "error";
+            row.error = judged.error().describe();
+            row.memory_success = false;
+            return row;
+        }
+        grades = std::move(*judged);
+    }
+    const dyn::ItemGrade item = dyn::grade_item(*p.probe, grades);
+    std::optional<bool> correct;
+    if (item.identity_gated) correct = false;
+    else if (item.score)
+        correct = std::all_of(item.fields.begin(), item.fields.end(),
+                              [](const dyn::FieldGrade& g) { return g.core_correct.value_or(false); });
+    for (const auto& g : item.fields) {
+        const char* grader = g.decided_by == dyn::Decider::judge ? "llm"
+                             : g.decided_by == dyn::Decider::rule ? "rules"
+                                                                  : k_rules_unsure;
+        row.checks.push_back(check(g.path, "answer_field", grader, g.core_correct.value_or(false), false, g.reason));
+    }
+    row.checks.push_back(check("", "answer", open && m_roles.judge ? "llm" : "rules", correct.value_or(false),
+                               correct.has_value(), item.reason));
+    if (p.system_answered)
+        row.checks.push_back(check("", "answer_source", "system", true, false,
+                                   "the system answered for itself (the adapter's answer operation)"));
+    // --grader both: a judge labels the same failure, for agreement with the rules' label; one check
+    // per label (one-vs-rest), so the agreement table compares them label by label.
+    if (m_roles.grader == "both" && m_roles.judge && correct == false && row.profile && !row.profile->label.empty()) {
+        dyn::AttributionJudgeInput in;
+        in.task = p.probe->task;
+        in.state_key = p.probe->state_key;
+        in.question = p.probe->question;
+        in.reference = p.probe->expected;
+        in.predicted = *p.answer;
+        for (const auto& hit : p.hits) in.retrieved.push_back(hit.memory.text);
+        const data::MessageIndex messages(m_scenario);
+        std::set<std::string> gold;
+        for (const auto& f : p.probe->fields) gold.insert(f.evidence.begin(), f.evidence.end());
+        for (const auto& id : gold)
+            if (const data::Message* m = messages.message(id)) in.gold.push_back(m->content);
+        for (const auto& id : p.probe->conflicting)
+            if (const data::Message* m = messages.message(id)) in.conflicting.push_back(m->content);
+        dyn::DynamicJudge judge(m_roles.judge->client(), m_roles.judge->options());
+        auto judged = judge.attribution(in);
+        if (!judged) {
+            row.stage = "error";
+            row.error = judged.error().describe();
+            row.memory_success = false;
+            return row;
+        }
+        const std::string judge_label = dyn::attribution_name(judged->label);
+        for (const auto& name : {"irrelevant_evidence", "identity_miss", "conflated", "detail_miss", "all_clear"}) {
+            const std::string stage = std::string("attribution:") + name;
+            row.checks.push_back(check("", stage.c_str(), "rules", row.profile->label == name, false,
+                                       "rules: " + row.profile->label));
+            row.checks.push_back(check("", stage.c_str(), "llm", judge_label == name, false,
+                                       "judge: " + judge_label + ": " + judged->reason));
+        }
+    }
+    if (row.profile) {
+        row.profile->item_score = item.score;
+        json fields = json::parse(row.profile->fields_json, nullptr, false);
+        if (!fields.is_array()) fields = json::array();
+        for (const auto& g : item.fields) {
+            json grade = {{"core_correct", g.core_correct ? json(*g.core_correct) : json(nullptr)},
+                          {"detail_quality", g.detail_quality},
+                          {"score", g.core_correct ? json(g.score) : json(nullptr)},
+                          {"decided_by", dyn::decider_name(g.decided_by)},
+                          {"reason", g.reason}};
+            bool placed = false;
+            for (auto& f : fields)
+                if (f.value("path", "") == g.path) {
+                    f["grade"] = grade;
+                    placed = true;
+                }
+            if (!placed) fields.push_back({{"path", g.path}, {"grade", grade}});
+        }
+        row.profile->fields_json = fields.dump(-1, ' ', false, json::error_handler_t::replace);
+    }
+    row.answer_correct = correct;
     if (!reached) {
         row.reasoning = "not reached";
         return row;

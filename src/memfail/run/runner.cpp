@@ -421,6 +421,11 @@ private:
                 const suites::CheckContext context{s, *p.probe, held_now, p.hits, system, reads, p.k};
                 for (auto& c : suite->check_memory(context))
                     if (c.applicable) p.memory_checks.push_back({c.name, c.passed, std::move(c.detail)});
+                // A profile task's stage comes from its fields' gold evidence, not evidence facts.
+                if (auto analysis = suite->analyse_memory(context)) {
+                    p.rules.stage = analysis->stage ? *analysis->stage : grade::Stage::unverified;
+                    p.analysis = std::move(analysis);
+                }
             }
         }
         // A system that answers for itself (an agent with memory) answers the probes that carry a

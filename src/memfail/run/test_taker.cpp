@@ -16,6 +16,11 @@ Result<std::string> TestTaker::answer(const data::Probe& probe, const std::vecto
     std::vector<std::string> memories;
     memories.reserve(retrieved.size());
     for (const auto& hit : retrieved) memories.push_back(hit.memory.text);
+    // A profile task (the dynamic suite) fills its template.
+    if (!probe.task.empty())
+        return ask(llm::prompts::profile_task_answer(m_options.model, memories, probe.question,
+                                                     probe.answer_template.dump(2, ' ', false,
+                                                                                nlohmann::json::error_handler_t::replace)));
     const std::vector<std::string> no_choices;
     const auto& choices = probe.kind == data::ProbeKind::mcq ? probe.choices : no_choices;
     return ask(m_options.paper ? llm::prompts::paper_graded_answer(m_options.model, memories, {}, probe.question, choices)

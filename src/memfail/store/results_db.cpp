@@ -141,6 +141,25 @@ CREATE TABLE IF NOT EXISTS memory_checks(
   detail          TEXT NOT NULL,
   PRIMARY KEY(run_id, scenario_id, probe_id, k, name)
 );
+-- A profile task's results (the dynamic suite): one row per probe at a k. Added within schema 3:
+-- older files lack it and read as having none.
+CREATE TABLE IF NOT EXISTS profile_results(
+  run_id          INTEGER NOT NULL,
+  scenario_id     TEXT NOT NULL,
+  probe_id        TEXT NOT NULL,
+  k               INTEGER NOT NULL,
+  task            TEXT NOT NULL,
+  state_key       TEXT NOT NULL,
+  family          TEXT NOT NULL,
+  checkpoint      TEXT NOT NULL,
+  state_change    TEXT NOT NULL,
+  recall          REAL NOT NULL,
+  label           TEXT NOT NULL,
+  reason          TEXT NOT NULL,
+  fields_json     TEXT NOT NULL,
+  item_score      REAL,
+  PRIMARY KEY(run_id, scenario_id, probe_id, k)
+);
 CREATE TABLE IF NOT EXISTS llm_calls(
   id                INTEGER PRIMARY KEY,
   run_id            INTEGER NOT NULL,
@@ -471,6 +490,37 @@ Result<std::vector<ResultsDb::RecordedCheck>> ResultsDb::memory_checks(std::int6
     return out;
 }
 
+Result<std::vector<ResultsDb::RecordedProfile>> ResultsDb::profile_results(std::int64_t run_id) {
+    std::vector<RecordedProfile> out;
+    MF_TRY_ASSIGN(Statement s, m_db.prepare(
+        "SELECT r.scenario_id, p.dataset, r.probe_id, r.k, p.stage, p.answer_correct, r.task, r.state_key, r.family, "
+        "r.checkpoint, r.state_change, r.recall, r.label, r.reason, r.fields_json, r.item_score FROM profile_results r "
+        "JOIN probe_results p ON p.run_id = r.run_id AND p.scenario_id = r.scenario_id AND p.probe_id = r.probe_id "
+        "AND p.k = r.k WHERE r.run_id = ? AND p.stage != 'error' ORDER BY r.scenario_id, r.probe_id, r.k"));
+    s.bind(1, run_id);
+    MF_TRY(s.for_each_row([&] {
+        RecordedProfile r;
+        r.scenario_id = s.column_text(0);
+        r.dataset = s.column_text(1);
+        r.probe_id = s.column_text(2);
+        r.k = static_cast<int>(s.column_int(3));
+        r.stage = s.column_text(4);
+        if (!s.column_is_null(5)) r.answer_correct = s.column_int(5) != 0;
+        r.row.task = s.column_text(6);
+        r.row.state_key = s.column_text(7);
+        r.row.family = s.column_text(8);
+        r.row.profile_checkpoint = s.column_text(9);
+        r.row.state_change = s.column_text(10);
+        r.row.recall = s.column_double(11);
+        r.row.label = s.column_text(12);
+        r.row.reason = s.column_text(13);
+        r.row.fields_json = s.column_text(14);
+        if (!s.column_is_null(15)) r.row.item_score = s.column_double(15);
+        out.push_back(std::move(r));
+    }));
+    return out;
+}
+
 Result<ResultsDb::ErrorSummary> ResultsDb::error_summary(std::int64_t run_id, std::size_t causes) {
     ErrorSummary out;
     MF_TRY_ASSIGN(Statement counts, m_db.prepare(
@@ -491,7 +541,7 @@ Result<ResultsDb::ErrorSummary> ResultsDb::error_summary(std::int64_t run_id, st
 
 Result<std::int64_t> ResultsDb::clear_error_probes(std::int64_t run_id) {
     MF_TRY_ASSIGN(Transaction tx, Transaction::begin(m_db));
-    for (const char* table : {"stage_checks", "fact_results", "memory_checks"}) {
+    for (const char* table : {"stage_checks", "fact_results", "memory_checks", "profile_results"}) {
         MF_TRY_ASSIGN(Statement s, m_db.prepare(
             std::string("DELETE FROM ") + table + " WHERE run_id = ?1 AND (scenario_id, probe_id, k) IN "
             "(SELECT scenario_id, probe_id, k FROM probe_results WHERE run_id = ?1 AND stage = 'error')"));
@@ -630,6 +680,19 @@ Result<void> ResultsDb::record_probe(std::int64_t run_id, const ProbeRow& p) {
             c.bind(7, check.detail);
             MF_TRY(c.run());
         }
+    }
+    if (p.profile) {
+        const ProfileRow& r = *p.profile;
+        MF_TRY_ASSIGN(Statement* pp, cached(
+            "INSERT OR REPLACE INTO profile_results(run_id, scenario_id, probe_id, k, task, state_key, family, "
+            "checkpoint, state_change, recall, label, reason, fields_json, item_score) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)"));
+        Statement& c = *pp;
+        c.bind(1, run_id).bind(2, p.scenario_id).bind(3, p.probe_id).bind(4, p.k).bind(5, r.task);
+        c.bind(6, r.state_key).bind(7, r.family).bind(8, r.profile_checkpoint).bind(9, r.state_change);
+        c.bind(10, r.recall).bind(11, r.label).bind(12, r.reason).bind(13, r.fields_json);
+        if (r.item_score) c.bind(14, *r.item_score);
+        else c.bind_null(14);
+        MF_TRY(c.run());
     }
     // The probe and the memories are the same for every k: the first row of a probe writes them.
     if (!p.probe_json.empty()) {

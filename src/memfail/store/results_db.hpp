@@ -82,6 +82,21 @@ struct MemoryCheckRow {
     std::string detail;
 };
 
+// A profile task's results at one k (the dynamic suite): the memory side's evidence recall and
+// attribution label, and, when answered, the item's score from its graded fields.
+struct ProfileRow {
+    std::string task;        // state_completion, personalized_service
+    std::string state_key;
+    std::string family;      // attribute, habit, preference
+    std::string profile_checkpoint;  // C1..C5
+    std::string state_change;        // retained, updated, new
+    double recall = 0;       // gold evidence logs retrieved / gold evidence logs
+    std::string label;       // memory-side attribution; all_clear once answered wrong with all evidence in
+    std::string reason;
+    std::string fields_json = "[]";  // per field: evidence counts and, when answered, its grade
+    std::optional<double> item_score;  // empty: not answered, or a field undecided
+};
+
 struct ProbeRow {
     std::string scenario_id;
     std::string dataset;
@@ -101,6 +116,7 @@ struct ProbeRow {
     std::vector<FactRow> facts;
     std::vector<StageCheckRow> checks;
     std::vector<MemoryCheckRow> memory_checks;  // applicable suite checks only
+    std::optional<ProfileRow> profile;          // profile tasks only
     // Schema 3: the probe as the dataset states it and the memories its facts were found in, so a
     // results file explains itself without the dataset files. Written once per run, scenario and
     // probe (and checkpoint and memory); empty in rows read from a schema-2 run.
@@ -300,6 +316,15 @@ public:
         MemoryCheckRow row;
     };
     Result<std::vector<RecordedCheck>> memory_checks(std::int64_t run_id);
+    // The profile tasks' results of a run (the dynamic suite), error rows excluded.
+    struct RecordedProfile {
+        std::string scenario_id, dataset, probe_id;
+        int k = 0;
+        std::string stage;                    // the probe row's stage
+        std::optional<bool> answer_correct;   // the probe row's
+        ProfileRow row;
+    };
+    Result<std::vector<RecordedProfile>> profile_results(std::int64_t run_id);
     Result<std::vector<RecordedMemory>> recorded_memories(std::int64_t run_id, const std::string& scenario_id = {});
 
     // The size of the store at a checkpoint (tokens absent when no tokenizer was available).

@@ -4,6 +4,7 @@
 #include <memfail/suites/memfail/generators.hpp>
 #include <memfail/suites/memfail/protocol.hpp>
 #include <memfail/suites/memfail/rules.hpp>
+#include <memfail/suites/dynamic/dynamic_suite.hpp>
 #include <memfail/suites/writ/writ_suite.hpp>
 
 #include <algorithm>
@@ -41,7 +42,7 @@ public:
 
 const std::vector<const Suite*>& all_suites() {
     static const MemfailSuite memfail;
-    static const std::vector<const Suite*> suites = {&memfail, &writ::writ_suite()};
+    static const std::vector<const Suite*> suites = {&memfail, &writ::writ_suite(), &dynamic::dynamic_suite()};
     return suites;
 }
 

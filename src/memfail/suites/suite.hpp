@@ -4,6 +4,7 @@
 // `datasets` command and the report stay suite-agnostic: they find a suite by name or by a
 // scenario's `suite` field and call it.
 #pragma once
+#include <any>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -17,6 +18,7 @@
 #include <memfail/core/error.hpp>
 #include <memfail/data/model.hpp>
 #include <memfail/data/validate.hpp>
+#include <memfail/grade/stage.hpp>
 #include <memfail/memory/memory_system.hpp>
 
 namespace memfail::suites {
@@ -61,6 +63,9 @@ struct ReadCache {
     // The held memories' normalised texts (the checkpoint's one `held` list), made by the first
     // probe's checks and read by the others.
     std::optional<std::vector<std::string>> held_texts;
+    // Whatever else a suite builds once per checkpoint from the held memories (the dynamic suite's
+    // index of which memory holds which app log), made by the first probe and read by the others.
+    std::any suite_index;
 };
 
 // What a suite's memory checks may look at for one probe at one k. The system is called only for
@@ -73,6 +78,28 @@ struct CheckContext {
     memory::MemorySystem& system;
     ReadCache& reads;
     int k = 0;
+};
+
+// One graded leaf field of a profile task at one k (the dynamic suite): how much of its gold
+// evidence the memory holds and the top k brings back.
+struct FieldEvidenceRow {
+    std::string path;
+    std::size_t gold = 0;       // gold evidence logs
+    std::size_t stored = 0;     // of those, held by some memory
+    std::size_t retrieved = 0;  // of those, held by a retrieved memory
+    std::size_t unsure = 0;     // of those, undecidable (no provenance and no details to match)
+    nlohmann::json logs = nlohmann::json::array();  // [{"id","app","stored","retrieved"}]
+};
+
+// A suite's memory-side analysis of one probe at one k, beyond the staged grade of its evidence
+// facts: the dynamic suite's evidence recall and attribution label. `stage` replaces the staged
+// grader's stage (a profile task has fields, not evidence facts).
+struct ProbeAnalysis {
+    std::optional<grade::Stage> stage;  // empty: undecidable here (unverified)
+    double recall = 0;                  // gold evidence logs retrieved / gold evidence logs
+    std::string label;                  // memory-side attribution; empty when undecidable
+    std::string reason;
+    std::vector<FieldEvidenceRow> fields;
 };
 
 class Suite {
@@ -101,6 +128,8 @@ public:
     }
     // Memory-side checks for one probe at one k (empty: the staged grade is all there is).
     virtual std::vector<CheckResult> check_memory(const CheckContext& context) const { return {}; }
+    // The suite's own memory-side analysis of a probe (empty: none; the staged grade stands).
+    virtual std::optional<ProbeAnalysis> analyse_memory(const CheckContext& context) const { return std::nullopt; }
 };
 
 // Every suite, in a fixed order; find by name (nullptr when unknown).

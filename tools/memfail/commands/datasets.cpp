@@ -23,6 +23,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <tuple>
 #include <unistd.h>
 
 namespace memfail::cli {
@@ -37,6 +38,8 @@ struct GenerateOptions {
     std::string out = "data";
     unsigned long long seed = 42;
     std::size_t scenarios = 0;  // 0: the suite's default
+    // The dynamic suite's knobs; empty: its defaults.
+    std::string users, months, scale;
 };
 
 struct ValidateOptions {
@@ -205,6 +208,17 @@ void generate(const GenerateOptions& o) {
                                            "' is one scenario by construction",
                                        "--scenarios"));
             options.params["scenarios"] = std::to_string(o.scenarios);
+        }
+        for (const auto& [flag, key, value] : {std::tuple{"--users", "users", &o.users},
+                                               std::tuple{"--months", "months", &o.months},
+                                               std::tuple{"--scale", "scale", &o.scale}}) {
+            if (value->empty()) continue;
+            if (suite->name() != "dynamic")
+                throw Fatal(make_error(ErrorKind::invalid_input,
+                                       std::string(flag) + " applies to the dynamic suite; '" + n + "' is " +
+                                           suite->name() + "'s",
+                                       flag));
+            options.params[key] = *value;
         }
         progress_line("generating " + n + " (seed " + std::to_string(o.seed) + ")");
         auto made = value_or_fatal(suite->generate(n, options));
@@ -376,7 +390,7 @@ void import_csv(const ImportOptions& o) {
     }
     if (o.from != "memfail-csv")
         throw Fatal(make_error(ErrorKind::invalid_input,
-                               "unknown import format '" + o.from + "'; supported: memfail-csv, writ"));
+                               "unknown import format '" + o.from + "'; supported: memfail-csv, writ, dynamicmem"));
     auto [scenarios, report] = value_or_fatal(mf::import_memfail_csv_dir(o.dir));
     for (const auto& n : report.notes) progress_line("note: " + n);
     for (const auto& w : report.warnings) progress_line("warning: " + w);
@@ -405,12 +419,17 @@ void add_datasets_command(CLI::App& app, std::function<void()>& action) {
     auto gen = std::make_shared<GenerateOptions>();
     CLI::App* g = cmd->add_subcommand(
         "generate", "Write datasets (deterministic for a seed) as JSONL, one file per dataset, with a manifest: the five "
-                    "MemFail datasets (all), or the write-integrity suite (writ: 16 categories, writ_<category>)");
+                    "MemFail datasets (all), the write-integrity suite (writ: 16 categories, writ_<category>), or the long-horizon "
+                    "suite (dynamic: one scenario per user)");
     g->add_option("names", gen->names,
-                  "Datasets to write: all (the five MemFail datasets), a suite (writ), or dataset names, comma-separated")
+                  "Datasets to write: all (the five MemFail datasets), a suite (writ, dynamic), or dataset names, comma-separated")
         ->capture_default_str();
     g->add_option("--scenarios", gen->scenarios,
                   "Scenarios per dataset for suites of many small scenarios (writ; default 25)");
+    g->add_option("--users", gen->users, "dynamic: users to generate, one scenario each (default 1)");
+    g->add_option("--months", gen->months, "dynamic: months of activity per user, a multiple of 3 (default 15: C1-C5)");
+    g->add_option("--scale", gen->scale,
+                  "dynamic: multiplies the routine log volume (default 1: about 2M tokens per user; 0.02 for a quick look)");
     g->add_option("--out,-o", gen->out, "Output folder")->capture_default_str();
     g->add_option("--seed", gen->seed, "Generator seed")->capture_default_str();
     g->callback([gen, &action] { action = [gen] { generate(*gen); }; });
@@ -459,12 +478,14 @@ void add_datasets_command(CLI::App& app, std::function<void()>& action) {
     CLI::App* i = cmd->add_subcommand(
         "import", "Convert a released dataset to memfail's JSONL format, deriving evidence and key details");
     i->add_option("--from", imp->from,
-                  "Source format: memfail-csv (the MemFail paper's CSV release) or writ (WRIT's scenario JSON files)")
+                  "Source format: memfail-csv (the MemFail paper's CSV release), writ (WRIT's scenario JSON files) or "
+                  "dynamicmem (DynamicMem user folders)")
         ->capture_default_str();
     i->add_option("dir", imp->dir,
                   "Folder holding the release's files as released: for memfail-csv conditional_facts_dataset_easy.csv, "
                   "..., long_hop_chains.csv or <dataset>.csv (*_raw.csv and *.json are ignored); for writ one "
-                  "<scenario>.json per scenario")
+                  "<scenario>.json per scenario; for dynamicmem one user folder (task_packs.json, app_log_large.json) "
+                  "or a folder of them")
         ->required();
     i->add_option("--out,-o", imp->out, "Output folder")->capture_default_str();
     i->callback([imp, &action] { action = [imp] { import_csv(*imp); }; });

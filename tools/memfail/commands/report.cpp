@@ -9,6 +9,7 @@
 #include <memfail/report/html_report.hpp>
 #include <memfail/report/run_report.hpp>
 #include <memfail/report/integrity.hpp>
+#include <memfail/report/profile.hpp>
 #include <memfail/report/slices.hpp>
 #include <memfail/report/sources.hpp>
 #include <memfail/store/results_db.hpp>
@@ -68,6 +69,12 @@ std::string tables_document(store::ResultsDb& db, const std::vector<std::int64_t
             const auto layers = value_or_fatal(report::layer_table(db, ids));
             if (!layers.rows.empty()) out += report::render(layers, format) + "\n";
         }
+        // The long-horizon scorecard, for runs of the dynamic suite.
+        const auto profile = value_or_fatal(report::profile_table(db, ids));
+        if (!profile.rows.empty()) {
+            out += report::render(profile, format) + "\n";
+            out += report::render(value_or_fatal(report::profile_slices_table(db, ids)), format) + "\n";
+        }
         const auto usage = value_or_fatal(report::llm_usage_table(db, ids));
         if (!usage.rows.empty()) {
             out += report::render(usage, format) + "\n";
@@ -92,6 +99,9 @@ std::string tables_document(store::ResultsDb& db, const std::vector<std::int64_t
         return report::render(value_or_fatal(report::integrity_answer_table(db, ids, style)), format);
     if (opts.csv_table == "integrity-datasets")
         return report::render(value_or_fatal(report::integrity_dataset_table(db, ids, style)), format);
+    if (opts.csv_table == "profile") return report::render(value_or_fatal(report::profile_table(db, ids, style)), format);
+    if (opts.csv_table == "profile-slices")
+        return report::render(value_or_fatal(report::profile_slices_table(db, ids, style)), format);
     return report::render(value_or_fatal(report::success_table(db, ids, style)), format);
 }
 
@@ -171,9 +181,11 @@ void add_report_command(CLI::App& app, std::function<void()>& action) {
     cmd->add_option("--table", opts->csv_table,
                     "The flat table --format csv prints: success (per run x dataset x k), slices (per run x "
                     "dataset x k x probe label), integrity (write-integrity memory checks per run x mode x check x k) "
-                    "integrity-answers (write-integrity answer metrics per run x mode) or integrity-datasets (both per "
-                    "run x mode x dataset)")
-        ->check(CLI::IsMember({"success", "slices", "integrity", "integrity-answers", "integrity-datasets"}))
+                    "integrity-answers (write-integrity answer metrics per run x mode), integrity-datasets (both per "
+                    "run x mode x dataset), profile (profile tasks per run x k x checkpoint x task) or profile-slices "
+                    "(per run x task x family or state change, one column per checkpoint)")
+        ->check(CLI::IsMember({"success", "slices", "integrity", "integrity-answers", "integrity-datasets", "profile",
+                               "profile-slices"}))
         ->capture_default_str();
     cmd->callback([opts, cmd, &action] {
         const bool format_given = cmd->count("--format") > 0;

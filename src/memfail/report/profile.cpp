@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: MIT
+#include <memfail/report/profile.hpp>
+
+#include <algorithm>
+#include <set>
+#include <tuple>
+
+namespace memfail::report {
+
+namespace {
+
+using Key = std::tuple<std::int64_t, int, std::string, std::string, std::string>;  // run, k, checkpoint, task, slice
+
+std::string share(std::optional<double> v, bool machine) {
+    if (!v) return machine ? "" : "-";
+    return machine ? fraction(*v) : percent(*v);
+}
+
+Result<std::map<std::int64_t, std::string>> run_names(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids) {
+    std::map<std::int64_t, std::string> out;
+    for (std::int64_t id : run_ids) {
+        MF_TRY_ASSIGN(auto run, db.run(id));
+        out[id] = run ? run->label() : std::to_string(id);
+    }
+    return out;
+}
+
+}  // namespace
+
+const std::vector<std::string>& profile_label_names() {
+    static const std::vector<std::string> names = {"irrelevant_evidence", "identity_miss", "conflated", "detail_miss",
+                                                   "all_clear"};
+    return names;
+}
+
+std::optional<double> ProfileCount::recall() const {
+    if (probes == 0) return std::nullopt;
+    return recall_sum / static_cast<double>(probes);
+}
+
+std::optional<double> ProfileCount::complete() const {
+    if (probes == 0) return std::nullopt;
+    const auto it = labels.find("all_clear");
+    return static_cast<double>(it == labels.end() ? 0 : it->second) / static_cast<double>(probes);
+}
+
+std::optional<double> ProfileCount::score() const {
+    if (scored == 0) return std::nullopt;
+    return score_sum / static_cast<double>(scored);
+}
+
+Result<std::vector<ProfileCount>> profile_counts(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids) {
+    std::map<Key, ProfileCount> cells;
+    for (std::int64_t id : run_ids) {
+        MF_TRY_ASSIGN(auto rows, db.profile_results(id));
+        for (const auto& r : rows) {
+            std::vector<std::string> slices = {"all"};
+            if (!r.row.family.empty()) slices.push_back("family:" + r.row.family);
+            if (!r.row.state_change.empty()) slices.push_back("change:" + r.row.state_change);
+            for (const auto& slice : slices) {
+                ProfileCount& c = cells[{id, r.k, r.row.profile_checkpoint, r.row.task, slice}];
+                c.run_id = id;
+                c.k = r.k;
+                c.checkpoint = r.row.profile_checkpoint;
+                c.task = r.row.task;
+                c.slice = slice;
+                ++c.probes;
+                c.recall_sum += r.row.recall;
+                ++c.labels[r.row.label];
+                if (r.row.item_score) {
+                    ++c.scored;
+                    c.score_sum += *r.row.item_score;
+                }
+                if (r.answer_correct && !*r.answer_correct) {
+                    ++c.wrong;
+                    ++c.wrong_labels[r.row.label];
+                }
+            }
+        }
+    }
+    std::vector<ProfileCount> out;
+    out.reserve(cells.size());
+    for (auto& [key, c] : cells) out.push_back(std::move(c));
+    return out;
+}
+
+Result<Table> profile_table(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids, TableStyle style) {
+    const bool machine = style == TableStyle::machine;
+    MF_TRY_ASSIGN(auto names, run_names(db, run_ids));
+    MF_TRY_ASSIGN(auto counts, profile_counts(db, run_ids));
+    Table t;
+    t.title = "Profile tasks per checkpoint: evidence recall@k, items with all their evidence retrieved, and why the "
+              "rest miss it";
+    t.columns = {{"run", Align::left}, {"k", Align::right}, {"checkpoint", Align::left}, {"task", Align::left},
+                 {"probes", Align::right}, {machine ? "recall" : "recall@k", Align::right},
+                 {machine ? "complete" : "complete", Align::right}};
+    for (const auto& label : profile_label_names())
+        if (label != "all_clear") t.columns.push_back({label, Align::right});
+    t.columns.push_back({"unverified", Align::right});
+    t.columns.push_back({"score", Align::right});
+    t.columns.push_back({"scored", Align::right});
+    t.columns.push_back({machine ? "wrong_all_clear" : "wrong, all clear", Align::right});
+    for (const auto& c : counts) {
+        if (c.slice != "all") continue;
+        std::vector<std::string> row = {names[c.run_id], std::to_string(c.k), c.checkpoint, c.task,
+                                        std::to_string(c.probes), share(c.recall(), machine), share(c.complete(), machine)};
+        auto count_of = [](const std::map<std::string, std::int64_t>& m, const std::string& k) {
+            const auto it = m.find(k);
+            return it == m.end() ? std::int64_t{0} : it->second;
+        };
+        for (const auto& label : profile_label_names())
+            if (label != "all_clear") row.push_back(std::to_string(count_of(c.labels, label)));
+        row.push_back(std::to_string(count_of(c.labels, "")));
+        row.push_back(c.score() ? (machine ? fraction(*c.score()) : fraction(*c.score())) : (machine ? "" : "-"));
+        row.push_back(std::to_string(c.scored));
+        row.push_back(std::to_string(count_of(c.wrong_labels, "all_clear")));
+        t.rows.push_back(std::move(row));
+    }
+    if (!t.rows.empty()) {
+        t.notes.push_back("recall@k: the mean share of a probe's gold evidence logs held by the top k memories. "
+                          "complete: probes whose every gold log was retrieved; the label columns count the others "
+                          "by their first missing piece (docs/DYNAMIC.md).");
+        t.notes.push_back("unverified: the rules could not tell which logs the memories hold (no provenance and no "
+                          "details to match); never counted as retrieved.");
+        t.notes.push_back("score: mean item score (0.8 core + 0.2 detail/2 per field) over the items whose every field "
+                          "was decided; empty without an answer model. wrong, all clear: answered wrong with every "
+                          "gold log retrieved, the answer model's failure.");
+    }
+    return t;
+}
+
+Result<Table> profile_slices_table(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids, TableStyle style) {
+    const bool machine = style == TableStyle::machine;
+    MF_TRY_ASSIGN(auto names, run_names(db, run_ids));
+    MF_TRY_ASSIGN(auto counts, profile_counts(db, run_ids));
+    std::map<std::int64_t, int> kmax;
+    std::set<std::string> checkpoints;
+    for (const auto& c : counts) {
+        kmax[c.run_id] = std::max(kmax[c.run_id], c.k);
+        checkpoints.insert(c.checkpoint);
+    }
+    // (run, task, slice) -> checkpoint -> cell
+    std::map<std::tuple<std::int64_t, std::string, std::string>, std::map<std::string, const ProfileCount*>> rows;
+    for (const auto& c : counts)
+        if (c.k == kmax[c.run_id] && c.slice != "all") rows[{c.run_id, c.task, c.slice}][c.checkpoint] = &c;
+    Table t;
+    t.title = "Profile tasks by slice at each run's largest k: evidence recall@k per checkpoint (score when answered)";
+    t.columns = {{"run", Align::left}, {"task", Align::left}, {"slice", Align::left}};
+    for (const auto& cp : checkpoints) t.columns.push_back({cp, Align::right});
+    for (const auto& [key, by_cp] : rows) {
+        const auto& [run, task, slice] = key;
+        std::vector<std::string> row = {names[run], task, slice};
+        for (const auto& cp : checkpoints) {
+            const auto it = by_cp.find(cp);
+            if (it == by_cp.end()) {
+                row.push_back(machine ? "" : "-");
+                continue;
+            }
+            const ProfileCount& c = *it->second;
+            std::string cell = share(c.recall(), machine);
+            if (!machine) {
+                cell += " (" + std::to_string(c.probes) + ")";
+                if (c.score()) cell += " s=" + fraction(*c.score());
+            }
+            row.push_back(cell);
+        }
+        t.rows.push_back(std::move(row));
+    }
+    if (!t.rows.empty())
+        t.notes.push_back("change:retained: keys whose value is the same since C1; change:updated: changed since the "
+                          "previous checkpoint; change:new: first holding at that checkpoint.");
+    return t;
+}
+
+}  // namespace memfail::report
