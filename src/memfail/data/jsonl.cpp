@@ -775,16 +775,22 @@ Result<std::string> read_file(const std::string& path) {
     return ss.str();
 }
 
+Result<std::string> scenario_line(const Scenario& s) {
+    try {
+        return to_json(s).dump();
+    } catch (const json::exception& e) {
+        // Text that is not UTF-8 cannot be written as JSON.
+        return make_error(ErrorKind::invalid_input, "scenario '" + s.id + "' cannot be written: " +
+                                                        without_exception_id(e.what()));
+    }
+}
+
 Result<void> write_jsonl(const std::string& path, const std::vector<Scenario>& scenarios) {
     std::string content;
     for (const auto& s : scenarios) {
-        try {
-            content += to_json(s).dump();
-        } catch (const json::exception& e) {
-            // Text that is not UTF-8 cannot be written as JSON.
-            return make_error(ErrorKind::invalid_input,
-                              "scenario '" + s.id + "' cannot be written: " + without_exception_id(e.what()), path);
-        }
+        auto line = scenario_line(s);
+        if (!line) return line.error().with_context(path);
+        content += *line;
         content += '\n';
     }
     return write_file_atomically(path, content);

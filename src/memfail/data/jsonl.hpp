@@ -40,6 +40,10 @@ std::size_t json_nesting_depth(std::string_view text, std::size_t limit = k_max_
 // Reads every scenario of a JSONL file. The first error stops reading and names "path:line: field".
 Result<std::vector<LoadedScenario>> read_jsonl(const std::string& path);
 
+// One scenario as its JSONL line (without the newline); an error names the scenario when its text
+// is not UTF-8.
+Result<std::string> scenario_line(const Scenario& scenario);
+
 // Writes scenarios to `path` atomically: a temporary file beside it is renamed over `path` only once
 // everything is written, so a failure never leaves a half-written file.
 Result<void> write_jsonl(const std::string& path, const std::vector<Scenario>& scenarios);

@@ -33,6 +33,10 @@ struct AppLog {
 };
 
 struct Message {
+    Message() = default;
+    Message(std::string id_, std::string role_, std::string content_, std::optional<AppLog> app_log_ = std::nullopt)
+        : id(std::move(id_)), role(std::move(role_)), content(std::move(content_)), app_log(std::move(app_log_)) {}
+
     std::string id;       // stable and unique across the whole scenario: the provenance handle
     std::string role;     // "user", "assistant", "system", or "app" (an app log: see app_log)
     std::string content;  // for an app log, its text rendering (render_app_log unless the file says otherwise)

@@ -376,7 +376,9 @@ Result<std::string> results_json(store::ResultsDb& db, const std::vector<std::in
                 profile.push_back({{"k", c.k}, {"checkpoint", c.checkpoint}, {"task", c.task}, {"slice", c.slice},
                                    {"probes", c.probes}, {"recall", opt(c.recall())}, {"complete", opt(c.complete())},
                                    {"labels", labels}, {"scored", c.scored}, {"score", opt(c.score())},
-                                   {"wrong", c.wrong}, {"wrong_labels", wrong_labels}});
+                                   {"wrong", c.wrong}, {"wrong_labels", wrong_labels},
+                                   {"gold_logs", c.gold_logs}, {"retrieved_logs", c.retrieved_logs},
+                                   {"unsure_logs", c.unsure_logs}, {"log_recall", opt(c.log_recall())}});
             }
             entry["profile"] = std::move(profile);
         }

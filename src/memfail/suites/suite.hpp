@@ -6,6 +6,7 @@
 #pragma once
 #include <any>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -112,6 +113,15 @@ public:
     // One dataset, generated deterministically from the options. A dataset may be many scenarios.
     virtual Result<std::vector<data::Scenario>> generate(const std::string& dataset,
                                                          const GenerateOptions& options) const = 0;
+    // The same, handing each scenario to `sink` as soon as it is made, so a caller that writes them
+    // out holds one at a time (the dynamic suite's users are ~2M tokens each). The default
+    // generates them all, then hands them over.
+    virtual Result<void> generate_each(const std::string& dataset, const GenerateOptions& options,
+                                       const std::function<Result<void>(data::Scenario&&)>& sink) const {
+        MF_TRY_ASSIGN(std::vector<data::Scenario> all, generate(dataset, options));
+        for (auto& s : all) MF_TRY(sink(std::move(s)));
+        return {};
+    }
     // Formats `datasets import --from F` accepts for this suite ("writ").
     virtual std::vector<std::string> import_formats() const { return {}; }
     virtual Result<ImportResult> import(const std::string& format, const std::string& path) const {

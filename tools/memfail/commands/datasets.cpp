@@ -21,6 +21,7 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <tuple>
@@ -102,94 +103,123 @@ Result<void> publish_staged(const std::filesystem::path& staging, const std::fil
     return {};
 }
 
-// Writes each scenario to OUT/<dataset>.jsonl and a manifest naming them with their hashes. All or
-// nothing: the files are written into a temporary folder beside OUT and moved into OUT only when
-// every one of them, manifest included, is written.
-void write_datasets(const std::vector<data::Scenario>& scenarios, const std::string& out_dir, json manifest_extra) {
-    namespace fs = std::filesystem;
-    const fs::path out = fs::path(out_dir).lexically_normal();
-    const fs::path target = out.has_filename() ? out : out.parent_path();
-    const fs::path staging = target.parent_path() / ("." + target.filename().string() + ".partial-" + std::to_string(::getpid()));
-    std::error_code ec;
-    fs::remove_all(staging, ec);
-    if (!target.parent_path().empty()) fs::create_directories(target.parent_path(), ec);
-    fs::create_directory(staging, ec);
-    if (ec) throw Fatal(make_error(ErrorKind::io, "cannot create a temporary folder: " + ec.message(), staging.string()));
+// Writes scenarios to OUT/<dataset>.jsonl, one line each, as they come, and a manifest naming the
+// files with their hashes. All or nothing: the files are written into a temporary folder beside OUT
+// and moved into OUT only when every one of them, manifest included, is written. A scenario is
+// written out as soon as it is added, so the caller holds one at a time.
+class DatasetWriter {
+public:
+    explicit DatasetWriter(const std::string& out_dir) {
+        namespace fs = std::filesystem;
+        const fs::path out = fs::path(out_dir).lexically_normal();
+        m_target = out.has_filename() ? out : out.parent_path();
+        m_staging = m_target.parent_path() / ("." + m_target.filename().string() + ".partial-" + std::to_string(::getpid()));
+        std::error_code ec;
+        fs::remove_all(m_staging, ec);
+        if (!m_target.parent_path().empty()) fs::create_directories(m_target.parent_path(), ec);
+        fs::create_directory(m_staging, ec);
+        if (ec)
+            throw Fatal(make_error(ErrorKind::io, "cannot create a temporary folder: " + ec.message(), m_staging.string()));
+    }
     // Removes the temporary folder on every way out, a thrown Fatal included.
-    struct Cleanup {
-        fs::path dir;
-        ~Cleanup() {
-            std::error_code ignored;
-            fs::remove_all(dir, ignored);
-        }
-    } cleanup{staging};
-    std::vector<std::string> names;
-    json files = json::array();
-    // One file per dataset: a suite whose datasets are many small scenarios (writ) writes them
-    // together, one scenario per line.
-    std::vector<std::string> order;
-    std::map<std::string, std::vector<data::Scenario>> grouped;
-    bool v2 = false;
-    for (const auto& s : scenarios) {
-        if (!grouped.count(s.dataset)) order.push_back(s.dataset);
-        grouped[s.dataset].push_back(s);
-        v2 = v2 || s.uses_v2();
+    ~DatasetWriter() {
+        std::error_code ignored;
+        std::filesystem::remove_all(m_staging, ignored);
     }
-    for (const auto& dataset : order) {
-        const auto& group = grouped.at(dataset);
-        const std::string path = (target / (dataset + ".jsonl")).string();
-        value_or_fatal(data::write_jsonl((staging / (dataset + ".jsonl")).string(), group));
-        names.push_back(dataset + ".jsonl");
-        if (group.size() > 1) {
-            std::size_t sessions = 0, messages = 0, probes = 0, abstain = 0;
-            std::string hashes;
-            for (const auto& s : group) {
-                sessions += s.sessions.size();
-                messages += data::message_count(s);
-                probes += s.probes.size();
-                for (const auto& p : s.probes) abstain += p.kind == data::ProbeKind::abstain;
-                hashes += data::scenario_hash(s);
+    DatasetWriter(const DatasetWriter&) = delete;
+    DatasetWriter& operator=(const DatasetWriter&) = delete;
+
+    void add(const data::Scenario& s) {
+        auto [it, fresh] = m_files.try_emplace(s.dataset);
+        File& f = it->second;
+        if (fresh) {
+            m_order.push_back(s.dataset);
+            f.out.open(m_staging / (s.dataset + ".jsonl"), std::ios::binary);
+            if (!f.out)
+                throw Fatal(make_error(ErrorKind::io, "cannot write", (m_staging / (s.dataset + ".jsonl")).string()));
+            f.first = summary_of(s);
+            f.first["file"] = s.dataset + ".jsonl";
+            if (s.meta.contains("dedup")) f.dedup = s.meta["dedup"];
+        }
+        const std::string line = value_or_fatal(data::scenario_line(s));
+        f.out << line << '\n';
+        if (!f.out) throw Fatal(make_error(ErrorKind::io, "cannot write", (m_staging / (s.dataset + ".jsonl")).string()));
+        ++f.scenarios;
+        f.sessions += s.sessions.size();
+        f.messages += data::message_count(s);
+        f.probes += s.probes.size();
+        for (const auto& p : s.probes) f.abstain += p.kind == data::ProbeKind::abstain;
+        f.hashes += content_hash(line);
+        m_v2 = m_v2 || s.uses_v2();
+    }
+
+    void finish(json manifest_extra) {
+        json files = json::array();
+        std::vector<std::string> names;
+        for (const auto& dataset : m_order) {
+            File& f = m_files.at(dataset);
+            f.out.close();
+            if (!f.out) throw Fatal(make_error(ErrorKind::io, "cannot write", (m_staging / (dataset + ".jsonl")).string()));
+            names.push_back(dataset + ".jsonl");
+            const std::string path = (m_target / (dataset + ".jsonl")).string();
+            if (f.scenarios > 1) {
+                // Several scenarios (writ's categories, dynamic's users): one entry for the file.
+                json entry = {{"dataset", dataset}, {"scenarios", f.scenarios}, {"sessions", f.sessions},
+                              {"messages", f.messages}, {"probes", f.probes}, {"abstain_probes", f.abstain},
+                              {"hash", content_hash(f.hashes)}, {"file", dataset + ".jsonl"}};
+                files.push_back(entry);
+                std::printf("  %-24s %4zu scenarios %4zu sessions %4zu probes  hash %s  -> %s\n", dataset.c_str(),
+                            f.scenarios, f.sessions, f.probes, entry["hash"].get<std::string>().substr(0, 12).c_str(),
+                            path.c_str());
+                continue;
             }
-            json entry = {{"dataset", dataset}, {"scenarios", group.size()}, {"sessions", sessions},
-                          {"messages", messages}, {"probes", probes}, {"abstain_probes", abstain},
-                          {"hash", content_hash(hashes)}, {"file", dataset + ".jsonl"}};
+            json entry = f.first;
+            if (f.dedup.is_object())
+                entry["dedup"] = {{"key", f.dedup.value("key", "")}, {"threshold", f.dedup.value("threshold", 0.0)},
+                                  {"candidates", f.dedup.value("candidates", 0)}, {"kept", f.dedup.value("kept", 0)}};
             files.push_back(entry);
-            std::printf("  %-24s %4zu scenarios %4zu sessions %4zu probes  hash %s  -> %s\n", dataset.c_str(),
-                        group.size(), sessions, probes, entry["hash"].get<std::string>().substr(0, 12).c_str(),
-                        path.c_str());
-            continue;
+            std::printf("  %-24s %4zu sessions %4zu probes  hash %s  -> %s\n", dataset.c_str(), f.sessions, f.probes,
+                        entry["hash"].get<std::string>().substr(0, 12).c_str(), path.c_str());
+            if (f.dedup.is_object()) {
+                const auto dropped = f.dedup.contains("dropped") ? f.dedup["dropped"].size() : 0;
+                std::printf("  %-24s dedup (%s, Jaccard >= %.2f): %zu candidate(s) dropped and regenerated\n", "",
+                            f.dedup.value("key", "").c_str(), f.dedup.value("threshold", 0.0),
+                            static_cast<std::size_t>(dropped));
+            }
         }
-        const data::Scenario& s = group.front();
-        json entry = summary_of(s);
-        entry["file"] = s.dataset + ".jsonl";
-        if (s.meta.contains("dedup")) {
-            const auto& d = s.meta["dedup"];
-            entry["dedup"] = {{"key", d.value("key", "")}, {"threshold", d.value("threshold", 0.0)},
-                              {"candidates", d.value("candidates", 0)}, {"kept", d.value("kept", 0)}};
-        }
-        files.push_back(entry);
-        std::printf("  %-24s %4zu sessions %4zu probes  hash %s  -> %s\n", s.dataset.c_str(), s.sessions.size(),
-                    s.probes.size(), entry["hash"].get<std::string>().substr(0, 12).c_str(), path.c_str());
-        if (s.meta.contains("dedup")) {
-            const auto& d = s.meta["dedup"];
-            const auto dropped = d.contains("dropped") ? d["dropped"].size() : 0;
-            std::printf("  %-24s dedup (%s, Jaccard >= %.2f): %zu candidate(s) dropped and regenerated\n", "",
-                        d.value("key", "").c_str(), d.value("threshold", 0.0), static_cast<std::size_t>(dropped));
-        }
+        manifest_extra["format"] = m_v2 ? data::k_format_v2 : data::k_format;
+        manifest_extra["code_version"] = std::string(code_version());
+        manifest_extra["datasets"] = files;
+        // The manifest quotes paths given on the command line: bytes that are not UTF-8 are replaced.
+        value_or_fatal(data::write_file_atomically(
+            (m_staging / "manifest.json").string(), manifest_extra.dump(2, ' ', false, json::error_handler_t::replace) + "\n"));
+        names.push_back("manifest.json");
+        value_or_fatal(publish_staged(m_staging, m_target, names));
     }
-    manifest_extra["format"] = v2 ? data::k_format_v2 : data::k_format;
-    manifest_extra["code_version"] = std::string(code_version());
-    manifest_extra["datasets"] = files;
-    // The manifest quotes paths given on the command line: bytes that are not UTF-8 are replaced.
-    value_or_fatal(data::write_file_atomically((staging / "manifest.json").string(),
-                                               manifest_extra.dump(2, ' ', false, json::error_handler_t::replace) + "\n"));
-    names.push_back("manifest.json");
-    value_or_fatal(publish_staged(staging, target, names));
+
+private:
+    struct File {
+        std::ofstream out;
+        std::size_t scenarios = 0, sessions = 0, messages = 0, probes = 0, abstain = 0;
+        std::string hashes;  // the scenarios' line hashes, in order
+        json first;          // the first scenario's summary (a file of one scenario is described by it)
+        json dedup;
+    };
+    std::filesystem::path m_target, m_staging;
+    std::vector<std::string> m_order;
+    std::map<std::string, File> m_files;
+    bool m_v2 = false;
+};
+
+void write_datasets(const std::vector<data::Scenario>& scenarios, const std::string& out_dir, json manifest_extra) {
+    DatasetWriter writer(out_dir);
+    for (const auto& s : scenarios) writer.add(s);
+    writer.finish(std::move(manifest_extra));
 }
 
 void generate(const GenerateOptions& o) {
     const std::vector<std::string> names = suites::expand_dataset_names(parse_name_list(o.names));
-    std::vector<data::Scenario> scenarios;
+    DatasetWriter writer(o.out);
     json generators = json::object();
     for (const auto& n : names) {
         const suites::Suite* suite = suites::suite_for_dataset(n);
@@ -221,20 +251,22 @@ void generate(const GenerateOptions& o) {
             options.params[key] = *value;
         }
         progress_line("generating " + n + " (seed " + std::to_string(o.seed) + ")");
-        auto made = value_or_fatal(suite->generate(n, options));
-        for (auto& s : made) scenarios.push_back(std::move(s));
         generators[suite->name()] = suite->name() == "memfail" ? std::string(mf::k_generator_version)
                                                                : suite->name() + "-gen";
-        if (!scenarios.empty() && scenarios.back().meta.contains("generator") &&
-            scenarios.back().meta["generator"].is_string())
-            generators[suite->name()] = scenarios.back().meta["generator"];
+        // Each scenario is written as soon as it is made: a dynamic user is ~2M tokens.
+        value_or_fatal(suite->generate_each(n, options, [&](data::Scenario&& s) -> Result<void> {
+            if (s.meta.contains("generator") && s.meta["generator"].is_string())
+                generators[suite->name()] = s.meta["generator"];
+            writer.add(s);
+            return {};
+        }));
     }
     std::printf("wrote %zu dataset(s) to %s:\n", names.size(), o.out.c_str());
     json extra = {{"seed", o.seed}};
     // One suite: "generator" as before; several: a generator per suite.
     if (generators.size() == 1) extra["generator"] = generators.begin().value();
     else extra["generators"] = generators;
-    write_datasets(scenarios, o.out, extra);
+    writer.finish(extra);
 }
 
 int validate(const ValidateOptions& o) {

@@ -183,7 +183,7 @@ void add_report_command(CLI::App& app, std::function<void()>& action) {
                     "dataset x k x probe label), integrity (write-integrity memory checks per run x mode x check x k) "
                     "integrity-answers (write-integrity answer metrics per run x mode), integrity-datasets (both per "
                     "run x mode x dataset), profile (profile tasks per run x k x checkpoint x task) or profile-slices "
-                    "(per run x task x family or state change, one column per checkpoint)")
+                    "(per run x task x family, state change or app, one column per checkpoint)")
         ->check(CLI::IsMember({"success", "slices", "integrity", "integrity-answers", "integrity-datasets", "profile",
                                "profile-slices"}))
         ->capture_default_str();

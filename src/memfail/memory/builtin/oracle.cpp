@@ -128,6 +128,25 @@ void OracleSystem::observe_ground_truth(const data::Scenario& scenario) {
                 evidence.facts.end())
                 evidence.facts.push_back(it->second);
         }
+        // A profile task (the dynamic suite) has no evidence facts: its gold is the app logs its
+        // fields cite, each kept as it was logged.
+        for (const data::ProbeField& field : probe.fields)
+            for (const std::string& log_id : field.evidence) {
+                const data::Message* log = messages.message(log_id);
+                if (!log) continue;
+                data::EvidenceFact fact;
+                fact.id = "log:" + log_id;
+                fact.text = log->content;
+                fact.message_ids = {log_id};
+                auto [it, inserted] = fact_index.emplace(fact.id, m_facts.size());
+                if (inserted) {
+                    const data::Session* session = messages.session_of(log_id);
+                    m_facts.push_back(std::move(fact));
+                    m_fact_times.push_back(session ? session->timestamp : std::string{});
+                }
+                if (std::find(evidence.facts.begin(), evidence.facts.end(), it->second) == evidence.facts.end())
+                    evidence.facts.push_back(it->second);
+            }
         m_by_question[probe.question].push_back(std::move(evidence));
     }
 }
@@ -182,7 +201,7 @@ Result<void> OracleSystem::store_conversation(const data::Session& session) {
             if (!content.empty()) content += ' ';
             content += sentence;
         }
-        ideal.messages.push_back({message.id, message.role, std::move(content)});
+        ideal.messages.push_back({message.id, message.role, std::move(content), message.app_log});
     }
     return m_inner->store_conversation(ideal);
 }

@@ -87,6 +87,16 @@ public:
         }
         return out;
     }
+    Result<void> generate_each(const std::string& dataset, const GenerateOptions& options,
+                               const std::function<Result<void>(data::Scenario&&)>& sink) const override {
+        if (dataset != "dynamic") return make_error(ErrorKind::invalid_input, "unknown dynamic dataset '" + dataset + "'");
+        MF_TRY_ASSIGN(GeneratorOptions o, generator_options(options));
+        for (int u = 0; u < o.users; ++u) {
+            MF_TRY_ASSIGN(data::Scenario s, generate_user(o, u));
+            MF_TRY(sink(std::move(s)));
+        }
+        return {};
+    }
     std::vector<std::string> import_formats() const override { return {"dynamicmem"}; }
     Result<ImportResult> import(const std::string& format, const std::string& path) const override {
         if (format != "dynamicmem") return Suite::import(format, path);
