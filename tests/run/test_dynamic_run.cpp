@@ -29,8 +29,11 @@ std::vector<LoadedDataset> fixture_user() {
     const suites::Suite* dynamic = suites::find_suite("dynamic");
     EXPECT_NE(dynamic, nullptr);
     auto imported = dynamic->import("dynamicmem", std::string(MEMFAIL_TEST_FIXTURES) + "/dynamicmem/release");
-    EXPECT_TRUE(imported.has_value()) << imported.error().describe();
     std::vector<LoadedDataset> out;
+    if (!imported) {
+        ADD_FAILURE() << imported.error().describe();
+        return out;
+    }
     for (auto& s : imported->scenarios) {
         std::string hash = data::scenario_hash(s);
         out.push_back({std::move(s), "fixture", std::move(hash)});
@@ -41,8 +44,11 @@ std::vector<LoadedDataset> fixture_user() {
 std::vector<LoadedDataset> generated_user() {
     const suites::Suite* dynamic = suites::find_suite("dynamic");
     auto made = dynamic->generate("dynamic", {7, {{"scale", "0.02"}, {"months", "6"}}});
-    EXPECT_TRUE(made.has_value()) << made.error().describe();
     std::vector<LoadedDataset> out;
+    if (!made) {
+        ADD_FAILURE() << made.error().describe();
+        return out;
+    }
     for (auto& s : *made) {
         std::string hash = data::scenario_hash(s);
         out.push_back({std::move(s), "generated", std::move(hash)});

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <set>
@@ -1493,6 +1494,239 @@ json ledger_extract(const json& messages) {
     return {{"records", records}};
 }
 
+// --- the dynamic suite: profile tasks and their judge ----------------------------------------
+// The test-taker's profile-task prompt (llm::prompts::profile_task_answer) and the two dynamic judge
+// prompts (suites/dynamic/judge.cpp). Each is read by its fixed markers; a rule, not a model, answers.
+
+// The JSON a text carries: the whole text, else its first '{' to its last '}'; null when neither parses.
+json json_in(std::string_view text) {
+    json j = json::parse(text, nullptr, false);
+    if (!j.is_discarded()) return j;
+    const auto open = text.find('{');
+    const auto close = text.rfind('}');
+    if (open == std::string_view::npos || close == std::string_view::npos || close < open) return nullptr;
+    j = json::parse(text.substr(open, close - open + 1), nullptr, false);
+    return j.is_discarded() ? json(nullptr) : j;
+}
+
+// The most frequent of `values` (ties: the one seen first, i.e. from the higher-ranked record).
+std::optional<json> most_frequent(const std::vector<json>& values) {
+    std::map<std::string, std::pair<int, std::size_t>> counts;  // dump -> (count, first index)
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        auto [it, fresh] = counts.try_emplace(values[i].dump(), 0, i);
+        ++it->second.first;
+    }
+    std::optional<std::size_t> best;
+    int best_count = 0;
+    for (const auto& [_, c] : counts)
+        if (c.first > best_count || (c.first == best_count && best && c.second < *best)) {
+            best_count = c.first;
+            best = c.second;
+        }
+    return best ? std::optional<json>(values[*best]) : std::nullopt;
+}
+
+struct ProfileRecords {
+    std::vector<int> weekdays;                 // 0 = Monday, from "[Tue 2024-..." timestamps
+    std::vector<std::pair<std::string, json>> fields;  // (lower-case key, scalar value) of every request payload
+};
+
+constexpr const char* k_weekday_short[] = {"Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"};
+constexpr const char* k_weekday_full[] = {"Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"};
+
+void collect_fields(const json& value, const std::string& key, ProfileRecords& out) {
+    if (value.is_object()) {
+        for (const auto& [k, v] : value.items()) collect_fields(v, text::to_lower(k), out);
+    } else if (!key.empty() && (value.is_string() || value.is_number() || value.is_array())) {
+        out.fields.emplace_back(key, value);
+    }
+}
+
+ProfileRecords profile_records(std::string_view records) {
+    ProfileRecords out;
+    const auto items = numbered_items(records, 1, [](int n) { return std::to_string(n) + ". "; });
+    for (const auto& item : items) {
+        for (int d = 0; d < 7; ++d)
+            if (item.find("[" + std::string(k_weekday_short[d]) + " ") != std::string::npos) {
+                out.weekdays.push_back(d);
+                break;
+            }
+        const std::string_view payload = after(item, " request: ");
+        if (payload.empty()) continue;
+        const json request = json::parse(before(payload, " response: "), nullptr, false);
+        if (!request.is_discarded()) collect_fields(request, "", out);
+    }
+    return out;
+}
+
+bool key_has(std::string_view key, std::initializer_list<std::string_view> parts) {
+    return std::any_of(parts.begin(), parts.end(), [&](std::string_view p) { return key.find(p) != std::string_view::npos; });
+}
+
+bool clock_time(const json& v) {
+    if (!v.is_string()) return false;
+    const std::string& s = v.get_ref<const std::string&>();
+    return s.size() == 5 && s[2] == ':' && std::isdigit(static_cast<unsigned char>(s[0])) &&
+           std::isdigit(static_cast<unsigned char>(s[1])) && std::isdigit(static_cast<unsigned char>(s[3])) &&
+           std::isdigit(static_cast<unsigned char>(s[4]));
+}
+
+// The value for a "<fill>" under `key`: a payload field of the same name, else by the key's kind.
+json fill_value(std::string_view key, const ProfileRecords& r) {
+    auto most = [&](auto&& fits) {
+        std::vector<json> values;
+        for (const auto& [k, v] : r.fields)
+            if (fits(k, v)) values.push_back(v);
+        return most_frequent(values);
+    };
+    if (auto same = most([&](const std::string& k, const json&) { return k == key; })) return *same;
+    if (key_has(key, {"day", "weekday"}) && !key_has(key, {"month"}) && !r.weekdays.empty()) {
+        std::vector<json> days(r.weekdays.begin(), r.weekdays.end());
+        return k_weekday_full[most_frequent(days)->get<int>()];
+    }
+    if (key_has(key, {"time"})) {  // a start time if any, else any clock time
+        if (auto t = most([](const std::string& k, const json& v) { return clock_time(v) && key_has(k, {"start"}); }))
+            return *t;
+        if (auto t = most([](const std::string&, const json& v) { return clock_time(v); })) return *t;
+    }
+    if (key_has(key, {"place", "location", "venue", "where", "street", "neighborhood"}))
+        if (auto p = most([](const std::string& k, const json& v) {
+                return v.is_string() &&
+                       key_has(k, {"place", "location", "venue", "spot", "destination", "address", "route"});
+            }))
+            return *p;
+    if (key_has(key, {"activity"}))
+        if (auto a = most([](const std::string& k, const json& v) {
+                return v.is_string() && key_has(k, {"activity", "type", "title", "kind"});
+            }))
+            return *a;
+    return "unknown";
+}
+
+void fill_template(json& node, const std::string& key, const ProfileRecords& r) {
+    if (node.is_object())
+        for (auto& [k, v] : node.items()) fill_template(v, text::to_lower(k), r);
+    else if (node.is_array())
+        for (auto& v : node) fill_template(v, key, r);
+    else if (node.is_string() && node.get_ref<const std::string&>() == "<fill>")
+        node = fill_value(key, r);
+}
+
+constexpr std::string_view k_records_marker = "Records from memory:\n";
+constexpr std::string_view k_fill_marker = "keeping its keys and shape:\n";
+
+std::optional<std::string> profile_answer(const std::string& system, const json& messages) {
+    const std::string user = last_user_text(messages);
+    if (user.find("Fill every \"<fill>\"") == std::string::npos) return std::nullopt;
+    json answer = json_in(after(user, k_fill_marker));
+    if (!answer.is_object()) return std::nullopt;
+    fill_template(answer, "", profile_records(after(system, k_records_marker)));
+    return answer.dump();
+}
+
+// The leaf of `root` at "a.b" / "a[0].b"; null when a step is missing.
+json leaf_at(const json& root, std::string_view path) {
+    const json* at = &root;
+    std::size_t i = 0;
+    while (i < path.size()) {
+        if (path[i] == '[') {
+            const auto close = path.find(']', i);
+            if (close == std::string_view::npos || !at->is_array()) return nullptr;
+            std::size_t index = 0;
+            for (std::size_t k = i + 1; k < close; ++k) index = index * 10 + static_cast<std::size_t>(path[k] - '0');
+            if (index >= at->size()) return nullptr;
+            at = &(*at)[index];
+            i = close + 1;
+        } else {
+            std::size_t end = i;
+            while (end < path.size() && path[end] != '.' && path[end] != '[') ++end;
+            const std::string name(path.substr(i, end - i));
+            if (!at->is_object() || !at->contains(name)) return nullptr;
+            at = &(*at)[name];
+            i = end;
+        }
+        if (i < path.size() && path[i] == '.') ++i;
+    }
+    return *at;
+}
+
+// A leaf as normalised words: strings and numbers as written, lists their elements in order.
+std::string leaf_words(const json& leaf) {
+    if (leaf.is_string()) return text::normalize(leaf.get<std::string>());
+    if (leaf.is_array()) {
+        std::vector<std::string> parts;
+        for (const auto& e : leaf)
+            if (auto w = leaf_words(e); !w.empty()) parts.push_back(w);
+        return text::join(parts, " ");
+    }
+    if (leaf.is_null()) return {};
+    return text::normalize(leaf.dump());
+}
+
+json dynamic_fields_judge(const json& messages) {
+    const std::string user = last_user_text(messages);
+    const auto pred_at = user.find("\n\nPREDICTED OUTPUT:\n");
+    const auto fields_at = user.rfind("\nFIELDS TO JUDGE:\n");
+    std::string predicted;
+    if (pred_at != std::string::npos && fields_at != std::string::npos && fields_at > pred_at)
+        predicted = user.substr(pred_at + 20, fields_at - pred_at - 20);
+    const json answer = json_in(predicted);
+    json judgments = json::array();
+    const std::string_view listing = fields_at == std::string::npos ? std::string_view() : std::string_view(user).substr(fields_at);
+    for (const auto& line : lines_of(listing)) {
+        if (!text::starts_with(line, "- ")) continue;
+        const auto paren = line.find(" (");
+        const auto ref_at = line.find("): reference ");
+        if (paren == std::string::npos || ref_at == std::string::npos) continue;
+        const std::string path = line.substr(2, paren - 2);
+        std::string ref_text = line.substr(ref_at + 13);
+        json reference = json::parse(ref_text, nullptr, false);
+        if (reference.is_discarded())
+            reference = json::parse(before_last(ref_text, "; allowed values: "), nullptr, false);
+        const std::string want = reference.is_discarded() ? text::normalize(ref_text) : leaf_words(reference);
+        const std::string got = answer.is_object() ? leaf_words(leaf_at(answer, path)) : std::string();
+        const bool equal = !got.empty() && got == want;
+        const bool core = !got.empty() && !want.empty() && (text::normalized_contains(got, want) || text::normalized_contains(want, got));
+        const int detail = equal ? 2 : core ? 1 : 0;
+        const std::string analysis = equal  ? "The predicted value matches the reference."
+                                     : core ? "The predicted value overlaps the reference but is not the same."
+                                     : got.empty() ? "The predicted output gives no value for this field."
+                                                   : "The predicted value differs from the reference.";
+        judgments.push_back({{"field_path", path}, {"analysis", analysis}, {"core_correct", core}, {"detail_quality", detail}});
+    }
+    return {{"field_judgments", judgments}};
+}
+
+// The numbered items of `block`: "1. ...", "2. ...", a line not starting the next item continuing the last.
+std::vector<std::string> listed(std::string_view block) {
+    return numbered_items(block, 1, [](int n) { return std::to_string(n) + ". "; });
+}
+
+json dynamic_attribution_judge(const json& messages) {
+    const std::string user = last_user_text(messages);
+    // The sections come last, in a fixed order; each is cut off before the next so that a memory's
+    // text cannot read as a gold log.
+    const std::string_view text(user);
+    const auto gold_at = text.rfind("\nGOLD EVIDENCE:\n");
+    const auto conflicting_at = text.rfind("\nOUTDATED OR COMPETING LOGS:\n");
+    const auto retrieved_at = text.substr(0, gold_at).rfind("\nRETRIEVED MEMORIES:\n");
+    if (gold_at == std::string_view::npos || conflicting_at == std::string_view::npos || conflicting_at < gold_at ||
+        retrieved_at == std::string_view::npos)
+        return {{"label", "irrelevant_evidence"}, {"reason", "The prompt lists no retrieved memories or gold logs."}};
+    const auto retrieved = listed(text.substr(retrieved_at, gold_at - retrieved_at));
+    const auto gold = listed(text.substr(gold_at, conflicting_at - gold_at));
+    std::size_t found = 0;
+    for (const auto& g : gold)
+        if (std::any_of(retrieved.begin(), retrieved.end(), [&](const std::string& m) { return m.find(g) != std::string::npos; }))
+            ++found;
+    const std::string counts = std::to_string(found) + " of the " + std::to_string(gold.size()) + " gold logs";
+    if (!gold.empty() && found == gold.size())
+        return {{"label", "all_clear"}, {"reason", "The retrieved memories hold all " + counts + "."}};
+    if (found == 0)
+        return {{"label", "irrelevant_evidence"}, {"reason", "The retrieved memories hold none of the gold logs."}};
+    return {{"label", "detail_miss"}, {"reason", "The retrieved memories hold only " + counts + "."}};
+}
+
 } // namespace
 
 std::optional<nlohmann::json> extractive_reply(std::string_view schema_name,
@@ -1513,6 +1747,10 @@ std::optional<nlohmann::json> extractive_reply(std::string_view schema_name,
         return graph_invalidate(messages);
     if (schema_name == "memfail_ledger_extract")
         return ledger_extract(messages);
+    if (schema_name == "memfail_judge_dynamic_fields")
+        return dynamic_fields_judge(messages);
+    if (schema_name == "memfail_judge_dynamic_attribution")
+        return dynamic_attribution_judge(messages);
     return std::nullopt;
 }
 
@@ -1523,6 +1761,7 @@ std::optional<std::string> extractive_answer(const nlohmann::json& messages) {
         !first["content"].is_string())
         return std::nullopt;
     const std::string& system = first["content"].get_ref<const std::string&>();
+    if (system.find(k_records_marker) != std::string::npos) return profile_answer(system, messages);
     const std::string marker = "Notes from memory:\n";
     const auto at = system.find(marker);
     if (at == std::string::npos) return std::nullopt;
