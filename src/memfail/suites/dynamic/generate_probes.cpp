@@ -7,6 +7,7 @@
 #include <memfail/suites/dynamic/plan.hpp>
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 namespace memfail::suites::dynamic::gen {
@@ -278,6 +279,36 @@ std::string family_prefix(data::StateFamily family) {
     return {};
 }
 
+// A superseded log can evidence the old value and the current one alike (a Thursday run when the
+// routine went from Mondays and Thursdays to Thursdays only): its details are all in a current gold
+// log, so no memory could hold the gold without "holding" it. Such a log is no conflict; it is left
+// out of `conflicting` so that retrieving the current evidence never reads as conflated.
+void drop_indistinguishable_conflicts(data::Scenario& scenario) {
+    const data::MessageIndex messages(scenario);
+    std::map<std::string, std::string> normalized;  // log id -> normalised content, as needed
+    auto text_of = [&](const std::string& id) -> const std::string& {
+        auto it = normalized.find(id);
+        if (it != normalized.end()) return it->second;
+        const data::Message* m = messages.message(id);
+        return normalized.emplace(id, m ? text::normalize(m->content) : std::string()).first->second;
+    };
+    for (auto& p : scenario.probes) {
+        std::set<std::string> gold;
+        for (const auto& f : p.fields) gold.insert(f.evidence.begin(), f.evidence.end());
+        std::erase_if(p.conflicting, [&](const std::string& c) {
+            const data::Message* m = messages.message(c);
+            if (!m || !m->app_log || m->app_log->details.empty()) return false;
+            std::vector<std::string> details;
+            for (const auto& d : m->app_log->details) details.push_back(text::normalize(d));
+            return std::any_of(gold.begin(), gold.end(), [&](const std::string& g) {
+                const std::string& t = text_of(g);
+                return std::all_of(details.begin(), details.end(),
+                                   [&](const std::string& d) { return text::normalized_contains(t, d); });
+            });
+        });
+    }
+}
+
 void build_ground_truth(const UserPlan& plan, const Lexicon& lex, data::Scenario& scenario) {
     scenario.checkpoints = checkpoints(plan, scenario.sessions);
     // A service question names only the moment and the kind of routine; two competing habits due
@@ -323,6 +354,7 @@ void build_ground_truth(const UserPlan& plan, const Lexicon& lex, data::Scenario
         scenario.profile.push_back(std::move(state));
     }
     scenario.meta["ambiguous_service_tasks_left_out"] = ambiguous;
+    drop_indistinguishable_conflicts(scenario);
 }
 
 }  // namespace memfail::suites::dynamic::gen
