@@ -540,3 +540,26 @@ TEST(DynamicRun, TheJudgeDecidesTheFieldsTheRulesLeaveOpenAndOfflineTheyStayUnve
 
 }  // namespace
 }  // namespace memfail::run
+
+namespace memfail::run {
+namespace {
+
+// An approximate index's misses read as not_retrieved, so every run records which index served it.
+TEST(DynamicRun, EachCheckpointRecordsWhatServedRetrieval) {
+    TempDir dir;
+    RunConfig config;
+    config.system_spec = "verbatim";
+    config.ks = {10};
+    config.results_path = dir.file("serving.db");
+    config.quiet = true;
+    auto outcome = run_datasets(config, generated_user(), factory_for_spec("verbatim"), {}, {}, nullptr);
+    ASSERT_TRUE(outcome.has_value()) << outcome.error().describe();
+    auto db = store::ResultsDb::open(config.results_path);
+    ASSERT_TRUE(db.has_value());
+    auto servings = db->servings(outcome->run_id);
+    ASSERT_TRUE(servings.has_value());
+    EXPECT_EQ(*servings, std::vector<std::string>{"bm25"});
+}
+
+}  // namespace
+}  // namespace memfail::run

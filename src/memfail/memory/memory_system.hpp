@@ -99,6 +99,12 @@ public:
     // crashed and was restarted. The runner compares it before and after a scenario and records
     // that scenario's probes as errors instead of grading them against a memory that is gone.
     virtual std::uint64_t generation() const { return 0; }
+
+    // What serves retrieve_memories() now: the index and the settings that decide its recall
+    // ("bm25", "hashed:dim=512 hnsw(int8,M=32,efc=100,ef=256)+rescore(f32,pool=64)"), recorded per
+    // checkpoint in the results file; an approximate index's misses read as not_retrieved, so a
+    // reader must know which served. Empty: nothing to say (no index of its own, or an adapter).
+    virtual std::string serving() const { return {}; }
 };
 
 // The models a system may call: its own chat model (--system-model) and an embeddings model

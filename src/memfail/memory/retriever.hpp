@@ -38,6 +38,8 @@ public:
 
     // "bm25" or "hashed:dim=512": changes when the index would differ, so owners know to rebuild.
     virtual std::string signature() const = 0;
+    // What serves searches now, with the settings that decide recall (MemorySystem::serving()).
+    virtual std::string serving() const { return signature(); }
     // Indexes `text` under `rowid`, which must not be indexed already.
     virtual Result<void> add(std::int64_t rowid, std::string_view text) = 0;
     // Persists whatever add() batched in RAM; call before committing.

@@ -364,6 +364,9 @@ Result<std::string> results_json(store::ResultsDb& db, const std::vector<std::in
                             {"slices", std::move(run_slices)},
                             {"llm_usage", std::move(llm_usage)}};
         if (!integrity.is_null()) entry["integrity"] = std::move(integrity);
+        // Which index served retrieval (MemorySystem::serving()), every distinct one of the run.
+        MF_TRY_ASSIGN(auto servings, db.servings(id));
+        if (!servings.empty()) entry["retrieval_serving"] = servings;
         // The long-horizon scorecard (the dynamic suite): every cell, slice "all" and the others.
         MF_TRY_ASSIGN(auto profile_cells, profile_counts(db, {id}));
         if (!profile_cells.empty()) {

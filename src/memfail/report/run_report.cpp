@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Diagnostic tables.
 #include <memfail/core/hash.hpp>
+#include <memfail/core/text.hpp>
 #include <memfail/report/run_report.hpp>
 #include <memfail/report/sources.hpp>
 #include <memfail/report/stats.hpp>
@@ -360,6 +361,11 @@ Result<Table> runs_table(store::ResultsDb& db, const std::vector<std::int64_t>& 
                       "the encoding the MemFail paper reports (docs/TOKENS.md).");
     t.notes.push_back("protocol: memfail (exact-or-unsure rules, the judge for what they cannot decide) or paper "
                       "(the MemFail paper's per-dataset judge deciding every stage; docs/PROTOCOLS.md).");
+    // An approximate index's misses read as not_retrieved: say which index served each run.
+    for (std::int64_t id : run_ids) {
+        MF_TRY_ASSIGN(auto servings, db.servings(id));
+        if (!servings.empty()) t.notes.push_back("run " + names[id] + " retrieved with: " + text::join(servings, "; "));
+    }
     return t;
 }
 

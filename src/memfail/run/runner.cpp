@@ -449,6 +449,9 @@ private:
             }
         }
         MF_TRY(record_memory_stats(snapshot, batch->current_memories, probes.front()->after_session));
+        // Which index served these retrievals, with the settings that decide its recall.
+        if (const std::string serving = system.serving(); !serving.empty())
+            MF_TRY(m_db.record_serving(m_run_id, s.id, probes.front()->after_session, serving));
         for (std::size_t m = 0; m < batch->current_memories && m < snapshot.memories().size(); ++m)
             batch->store_chars += snapshot.memories()[m].text.size();
 

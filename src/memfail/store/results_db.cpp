@@ -101,6 +101,16 @@ CREATE TABLE IF NOT EXISTS memory_stats(
   encoding        TEXT,
   PRIMARY KEY(run_id, scenario_id, checkpoint)
 );
+-- What served retrieval at a checkpoint (the index and the settings that decide its recall: "bm25",
+-- "hashed:dim=512 hnsw(int8,M=32,...)"), as the system said. Added within schema 3: older files
+-- lack it and read as having none.
+CREATE TABLE IF NOT EXISTS retrieval_serving(
+  run_id          INTEGER NOT NULL,
+  scenario_id     TEXT NOT NULL,
+  checkpoint      TEXT NOT NULL,
+  serving         TEXT NOT NULL,
+  PRIMARY KEY(run_id, scenario_id, checkpoint)
+);
 CREATE TABLE IF NOT EXISTS fact_results(
   run_id          INTEGER NOT NULL,
   scenario_id     TEXT NOT NULL,
@@ -813,6 +823,23 @@ Result<void> ResultsDb::record_memory_stats(std::int64_t run_id, const std::stri
     if (tokens) s.bind(5, *tokens).bind(6, encoding);
     else s.bind_null(5).bind_null(6);
     return s.run();
+}
+
+Result<void> ResultsDb::record_serving(std::int64_t run_id, const std::string& scenario_id, const std::string& checkpoint,
+                                      const std::string& serving) {
+    MF_TRY_ASSIGN(Statement s, m_db.prepare(
+        "INSERT OR REPLACE INTO retrieval_serving(run_id, scenario_id, checkpoint, serving) VALUES(?,?,?,?)"));
+    s.bind(1, run_id).bind(2, scenario_id).bind(3, checkpoint).bind(4, serving);
+    return s.run();
+}
+
+Result<std::vector<std::string>> ResultsDb::servings(std::int64_t run_id) {
+    std::vector<std::string> out;
+    MF_TRY_ASSIGN(Statement s, m_db.prepare(
+        "SELECT serving FROM retrieval_serving WHERE run_id = ? GROUP BY serving ORDER BY MIN(rowid)"));
+    s.bind(1, run_id);
+    MF_TRY(s.for_each_row([&] { out.push_back(s.column_text(0)); }));
+    return out;
 }
 
 Result<std::optional<MemoryStats>> ResultsDb::memory_stats(std::int64_t run_id, const std::string& dataset) {

@@ -332,6 +332,11 @@ public:
                                      std::int64_t memories, std::optional<std::int64_t> tokens,
                                      const std::string& encoding);
     Result<std::optional<MemoryStats>> memory_stats(std::int64_t run_id, const std::string& dataset);
+    // What served retrieval at a checkpoint (MemorySystem::serving()), and every distinct one of a
+    // run in the order first recorded.
+    Result<void> record_serving(std::int64_t run_id, const std::string& scenario_id, const std::string& checkpoint,
+                                const std::string& serving);
+    Result<std::vector<std::string>> servings(std::int64_t run_id);
 
     // Writes one process's calls, in one transaction, so that a run killed at any moment and
     // resumed ends with the llm_calls an uninterrupted run has. A call is identified by its run,

@@ -193,6 +193,8 @@ Result<void> VerbatimSystem::reindex() {
     });
 }
 
+std::string VerbatimSystem::serving() const { return m_retriever ? m_retriever->serving() : std::string(); }
+
 std::string VerbatimSystem::spec() const {
     Spec spec{"verbatim",
               {{"chunk", chunk_name(m_options.chunk)},

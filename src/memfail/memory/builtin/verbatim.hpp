@@ -38,6 +38,7 @@ public:
                                                         const SystemContext& context);
 
     std::string spec() const override;
+    std::string serving() const override;
     Capabilities capabilities() const override;
     Result<void> store_conversation(const data::Session& session) override;
     Result<std::vector<Hit>> retrieve_memories(std::string_view query,
