@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Structural validation of scenarios.
 #include <memfail/core/dates.hpp>
+#include <memfail/core/hash.hpp>
 #include <memfail/core/text.hpp>
 #include <memfail/data/validate.hpp>
 
@@ -15,6 +16,19 @@ std::string format_violation(const std::string& path, const Violation& v) {
     if (v.line) out += ":" + std::to_string(v.line);
     if (!v.field.empty()) out += ": " + v.field;
     return out + ": " + v.message;
+}
+
+std::string clean_id(const std::string& raw) {
+    auto ok = [](unsigned char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+               c == ':' || c == '-';
+    };
+    std::string out = raw;
+    for (char& c : out)
+        if (!ok(static_cast<unsigned char>(c))) c = '-';
+    if (!out.empty() && out.front() == '.') out.front() = '-';
+    if (out.size() > k_max_id_length) out = out.substr(0, k_max_id_length - 17) + "-" + content_hash(raw).substr(0, 16);
+    return out;
 }
 
 std::string id_problem(std::string_view id) {

@@ -22,6 +22,10 @@ struct Violation {
 inline constexpr std::size_t k_max_id_length = 128;
 // Empty when `id` is acceptable, otherwise what is wrong with it ("contains '/' ...").
 std::string id_problem(std::string_view id);
+// `raw` made acceptable to id_problem, for importers of ids they did not write: other bytes become
+// '-', so does a leading '.', and an id longer than the limit is cut and ended with 16 hex digits of
+// the whole one's hash, so distinct long ids stay distinct. Empty stays empty.
+std::string clean_id(const std::string& raw);
 
 // Formats "path:line: field: message".
 std::string format_violation(const std::string& path, const Violation& v);

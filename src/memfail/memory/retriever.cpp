@@ -629,6 +629,8 @@ Result<std::unique_ptr<HashedRetriever>> HashedRetriever::open(store::Database& 
     return retriever;
 }
 
+std::string HashedRetriever::serving() const { return signature() + " " + m_index.describe(); }
+
 std::string HashedRetriever::signature() const {
     return "hashed:dim=" + std::to_string(m_options.dim);
 }
@@ -769,6 +771,10 @@ Result<std::unique_ptr<EmbeddingRetriever>> EmbeddingRetriever::open(store::Data
 }
 
 std::string EmbeddingRetriever::signature() const { return "embed:" + m_embedder->signature(); }
+
+std::string EmbeddingRetriever::serving() const {
+    return signature() + (m_index ? " " + m_index->describe() : std::string(" (no vectors yet)"));
+}
 
 void EmbeddingRetriever::index_vector(std::int64_t rowid, const std::vector<float>& vector) {
     if (!m_index) {

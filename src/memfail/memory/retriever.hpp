@@ -181,6 +181,7 @@ public:
                                                          HashedRetrieverOptions options);
 
     std::string signature() const override;
+    std::string serving() const override;  // the signature and VectorIndex::describe()
     Result<void> add(std::int64_t rowid, std::string_view text) override;
     Result<void> flush() override;
     Result<void> reload() override;
@@ -218,6 +219,7 @@ public:
     ~EmbeddingRetriever() override;
 
     std::string signature() const override;
+    std::string serving() const override;  // the signature and VectorIndex::describe()
     Result<void> add(std::int64_t rowid, std::string_view text) override;
     Result<void> flush() override;
     Result<void> reload() override;

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: MIT
-// VectorIndex over hnswlib. hnswlib 0.6 has sharp edges this file keeps away from callers:
-// BruteforceSearch has a fixed capacity and reads past its data when k exceeds its size, and both
-// indexes throw on unknown labels, so every call is guarded here.
+// VectorIndex over hnswlib: exact float search while small, then an HNSW graph over int8 codes whose
+// best candidates are re-scored with the float vectors kept beside it. hnswlib 0.6 has sharp edges
+// this file keeps away from callers: BruteforceSearch has a fixed capacity and reads past its data
+// when k exceeds its size, and both indexes throw on unknown labels, so every call is guarded here.
 #include <memfail/memory/vector_index.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <string>
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -54,9 +57,38 @@ bool cpu_has_avx2() {
     static const bool has = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
     return has;
 }
+// Inner product of two int8 code vectors whose length is a multiple of 64: |a| times sign(b, a)
+// turns signed x signed into the unsigned x signed pairs vpmaddubsw takes (codes lie in
+// [-127, 127], so a pair sum stays within int16).
+__attribute__((target("avx2"))) std::int32_t dot_int8_avx2(const std::int8_t* a, const std::int8_t* b,
+                                                           std::size_t n) {
+    __m256i acc0 = _mm256_setzero_si256(), acc1 = _mm256_setzero_si256();
+    const __m256i ones = _mm256_set1_epi16(1);
+    for (std::size_t i = 0; i < n; i += 64) {
+        const __m256i x0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + i));
+        const __m256i y0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + i));
+        const __m256i x1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + i + 32));
+        const __m256i y1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + i + 32));
+        const __m256i p0 = _mm256_maddubs_epi16(_mm256_sign_epi8(x0, x0), _mm256_sign_epi8(y0, x0));
+        const __m256i p1 = _mm256_maddubs_epi16(_mm256_sign_epi8(x1, x1), _mm256_sign_epi8(y1, x1));
+        acc0 = _mm256_add_epi32(acc0, _mm256_madd_epi16(p0, ones));
+        acc1 = _mm256_add_epi32(acc1, _mm256_madd_epi16(p1, ones));
+    }
+    const __m256i acc = _mm256_add_epi32(acc0, acc1);
+    __m128i s = _mm_add_epi32(_mm256_castsi256_si128(acc), _mm256_extracti128_si256(acc, 1));
+    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0x4E));
+    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0xB1));
+    return _mm_cvtsi128_si32(s);
+}
 #else
 bool cpu_has_avx2() { return false; }
 #endif
+
+std::int32_t dot_int8_portable(const std::int8_t* a, const std::int8_t* b, std::size_t n) {
+    std::int32_t total = 0;
+    for (std::size_t i = 0; i < n; ++i) total += std::int32_t{a[i]} * std::int32_t{b[i]};
+    return total;
+}
 
 class DotSpace final : public hnswlib::SpaceInterface<float> {
 public:
@@ -73,6 +105,59 @@ public:
 private:
     hnswlib::InnerProductSpace m_fallback;
     std::size_t m_dim;
+    hnswlib::DISTFUNC<float> m_function;
+};
+
+// The graph's element: the vector as int8 codes, padded with zeros to a multiple of 64, then its
+// float scale (value = code x scale). Per-vector max-abs scaling keeps the error of an inner product
+// near 1e-3 for unit vectors, far below the gaps re-scoring has to settle.
+class Int8Space final : public hnswlib::SpaceInterface<float> {
+public:
+    explicit Int8Space(std::size_t dim) : m_param{dim, (dim + 63) / 64 * 64} {
+        m_function = cpu_has_avx2() ? &distance<true> : &distance<false>;
+    }
+    std::size_t get_data_size() override { return m_param.padded + sizeof(float); }
+    hnswlib::DISTFUNC<float> get_dist_func() override { return m_function; }
+    void* get_dist_func_param() override { return &m_param; }
+
+    // Writes the element for `vector` (dim floats) into `out` (get_data_size() bytes).
+    void encode(const float* vector, char* out) const {
+        float top = 0;
+        for (std::size_t i = 0; i < m_param.dim; ++i) top = std::max(top, std::fabs(vector[i]));
+        auto* codes = reinterpret_cast<std::int8_t*>(out);
+        std::fill(codes, codes + m_param.padded, std::int8_t{0});
+        const float scale = top > 0 ? top / 127.0F : 0.0F;
+        if (top > 0) {
+            const float inverse = 127.0F / top;
+            for (std::size_t i = 0; i < m_param.dim; ++i)
+                codes[i] = static_cast<std::int8_t>(std::lrintf(vector[i] * inverse));
+        }
+        std::memcpy(out + m_param.padded, &scale, sizeof scale);
+    }
+
+private:
+    struct Param {
+        std::size_t dim;
+        std::size_t padded;
+    };
+    template <bool avx2>
+    static float distance(const void* a_ptr, const void* b_ptr, const void* param_ptr) {
+        const std::size_t n = static_cast<const Param*>(param_ptr)->padded;
+        const auto* a = static_cast<const std::int8_t*>(a_ptr);
+        const auto* b = static_cast<const std::int8_t*>(b_ptr);
+        float scale_a = 0;
+        float scale_b = 0;
+        std::memcpy(&scale_a, a + n, sizeof scale_a);
+        std::memcpy(&scale_b, b + n, sizeof scale_b);
+#ifdef MEMFAIL_HAS_AVX2_KERNEL
+        const std::int32_t dot = avx2 ? dot_int8_avx2(a, b, n) : dot_int8_portable(a, b, n);
+#else
+        const std::int32_t dot = dot_int8_portable(a, b, n);
+#endif
+        return 1.0F - static_cast<float>(dot) * scale_a * scale_b;
+    }
+
+    Param m_param;
     hnswlib::DISTFUNC<float> m_function;
 };
 
@@ -93,15 +178,32 @@ std::vector<VectorMatch> drain(std::priority_queue<std::pair<float, hnswlib::lab
     });
     return out;
 }
+
+// The ef searches use when the options leave it to the index. The ef a given recall needs grows
+// with the graph, and so does the cost of each step, so ef steps up with the size while the tail
+// stays under 5 ms. Measured by bench_retrieval (hashed 512-dimension vectors, M=32, int8 codes,
+// re-scoring; bench/README.md), recall@10 against exact search: 0.976 at 10k (ef=128), 0.943 at
+// 100k and 0.90 at 300k (ef=256), 0.907 at 1M (ef=512: 2.6 ms median, 3.0 ms CPU p99). At 1M,
+// ef=1024 and 2048 reached 0.95 and 0.97 but at 4.6 and 8.3 ms median, past the 5 ms budget.
+std::size_t auto_ef_search(std::size_t size) {
+    if (size <= 30'000) return 128;
+    if (size <= 300'000) return 256;
+    return 512;
+}
 }  // namespace
 
 struct VectorIndex::Impl {
-    explicit Impl(VectorIndexOptions o) : options(o), space(static_cast<std::size_t>(o.dim)) {
+    explicit Impl(VectorIndexOptions o)
+        : options(o), dim(static_cast<std::size_t>(o.dim)), space(dim), codes(dim),
+          scratch(codes.get_data_size()), float_distance(space.get_dist_func()),
+          float_param(space.get_dist_func_param()) {
         reset_exact(k_initial_capacity);
     }
 
     void reset_exact(std::size_t capacity) {
         hnsw.reset();
+        full.clear();
+        full.shrink_to_fit();
         exact = std::make_unique<Exact>(&space, capacity);
         exact_capacity = capacity;
         live = 0;
@@ -122,35 +224,97 @@ struct VectorIndex::Impl {
 
     void move_to_hnsw() {
         const std::size_t count = exact->cur_element_count;
-        hnsw = std::make_unique<Hnsw>(&space, std::max(count * 2, k_initial_capacity), options.hnsw_m,
+        hnswlib::SpaceInterface<float>* graph_space = options.hnsw_quantize
+                                                          ? static_cast<hnswlib::SpaceInterface<float>*>(&codes)
+                                                          : &space;
+        hnsw = std::make_unique<Hnsw>(graph_space, std::max(count * 2, k_initial_capacity), options.hnsw_m,
                                       options.hnsw_ef_construction, options.hnsw_seed);
-        hnsw->setEf(options.hnsw_ef_search);
+        if (options.hnsw_quantize) full.reserve(std::max(count * 2, k_initial_capacity) * dim);
         for (std::size_t i = 0; i < count; ++i) {
             const char* element = exact->data_ + exact->size_per_element_ * i;
             hnswlib::labeltype label = 0;
             std::memcpy(&label, element + exact->data_size_, sizeof label);
-            hnsw->addPoint(element, label);
+            graph_add(reinterpret_cast<const float*>(element), label);
         }
         live = count;
         exact.reset();
+        sync_ef();
+    }
+
+    // Inserts (or replaces) `label` in the graph, and keeps its floats beside it when the graph
+    // holds codes. hnswlib numbers new elements 0, 1, 2... and keeps a replaced element's number.
+    void graph_add(const float* vector, hnswlib::labeltype label) {
+        if (hnsw->cur_element_count == hnsw->max_elements_ &&
+            hnsw->label_lookup_.find(label) == hnsw->label_lookup_.end())
+            hnsw->resizeIndex(hnsw->max_elements_ * 2);
+        if (!options.hnsw_quantize) {
+            hnsw->addPoint(vector, label);
+            return;
+        }
+        codes.encode(vector, scratch.data());
+        const std::size_t internal = hnsw->addPoint(scratch.data(), label, -1);
+        if (internal * dim == full.size()) {
+            full.insert(full.end(), vector, vector + dim);
+        } else {
+            std::copy(vector, vector + dim, full.begin() + static_cast<std::ptrdiff_t>(internal * dim));
+        }
     }
 
     std::size_t exact_limit() const {
         if (options.hnsw_threshold != 0) return options.hnsw_threshold;
-        return std::max<std::size_t>(VectorIndexOptions::k_exact_floats / static_cast<std::size_t>(options.dim), 1);
+        return std::max<std::size_t>(VectorIndexOptions::k_exact_floats / dim, 1);
     }
+
+    std::size_t ef_search() const {
+        if (!hnsw) return 0;
+        return options.hnsw_ef_search != 0 ? options.hnsw_ef_search : auto_ef_search(live);
+    }
+
+    // The ef for the current size, set where the size changes.
+    void sync_ef() { hnsw->setEf(ef_search()); }
 
     bool hnsw_holds(hnswlib::labeltype label) const {
         auto it = hnsw->label_lookup_.find(label);
         return it != hnsw->label_lookup_.end() && !hnsw->isMarkedDeleted(it->second);
     }
 
+    std::vector<VectorMatch> search_hnsw(const float* query, std::size_t want) const {
+        // hnswlib searches with max(ef, k); ef itself is set by adds and removals (sync_ef), so a
+        // search writes nothing.
+        if (!options.hnsw_quantize) return drain(hnsw->searchKnn(query, want));
+        // A pool wider than k: the codes rank candidates only roughly, the floats settle the order.
+        const std::size_t pool = std::max(want, options.rescore_pool);
+        std::vector<char> encoded(scratch.size());
+        codes.encode(query, encoded.data());
+        auto candidates = hnsw->searchKnn(encoded.data(), pool);
+        std::vector<VectorMatch> out;
+        out.reserve(candidates.size());
+        while (!candidates.empty()) {
+            const hnswlib::labeltype label = candidates.top().second;
+            candidates.pop();
+            const std::size_t internal = hnsw->label_lookup_.at(label);
+            const float score = 1.0F - float_distance(query, full.data() + internal * dim, float_param);
+            out.push_back({static_cast<std::int64_t>(label), score});
+        }
+        std::sort(out.begin(), out.end(), [](const VectorMatch& a, const VectorMatch& b) {
+            return a.score != b.score ? a.score > b.score : a.id < b.id;
+        });
+        if (out.size() > want) out.resize(want);
+        return out;
+    }
+
     VectorIndexOptions options;
-    DotSpace space;  // outlives both indexes, which keep a pointer to it
+    std::size_t dim;
+    DotSpace space;   // outlives both indexes, which keep a pointer to it
+    Int8Space codes;  // the graph's space when options.hnsw_quantize
+    std::vector<char> scratch;  // one encoded element, for inserts
+    hnswlib::DISTFUNC<float> float_distance;  // space's, for re-scoring
+    void* float_param;
     std::unique_ptr<Exact> exact;
     std::size_t exact_capacity = 0;
     std::unique_ptr<Hnsw> hnsw;
-    std::size_t live = 0;  // HNSW only: elements not marked deleted
+    std::vector<float> full;  // HNSW with codes only: dim floats per element, by hnswlib's number
+    std::size_t live = 0;     // HNSW only: elements not marked deleted
 };
 
 VectorIndex::VectorIndex(VectorIndexOptions options) {
@@ -187,15 +351,10 @@ void VectorIndex::add(std::int64_t id, std::span<const float> vector) {
     }
     Hnsw& hnsw = *impl.hnsw;
     auto it = hnsw.label_lookup_.find(label);
-    if (it != hnsw.label_lookup_.end()) {
-        // Replacing (or reviving a deleted) element updates it in place.
-        if (hnsw.isMarkedDeleted(it->second)) ++impl.live;
-        hnsw.addPoint(vector.data(), label);
-        return;
-    }
-    if (hnsw.cur_element_count == hnsw.max_elements_) hnsw.resizeIndex(hnsw.max_elements_ * 2);
-    hnsw.addPoint(vector.data(), label);
-    ++impl.live;
+    // Replacing (or reviving a deleted) element updates it in place.
+    if (it == hnsw.label_lookup_.end() || hnsw.isMarkedDeleted(it->second)) ++impl.live;
+    impl.graph_add(vector.data(), label);
+    impl.sync_ef();
 }
 
 bool VectorIndex::remove(std::int64_t id) {
@@ -212,6 +371,7 @@ bool VectorIndex::remove(std::int64_t id) {
     if (!impl.hnsw_holds(label)) return false;
     impl.hnsw->markDelete(label);
     --impl.live;
+    impl.sync_ef();
     return true;
 }
 
@@ -223,7 +383,7 @@ std::vector<VectorMatch> VectorIndex::search(std::span<const float> query, int k
     const std::size_t held = size();
     if (k <= 0 || held == 0) return {};
     const std::size_t want = std::min(static_cast<std::size_t>(k), held);
-    if (m_impl->hnsw) return drain(m_impl->hnsw->searchKnn(query.data(), want));
+    if (m_impl->hnsw) return m_impl->search_hnsw(query.data(), want);
     return drain(m_impl->exact->searchKnn(query.data(), want));
 }
 
@@ -234,6 +394,20 @@ std::size_t VectorIndex::size() const {
 bool VectorIndex::is_approximate() const { return m_impl->hnsw != nullptr; }
 
 std::size_t VectorIndex::exact_limit() const { return m_impl->exact_limit(); }
+
+std::size_t VectorIndex::ef_search() const { return m_impl->ef_search(); }
+
+std::string VectorIndex::describe() const {
+    const Impl& impl = *m_impl;
+    const std::string kernel = cpu_has_avx2() ? "avx2" : "sse";
+    if (!impl.hnsw) return "exact(f32," + kernel + ")";
+    const VectorIndexOptions& o = impl.options;
+    std::string out = std::string("hnsw(") + (o.hnsw_quantize ? "int8" : "f32") +
+                      ",M=" + std::to_string(o.hnsw_m) + ",efc=" + std::to_string(o.hnsw_ef_construction) +
+                      ",ef=" + std::to_string(impl.ef_search()) + "," + kernel + ")";
+    if (o.hnsw_quantize) out += "+rescore(f32,pool=" + std::to_string(o.rescore_pool) + ")";
+    return out;
+}
 
 bool VectorIndex::uses_avx2() { return cpu_has_avx2(); }
 

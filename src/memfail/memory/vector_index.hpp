@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
 #include <vector>
 
 namespace memfail::memory {
@@ -18,12 +19,25 @@ struct VectorIndexOptions {
     // 2 ms, and moving 20k vectors into HNSW at once took 14-16 s inside one store call.
     std::size_t hnsw_threshold = 0;
     static constexpr std::size_t k_exact_floats = std::size_t{1} << 21;
-    std::size_t hnsw_m = 16;
+    // Graph degree (level 0 holds 2M links). Hashed text vectors are close to orthogonal, a hard
+    // case for graph search, and the degree buys more recall per unit of search work than ef does:
+    // on 100k of them recall@10 against exact search measured 0.78, 0.87, 0.93 at ef=128, 256, 512
+    // with M=16, and 0.94 at ef=256 with M=32 (bench/README.md). M=32 costs more per insert, which
+    // the int8 codes below pay for.
+    std::size_t hnsw_m = 32;
     std::size_t hnsw_ef_construction = 100;
-    // Searches use max(this, k). Hashed text vectors are close to orthogonal, a hard case for
-    // graph search: on 100k of them (M=16) recall@10 against exact search measured 0.80 at ef=64,
-    // 0.87 at 128 and 0.93 at 256, at about 0.7, 1.3 and 2.6 ms per query.
-    std::size_t hnsw_ef_search = 128;
+    // Searches use max(this, k, rescore pool). 0 (the default) sets it by size, since the ef a
+    // given recall needs grows with the graph: see auto_ef_search() in vector_index.cpp.
+    std::size_t hnsw_ef_search = 0;
+    // True: the graph holds each vector as int8 codes (one scale per vector), a quarter of the
+    // bytes, so a distance reads 8 cache lines instead of 32 at 512 dimensions; graph search is
+    // bound by those reads (at 100k, M=16: inserts 3.8x and searches 1.8x faster than floats, at
+    // the same recall within 0.005). The full float vectors
+    // are kept beside the graph and the best `rescore_pool` candidates are re-scored with them, so
+    // returned scores are exact and quantisation only decides which candidates reach the pool.
+    // False: floats in the graph and no re-scoring (the configuration before 2026-11-26).
+    bool hnsw_quantize = true;
+    std::size_t rescore_pool = 64;
     std::uint64_t hnsw_seed = 100;    // fixed, so one insertion order always builds one graph
 };
 
@@ -32,8 +46,8 @@ struct VectorMatch {
     float score = 0;  // inner product = cosine for normalised vectors; higher is closer
 };
 
-// Backed by hnswlib (BruteforceSearch, then HierarchicalNSW) with InnerProductSpace. Not safe for
-// concurrent use: callers serialise adds and searches.
+// Backed by hnswlib (BruteforceSearch, then HierarchicalNSW) with an inner-product space of our own
+// (AVX2 kernels chosen at run time). Not safe for concurrent use: callers serialise adds and searches.
 class VectorIndex {
 public:
     explicit VectorIndex(VectorIndexOptions options);
@@ -57,6 +71,16 @@ public:
     bool is_approximate() const;
     // The size up to which search is exact (hnsw_threshold, or the one derived from the dimension).
     std::size_t exact_limit() const;
+    // The ef a search at the current size uses (before max with k and the rescore pool); 0 while
+    // exact.
+    std::size_t ef_search() const;
+    // What serves a search now, with the settings that decide its recall, for a run's record:
+    //   "exact(f32,avx2)"                                          while exact ("sse" without AVX2)
+    //   "hnsw(int8,M=32,efc=100,ef=256,avx2)+rescore(f32,pool=64)" quantised graph, then re-scoring
+    //   "hnsw(f32,M=16,efc=100,ef=128,avx2)"                       hnsw_quantize = false
+    // ef is the one in effect at the current size. Recall measured for these settings on hashed
+    // text vectors is in bench/README.md (bench_retrieval).
+    std::string describe() const;
     // True when distances use the AVX2/FMA kernel (chosen at run time; SSE/portable otherwise).
     static bool uses_avx2();
 

@@ -304,6 +304,23 @@ std::optional<bool> ProbeGrader::judge_answer(const PendingProbe& p, store::Prob
     return v->passed;
 }
 
+// The row's answer-stage outcome once its answer is graded: the memory's stage stands when the
+// memory failed first; an answer nobody could decide is unverified, never a pass.
+static store::ProbeRow with_answer_verdict(store::ProbeRow row, std::optional<bool> correct, bool reached) {
+    if (!reached) {
+        row.reasoning = "not reached";
+        return row;
+    }
+    if (!correct) {
+        row.reasoning = "unverified";
+        row.stage = "unverified";
+        return row;
+    }
+    row.reasoning = *correct ? "correct" : "reasoning_error";
+    row.stage = *correct ? "correct" : "reasoning_error";
+    return row;
+}
+
 // The answer of a probe with a rubric: the rubric decides what it can decide exactly; the judge
 // decides the rest, and without a judge the row is unverified (never a pass).
 store::ProbeRow ProbeGrader::grade_rubric_answer(const PendingProbe& p, store::ProbeRow row, bool reached) {
@@ -342,18 +359,7 @@ store::ProbeRow ProbeGrader::grade_rubric_answer(const PendingProbe& p, store::P
                                    known ? "the wrong answer names a value memory held at some point"
                                          : "the wrong answer names no value this fact ever had"));
     }
-    if (!reached) {
-        row.reasoning = "not reached";
-        return row;
-    }
-    if (!correct) {
-        row.reasoning = "unverified";
-        row.stage = "unverified";
-        return row;
-    }
-    row.reasoning = *correct ? "correct" : "reasoning_error";
-    row.stage = *correct ? "correct" : "reasoning_error";
-    return row;
+    return with_answer_verdict(std::move(row), correct, reached);
 }
 
 // The answer to a profile task (the dynamic suite): each leaf field graded by rule, the judge
@@ -447,18 +453,7 @@ store::ProbeRow ProbeGrader::grade_profile_answer(const PendingProbe& p, store::
         row.profile->fields_json = fields.dump(-1, ' ', false, json::error_handler_t::replace);
     }
     row.answer_correct = correct;
-    if (!reached) {
-        row.reasoning = "not reached";
-        return row;
-    }
-    if (!correct) {
-        row.reasoning = "unverified";
-        row.stage = "unverified";
-        return row;
-    }
-    row.reasoning = *correct ? "correct" : "reasoning_error";
-    row.stage = *correct ? "correct" : "reasoning_error";
-    return row;
+    return with_answer_verdict(std::move(row), correct, reached);
 }
 
 }  // namespace memfail::run

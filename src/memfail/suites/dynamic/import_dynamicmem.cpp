@@ -152,22 +152,7 @@ std::optional<std::string> string_member(const json& obj, std::initializer_list<
     return s;
 }
 
-bool id_byte_ok(unsigned char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
-           c == ':' || c == '-';
-}
-
-// `raw` made acceptable to data::id_problem: other bytes become '-', so does a leading '.', and a
-// long id is cut and ended with 16 hex digits of the whole one's hash so distinct ids stay distinct.
-std::string clean_id(const std::string& raw) {
-    std::string out = raw;
-    for (char& c : out)
-        if (!id_byte_ok(static_cast<unsigned char>(c))) c = '-';
-    if (!out.empty() && out.front() == '.') out.front() = '-';
-    if (out.size() > data::k_max_id_length)
-        out = out.substr(0, data::k_max_id_length - 17) + "-" + content_hash(raw).substr(0, 16);
-    return out;
-}
+using data::clean_id;
 
 // A log id as the files write it: a string (trimmed) or a whole number (its digits), so "17" and 17
 // name the same log. Anything else names none.

@@ -110,23 +110,7 @@ bool deeper_than(const json& v, std::size_t limit, std::size_t depth = 0) {
 // The same on JSON text before parsing it (data::json_nesting_depth: one pass, no recursion).
 bool text_deeper_than(std::string_view text, std::size_t limit) { return data::json_nesting_depth(text, limit) > limit; }
 
-bool id_byte_ok(unsigned char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
-           c == ':' || c == '-';
-}
-
-// `raw` made acceptable to data::id_problem: other bytes become '-', so does a leading '.', and an id
-// longer than the limit is cut and ended with 16 hex digits of the whole one's hash, so distinct long
-// ids stay distinct. Empty stays empty.
-std::string clean_id(const std::string& raw) {
-    std::string out = raw;
-    for (char& c : out)
-        if (!id_byte_ok(static_cast<unsigned char>(c))) c = '-';
-    if (!out.empty() && out.front() == '.') out.front() = '-';
-    if (out.size() > data::k_max_id_length)
-        out = out.substr(0, data::k_max_id_length - 17) + "-" + content_hash(raw).substr(0, 16);
-    return out;
-}
+using data::clean_id;
 
 // A session reference (session_id, introduced_in, probe.session, source_session): a whole number as
 // its decimal digits, a string as a cleaned id. Anything else names no session.
