@@ -58,6 +58,7 @@
 #include <memfail/core/text.hpp>
 #include <memfail/data/jsonl.hpp>
 #include <memfail/data/validate.hpp>
+#include <memfail/suites/import_json.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -94,43 +95,11 @@ constexpr const char* k_log_file = "app_log_large.json";
 // ---------------------------------------------------------------------------------------------
 // Small helpers over JSON values.
 
-std::string at(const std::string& base, std::string_view key) {
-    return base.empty() ? std::string(key) : base + "." + std::string(key);
-}
-std::string at(const std::string& base, std::size_t index) { return base + "[" + std::to_string(index) + "]"; }
-
-std::string compact(const json& v) { return v.dump(-1, ' ', false, json::error_handler_t::replace); }
-
-std::string as_text(const json& v) {
-    if (v.is_null()) return {};
-    if (v.is_string()) return v.get_ref<const std::string&>();
-    return compact(v);
-}
-
-// A value quoted in a note, cut to a readable length (never inside a UTF-8 character).
-std::string shown(const json& v) {
-    std::string s = v.is_string() ? v.get_ref<const std::string&>() : compact(v);
-    if (s.size() > 60) {
-        std::size_t cut = 57;
-        while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
-        s = s.substr(0, cut) + "...";
-    }
-    return v.is_string() ? "'" + s + "'" : s;
-}
-
-const char* type_name(const json& v) {
-    switch (v.type()) {
-        case json::value_t::null: return "null";
-        case json::value_t::object: return "an object";
-        case json::value_t::array: return "a list";
-        case json::value_t::string: return "a string";
-        case json::value_t::boolean: return "a boolean";
-        case json::value_t::number_integer:
-        case json::value_t::number_unsigned:
-        case json::value_t::number_float: return "a number";
-        default: return "an unknown value";
-    }
-}
+using import_json::as_text;
+using import_json::at;
+using import_json::compact;
+using import_json::shown;
+using import_json::type_name;
 
 // The first of `keys` that `obj` holds with a non-null value, with the key found.
 std::pair<const json*, std::string_view> first_member(const json& obj, std::initializer_list<std::string_view> keys) {

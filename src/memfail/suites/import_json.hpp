@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: MIT
+// Small helpers the suites' importers share over JSON they did not write: the JSON path of a
+// value for notes ("probes[2].rubric"), values as text, values quoted in a note, and what kind of
+// value was found where another was expected.
+#pragma once
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+namespace memfail::suites::import_json {
+
+// "base.key" ("key" when base is empty) and "base[index]".
+std::string at(const std::string& base, std::string_view key);
+std::string at(const std::string& base, std::size_t index);
+// Compact JSON; bytes that are not UTF-8 (possible only in values built in memory) are replaced
+// instead of throwing.
+std::string compact(const nlohmann::json& v);
+// A value as an answer states it: strings as they are, numbers as written, the rest as compact JSON.
+std::string as_text(const nlohmann::json& v);
+// A value quoted in a note, cut to a readable length (never inside a UTF-8 character); strings quoted.
+std::string shown(const nlohmann::json& v);
+// "a string", "a list", "an object", "a number", ...
+const char* type_name(const nlohmann::json& v);
+
+}  // namespace memfail::suites::import_json
