@@ -42,4 +42,31 @@ const char* type_name(const json& v) {
     }
 }
 
+bool deeper_than(const json& v, std::size_t limit, std::size_t depth) {
+    if (!v.is_structured()) return false;
+    if (depth + 1 > limit) return true;
+    for (const auto& child : v)
+        if (deeper_than(child, limit, depth + 1)) return true;
+    return false;
+}
+
+std::string parser_message(const std::string& what) {
+    std::string_view m = what;
+    if (!m.empty() && m.front() == '[')
+        if (const std::size_t end = m.find("] "); end != std::string_view::npos) m.remove_prefix(end + 2);
+    std::string out;
+    for (const char c : m) {
+        const auto u = static_cast<unsigned char>(c);
+        if (u >= 0x20 && u < 0x7f) {
+            out += c;
+        } else {
+            static const char* hex = "0123456789ABCDEF";
+            out += "\\x";
+            out += hex[u >> 4];
+            out += hex[u & 15];
+        }
+    }
+    return out;
+}
+
 }  // namespace memfail::suites::import_json

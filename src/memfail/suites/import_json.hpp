@@ -23,5 +23,12 @@ std::string as_text(const nlohmann::json& v);
 std::string shown(const nlohmann::json& v);
 // "a string", "a list", "an object", "a number", ...
 const char* type_name(const nlohmann::json& v);
+// True when `v` nests arrays and objects more than `limit` deep (a top-level object is depth 1);
+// recurses at most limit + 1 levels, whatever the value.
+bool deeper_than(const nlohmann::json& v, std::size_t limit, std::size_t depth = 0);
+// A parser's message without its exception id ("[json.exception.parse_error.101] parse error at
+// ..." -> "parse error at ..."), every byte outside printable ASCII escaped: it quotes the bytes it
+// stopped at, which need not be UTF-8, and notes are written as JSON.
+std::string parser_message(const std::string& what);
 
 }  // namespace memfail::suites::import_json

@@ -98,6 +98,8 @@ constexpr const char* k_log_file = "app_log_large.json";
 using import_json::as_text;
 using import_json::at;
 using import_json::compact;
+using import_json::deeper_than;
+using import_json::parser_message;
 using import_json::shown;
 using import_json::type_name;
 
@@ -140,35 +142,7 @@ std::optional<std::string> id_text(const json& v) {
     return std::nullopt;
 }
 
-// A parser's message without its exception id, every byte outside printable ASCII escaped: it
-// quotes the bytes it stopped at, which need not be UTF-8, and notes are written as JSON.
-std::string parser_message(const std::string& what) {
-    std::string_view m = what;
-    if (!m.empty() && m.front() == '[')
-        if (const std::size_t end = m.find("] "); end != std::string_view::npos) m.remove_prefix(end + 2);
-    std::string out;
-    for (const char c : m) {
-        const auto u = static_cast<unsigned char>(c);
-        if (u >= 0x20 && u < 0x7f) {
-            out += c;
-        } else {
-            static const char* hex = "0123456789ABCDEF";
-            out += "\\x";
-            out += hex[u >> 4];
-            out += hex[u & 15];
-        }
-    }
-    return out;
-}
 
-// True when `v` nests arrays and objects more than `limit` deep; recurses at most limit + 1 levels.
-bool deeper_than(const json& v, std::size_t limit, std::size_t depth = 0) {
-    if (!v.is_structured()) return false;
-    if (depth + 1 > limit) return true;
-    for (const auto& child : v)
-        if (deeper_than(child, limit, depth + 1)) return true;
-    return false;
-}
 
 // ---------------------------------------------------------------------------------------------
 // Notes of one file, with repetitive kinds capped.

@@ -52,6 +52,8 @@ const std::set<std::string>& documented_failure_modes() {
 using import_json::as_text;
 using import_json::at;
 using import_json::compact;
+using import_json::deeper_than;
+using import_json::parser_message;
 using import_json::shown;
 using import_json::type_name;
 
@@ -63,15 +65,6 @@ const json* member(const json& obj, std::string_view key) {
     return &*it;
 }
 
-// True when `v` nests arrays and objects more than `limit` deep (a top-level object is depth 1).
-// Recurses at most limit + 1 levels, whatever the value.
-bool deeper_than(const json& v, std::size_t limit, std::size_t depth = 0) {
-    if (!v.is_structured()) return false;
-    if (depth + 1 > limit) return true;
-    for (const auto& child : v)
-        if (deeper_than(child, limit, depth + 1)) return true;
-    return false;
-}
 
 // The same on JSON text before parsing it (data::json_nesting_depth: one pass, no recursion).
 bool text_deeper_than(std::string_view text, std::size_t limit) { return data::json_nesting_depth(text, limit) > limit; }
@@ -1114,27 +1107,6 @@ void rename_scenario(data::Scenario& s, const std::string& id) {
     s.id = id;
 }
 
-// A parser's message without its exception id ("[json.exception.parse_error.101] parse error at
-// ..." -> "parse error at ..."), and with every byte outside printable ASCII escaped: the message
-// quotes the bytes it stopped at, which need not be UTF-8, and notes are written as JSON.
-std::string parser_message(const std::string& what) {
-    std::string_view m = what;
-    if (!m.empty() && m.front() == '[')
-        if (const std::size_t end = m.find("] "); end != std::string_view::npos) m.remove_prefix(end + 2);
-    std::string out;
-    for (const char c : m) {
-        const auto u = static_cast<unsigned char>(c);
-        if (u >= 0x20 && u < 0x7f) {
-            out += c;
-        } else {
-            static const char* hex = "0123456789ABCDEF";
-            out += "\\x";
-            out += hex[u >> 4];
-            out += hex[u & 15];
-        }
-    }
-    return out;
-}
 
 }  // namespace
 
