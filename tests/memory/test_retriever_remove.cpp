@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
-// Retriever::remove: retired rows leave the dense index (and stay out after a reload), and the
-// work-based exact/HNSW switch of VectorIndex.
+// Retriever::remove: retired rows leave the dense index (and stay out after a reload), the
+// work-based exact/approximate switch of VectorIndex, and which index serves which vectors.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <string>
 #include <vector>
 
+#include <memfail/core/hash.hpp>
 #include <memfail/memory/retriever.hpp>
 #include <memfail/memory/text_embedder.hpp>
 #include <memfail/store/database.hpp>
@@ -98,6 +99,53 @@ TEST(VectorIndexThreshold, ExactSearchEndsWithTheWorkNotTheCount) {
         index.add(static_cast<std::int64_t>(i), v);
         EXPECT_EQ(index.is_approximate(), i + 1 > limit) << i;
     }
+}
+
+// Dense vectors as a model gives them: every dimension carries mass (a deterministic stand-in
+// for the test; the product has no such embedder).
+class DenseTestEmbedder final : public TextEmbedder {
+public:
+    std::string signature() const override { return "test:dense"; }
+    Result<std::vector<std::vector<float>>> embed(const std::vector<std::string>& texts) override {
+        std::vector<std::vector<float>> out;
+        for (const std::string& text : texts) {
+            std::vector<float> v(32);
+            for (std::size_t d = 0; d < v.size(); ++d)
+                v[d] = static_cast<float>(hash64(text, d) % 1000) / 1000.0F - 0.5F;
+            l2_normalize(v);
+            out.push_back(std::move(v));
+        }
+        return out;
+    }
+};
+
+// Hashed vectors (sparse) go to the column scan past the exact limit; a model's (dense) to HNSW.
+// Either way serving() names it, for the run's record.
+TEST(RetrieverServing, SparseVectorsAreScannedByColumnsDenseOnesGoToAGraph) {
+    // One database each: the two embedding retrievers would share a table.
+    auto db_hashed = ok(store::Database::open(":memory:"));
+    auto db_sparse = ok(store::Database::open(":memory:"));
+    auto db_dense = ok(store::Database::open(":memory:"));
+    auto hashed = ok(HashedRetriever::open(db_hashed, {.dim = 64, .hnsw_threshold = 20}));
+    auto sparse = ok(EmbeddingRetriever::open(db_sparse, make_hashed_text_embedder(64), 20));
+    auto dense = ok(EmbeddingRetriever::open(db_dense, std::make_unique<DenseTestEmbedder>(), 20));
+    EXPECT_NE(hashed->serving().find("exact("), std::string::npos) << hashed->serving();
+    for (int i = 1; i <= 60; ++i) {
+        const std::string text = "note " + std::to_string(i) + " about harbour " + std::to_string(i * 7);
+        ok(hashed->add(i, text));
+        ok(sparse->add(i, text));
+        ok(dense->add(i, text));
+    }
+    ok(hashed->flush());
+    ok(sparse->flush());
+    ok(dense->flush());
+    EXPECT_NE(hashed->serving().find("columns(int8,dims="), std::string::npos) << hashed->serving();
+    EXPECT_NE(sparse->serving().find("columns(int8,dims="), std::string::npos) << sparse->serving();
+    EXPECT_NE(dense->serving().find("hnsw(int8,"), std::string::npos) << dense->serving();
+    // Past the limit each still finds a stored row by its own words.
+    EXPECT_TRUE(holds(ok(hashed->search("note 42 about harbour 294", 3)), 42));
+    EXPECT_TRUE(holds(ok(sparse->search("note 42 about harbour 294", 3)), 42));
+    EXPECT_TRUE(holds(ok(dense->search("note 42 about harbour 294", 1)), 42));
 }
 
 }  // namespace

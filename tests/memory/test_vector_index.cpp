@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// VectorIndex in each of its modes (exact, HNSW over int8 codes with re-scoring, HNSW over floats):
-// recall against exact search on hashed text vectors, describe(), and remove/replace/clear.
+// VectorIndex in each of its modes (exact, the column scan, HNSW over int8 codes with re-scoring,
+// HNSW over floats): recall against exact search on hashed text vectors, describe(), and
+// remove/replace/clear.
 #include <algorithm>
 #include <cmath>
 #include <set>
@@ -85,6 +86,13 @@ VectorIndexOptions quantized(std::size_t threshold) {
     return {.dim = HashedEmbedder::k_default_dim, .hnsw_threshold = threshold};
 }
 
+VectorIndexOptions columns(std::size_t threshold, std::size_t budget = ColumnIndexOptions{}.budget) {
+    VectorIndexOptions options{.dim = HashedEmbedder::k_default_dim, .large = LargeIndex::columns,
+                               .hnsw_threshold = threshold};
+    options.columns.budget = budget;
+    return options;
+}
+
 VectorIndexOptions floats(std::size_t threshold) {
     VectorIndexOptions options = quantized(threshold);
     options.hnsw_quantize = false;
@@ -124,6 +132,135 @@ TEST(VectorIndexModes, RecallAgainstExactSearchOnHashedVectors) {
             }
         }
     }
+}
+
+// The column scan ranks by the query's heaviest dimensions only when the store is large (a budget
+// of codes per search); budget 1 forces that narrowest scan (16 dimensions) on a small store.
+TEST(VectorIndexModes, ColumnScanRecallAgainstExactSearchOnHashedVectors) {
+    const HashedCorpus corpus = hashed_corpus(3000, 150);
+    VectorIndex exact({.dim = HashedEmbedder::k_default_dim, .hnsw_threshold = 1'000'000});
+    VectorIndex wide(columns(200));
+    VectorIndex narrow(columns(200, 1));
+    for (std::size_t i = 0; i < corpus.vectors.size(); ++i) {
+        const auto id = static_cast<std::int64_t>(i);
+        exact.add(id, corpus.vectors[i]);
+        wide.add(id, corpus.vectors[i]);
+        narrow.add(id, corpus.vectors[i]);
+    }
+    ASSERT_TRUE(wide.is_approximate());
+    EXPECT_EQ(wide.describe().rfind("columns(int8,dims=512/512,pool=256,", 0), 0U) << wide.describe();
+    EXPECT_EQ(narrow.describe().rfind("columns(int8,dims=16/512,pool=256,", 0), 0U) << narrow.describe();
+    EXPECT_EQ(wide.ef_search(), 0U);
+    const double wide_recall = recall_at_10(wide, exact, corpus);
+    const double narrow_recall = recall_at_10(narrow, exact, corpus);
+    RecordProperty("wide_recall", std::to_string(wide_recall));
+    RecordProperty("narrow_recall", std::to_string(narrow_recall));
+    EXPECT_GE(wide_recall, 0.999);
+    EXPECT_GE(narrow_recall, 0.97);
+    // Scores are the floats' own, best first, ties by id.
+    for (std::size_t q = 0; q < 30; ++q) {
+        const auto hits = narrow.search(corpus.queries[q], 10);
+        ASSERT_EQ(hits.size(), 10U);
+        for (std::size_t i = 0; i < hits.size(); ++i) {
+            EXPECT_NEAR(hits[i].score, dot(corpus.queries[q], corpus.vectors[static_cast<std::size_t>(hits[i].id)]),
+                        1e-5F);
+            if (i > 0) {
+                EXPECT_TRUE(hits[i - 1].score > hits[i].score ||
+                            (hits[i - 1].score == hits[i].score && hits[i - 1].id < hits[i].id));
+            }
+        }
+    }
+}
+
+// The scan's candidates must not depend on the CPU: the portable kernel returns what AVX2 does.
+TEST(VectorIndexModes, ColumnScanGivesTheSameAnswersWithoutAvx2) {
+    const HashedCorpus corpus = hashed_corpus(2500, 60);
+    VectorIndex fast(columns(100, 1));
+    VectorIndexOptions options = columns(100, 1);
+    options.columns.use_avx2 = false;
+    VectorIndex portable(options);
+    for (std::size_t i = 0; i < corpus.vectors.size(); ++i) {
+        fast.add(static_cast<std::int64_t>(i), corpus.vectors[i]);
+        portable.add(static_cast<std::int64_t>(i), corpus.vectors[i]);
+    }
+    EXPECT_NE(portable.describe().find(",portable)"), std::string::npos) << portable.describe();
+    for (const auto& query : corpus.queries) {
+        const auto a = fast.search(query, 10);
+        const auto b = portable.search(query, 10);
+        ASSERT_EQ(a.size(), b.size());
+        for (std::size_t i = 0; i < a.size(); ++i) {
+            EXPECT_EQ(a[i].id, b[i].id);
+            EXPECT_EQ(a[i].score, b[i].score);
+        }
+    }
+}
+
+// Fewer dimensions as the store grows, never fewer than min_dims or more than the vector has.
+TEST(VectorIndexModes, ColumnScanNarrowsWithSize) {
+    Rng rng(21);
+    VectorIndex index(columns(10, 100'000));
+    std::vector<std::size_t> scanned;
+    for (int i = 0; i < 12'000; ++i) {
+        std::vector<float> v(HashedEmbedder::k_default_dim);
+        for (float& x : v) x = static_cast<float>(rng.unit() - 0.5);
+        l2_normalize(v);
+        index.add(i, v);
+        if (i + 1 == 100 || i + 1 == 1000 || i + 1 == 5000 || i + 1 == 12'000) {
+            const std::string d = index.describe();
+            const auto at = d.find("dims=");
+            ASSERT_NE(at, std::string::npos) << d;
+            scanned.push_back(std::stoul(d.substr(at + 5)));
+        }
+    }
+    EXPECT_EQ(scanned, (std::vector<std::size_t>{512, 100, 20, 16}));
+
+    VectorIndexOptions small{.dim = 8, .large = LargeIndex::columns, .hnsw_threshold = 4};
+    small.columns.budget = 1;
+    VectorIndex eight(small);
+    for (int i = 0; i < 40; ++i) {
+        std::vector<float> v(8, 0.0F);
+        v[static_cast<std::size_t>(i % 8)] = 1.0F;
+        eight.add(i, v);
+    }
+    EXPECT_EQ(eight.describe().rfind("columns(int8,dims=8/8,", 0), 0U) << eight.describe();
+    // A zero query ranks nothing above anything: it still answers k, all scored 0.
+    const auto none = eight.search(std::vector<float>(8, 0.0F), 5);
+    ASSERT_EQ(none.size(), 5U);
+    for (const VectorMatch& m : none) EXPECT_EQ(m.score, 0.0F);
+}
+
+// Removing moves the last vector into the hole; across blocks (2,048 vectors each) every vector
+// left must still be found under its own id with its own score, and an emptied block is dropped.
+TEST(VectorIndexModes, ColumnScanRemovalsAcrossBlocks) {
+    Rng rng(8);
+    VectorIndex index({.dim = 64, .large = LargeIndex::columns, .hnsw_threshold = 20});
+    std::vector<std::vector<float>> stored;
+    for (int i = 0; i < 4200; ++i) {
+        std::vector<float> v(64);
+        for (float& x : v) x = static_cast<float>(rng.unit() - 0.5);
+        l2_normalize(v);
+        stored.push_back(v);
+        index.add(i, v);
+    }
+    std::set<int> removed;
+    for (int i = 0; i < 4200; i += 19) removed.insert(i);  // 222 of them, from every block
+    removed.insert(4199);
+    for (const int id : removed) ASSERT_TRUE(index.remove(id)) << id;
+    ASSERT_EQ(index.size(), 4200U - removed.size());
+    for (int id = 0; id < 4200; id += 7) {
+        const auto top = index.search(stored[static_cast<std::size_t>(id)], 3);
+        ASSERT_FALSE(top.empty());
+        if (removed.count(id) != 0) {
+            for (const VectorMatch& m : top) EXPECT_NE(m.id, id);
+        } else {
+            EXPECT_EQ(top[0].id, id);
+            EXPECT_NEAR(top[0].score, 1.0F, 1e-5F);
+        }
+    }
+    // Back under their ids, at the end of the store.
+    for (const int id : removed) index.add(id, stored[static_cast<std::size_t>(id)]);
+    EXPECT_EQ(index.size(), 4200U);
+    for (const int id : removed) EXPECT_EQ(index.search(stored[static_cast<std::size_t>(id)], 1).at(0).id, id);
 }
 
 TEST(VectorIndexModes, DescribeNamesTheModeAndItsSettings) {
@@ -226,6 +363,15 @@ TEST(VectorIndexModes, RemoveReplaceClearWhileExact) {
 TEST(VectorIndexModes, RemoveReplaceClearOverInt8Codes) {
     VectorIndex index({.dim = 48, .hnsw_threshold = 50});  // 48: codes padded to 64
     exercise_remove_replace_clear(index, true);
+}
+
+TEST(VectorIndexModes, RemoveReplaceClearOverColumns) {
+    VectorIndex index({.dim = 48, .large = LargeIndex::columns, .hnsw_threshold = 50});
+    exercise_remove_replace_clear(index, true);
+    VectorIndexOptions narrow{.dim = 48, .large = LargeIndex::columns, .hnsw_threshold = 50};
+    narrow.columns.budget = 1;  // 16 of the 48 dimensions
+    VectorIndex partial(narrow);
+    exercise_remove_replace_clear(partial, true);
 }
 
 TEST(VectorIndexModes, RemoveReplaceClearOverFloats) {

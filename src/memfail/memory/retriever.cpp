@@ -600,7 +600,7 @@ HashedRetriever::HashedRetriever(store::Database& db, HashedRetrieverOptions opt
     : m_db(&db),
       m_options(options),
       m_embedder(options.dim),
-      m_index(VectorIndexOptions{.dim = options.dim, .hnsw_threshold = options.hnsw_threshold}),
+      m_index(VectorIndexOptions{.dim = options.dim, .large = LargeIndex::columns, .hnsw_threshold = options.hnsw_threshold}),
       m_df(static_cast<std::size_t>(options.dim), 0),
       m_insert_vector("INSERT INTO hashed_vectors (doc, vector) VALUES (?, ?)"),
       m_upsert_df("INSERT INTO hashed_df (bucket, df) VALUES (?, ?) "
@@ -780,6 +780,7 @@ void EmbeddingRetriever::index_vector(std::int64_t rowid, const std::vector<floa
     if (!m_index) {
         VectorIndexOptions options;
         options.dim = static_cast<int>(vector.size());
+        options.large = m_embedder->sparse() ? LargeIndex::columns : LargeIndex::hnsw;
         options.hnsw_threshold = m_hnsw_threshold;
         m_index.emplace(options);
     }

@@ -11,6 +11,7 @@ class HashedTextEmbedder final : public TextEmbedder {
 public:
     explicit HashedTextEmbedder(int dim) : m_embedder(dim) {}
     std::string signature() const override { return "hashed:dim=" + std::to_string(m_embedder.dim()); }
+    bool sparse() const override { return true; }
     Result<std::vector<std::vector<float>>> embed(const std::vector<std::string>& texts) override {
         std::vector<std::vector<float>> out;
         out.reserve(texts.size());

@@ -17,6 +17,9 @@ public:
     virtual ~TextEmbedder() = default;
     // "hashed:dim=512" or "model:<name>": changes when the vectors would differ.
     virtual std::string signature() const = 0;
+    // True when a vector's mass sits in a few dimensions (hashed features), so the retriever's
+    // index scans columns; false (models) keeps an HNSW graph. See LargeIndex.
+    virtual bool sparse() const { return false; }
     // One L2-normalised vector per text, in order; all have the same dimension.
     virtual Result<std::vector<std::vector<float>>> embed(const std::vector<std::string>& texts) = 0;
 };

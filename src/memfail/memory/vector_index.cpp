@@ -10,13 +10,10 @@
 #include <cstring>
 #include <string>
 
-#if defined(__x86_64__)
-#include <immintrin.h>
-#endif
-
 #include <hnswlib/hnswlib.h>
 
 #include <memfail/core/error.hpp>
+#include <memfail/memory/vector_kernels.hpp>
 
 namespace memfail::memory {
 
@@ -25,87 +22,21 @@ constexpr std::size_t k_initial_capacity = 1024;
 
 // The system hnswlib is compiled here with SSE only (no -mavx in the build flags), so its inner
 // product reads 4 floats per step. Every distance in exact search and HNSW goes through this space
-// instead: an AVX2/FMA kernel when the CPU has it (checked at run time, so a binary built here still
-// runs on an older CPU), else hnswlib's own function.
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define MEMFAIL_HAS_AVX2_KERNEL 1
-__attribute__((target("avx2,fma"))) float inner_product_distance_avx2(const void* a_ptr, const void* b_ptr,
-                                                                      const void* dim_ptr) {
-    const auto* a = static_cast<const float*>(a_ptr);
-    const auto* b = static_cast<const float*>(b_ptr);
-    const std::size_t dim = *static_cast<const std::size_t*>(dim_ptr);
-    __m256 s0 = _mm256_setzero_ps(), s1 = _mm256_setzero_ps(), s2 = _mm256_setzero_ps(),
-           s3 = _mm256_setzero_ps();
-    std::size_t i = 0;
-    for (; i + 32 <= dim; i += 32) {
-        s0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i), s0);
-        s1 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i + 8), _mm256_loadu_ps(b + i + 8), s1);
-        s2 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i + 16), _mm256_loadu_ps(b + i + 16), s2);
-        s3 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i + 24), _mm256_loadu_ps(b + i + 24), s3);
-    }
-    for (; i + 8 <= dim; i += 8) s0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i), s0);
-    const __m256 sum = _mm256_add_ps(_mm256_add_ps(s0, s1), _mm256_add_ps(s2, s3));
-    __m128 half = _mm_add_ps(_mm256_castps256_ps128(sum), _mm256_extractf128_ps(sum, 1));
-    half = _mm_add_ps(half, _mm_movehl_ps(half, half));
-    half = _mm_add_ss(half, _mm_movehdup_ps(half));
-    float total = _mm_cvtss_f32(half);
-    for (; i < dim; ++i) total += a[i] * b[i];
-    return 1.0F - total;
-}
-
-bool cpu_has_avx2() {
-    static const bool has = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-    return has;
-}
-// Inner product of two int8 code vectors whose length is a multiple of 64: |a| times sign(b, a)
-// turns signed x signed into the unsigned x signed pairs vpmaddubsw takes (codes lie in
-// [-127, 127], so a pair sum stays within int16).
-__attribute__((target("avx2"))) std::int32_t dot_int8_avx2(const std::int8_t* a, const std::int8_t* b,
-                                                           std::size_t n) {
-    __m256i acc0 = _mm256_setzero_si256(), acc1 = _mm256_setzero_si256();
-    const __m256i ones = _mm256_set1_epi16(1);
-    for (std::size_t i = 0; i < n; i += 64) {
-        const __m256i x0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + i));
-        const __m256i y0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + i));
-        const __m256i x1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + i + 32));
-        const __m256i y1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + i + 32));
-        const __m256i p0 = _mm256_maddubs_epi16(_mm256_sign_epi8(x0, x0), _mm256_sign_epi8(y0, x0));
-        const __m256i p1 = _mm256_maddubs_epi16(_mm256_sign_epi8(x1, x1), _mm256_sign_epi8(y1, x1));
-        acc0 = _mm256_add_epi32(acc0, _mm256_madd_epi16(p0, ones));
-        acc1 = _mm256_add_epi32(acc1, _mm256_madd_epi16(p1, ones));
-    }
-    const __m256i acc = _mm256_add_epi32(acc0, acc1);
-    __m128i s = _mm_add_epi32(_mm256_castsi256_si128(acc), _mm256_extracti128_si256(acc, 1));
-    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0x4E));
-    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0xB1));
-    return _mm_cvtsi128_si32(s);
-}
-#else
-bool cpu_has_avx2() { return false; }
-#endif
-
-std::int32_t dot_int8_portable(const std::int8_t* a, const std::int8_t* b, std::size_t n) {
-    std::int32_t total = 0;
-    for (std::size_t i = 0; i < n; ++i) total += std::int32_t{a[i]} * std::int32_t{b[i]};
-    return total;
+// instead: kernels::dot_f32 (AVX2/FMA when the CPU has it).
+float inner_product_distance(const void* a, const void* b, const void* dim) {
+    return 1.0F - kernels::dot_f32(static_cast<const float*>(a), static_cast<const float*>(b),
+                                   *static_cast<const std::size_t*>(dim));
 }
 
 class DotSpace final : public hnswlib::SpaceInterface<float> {
 public:
-    explicit DotSpace(std::size_t dim) : m_fallback(dim), m_dim(dim) {
-        m_function = m_fallback.get_dist_func();
-#ifdef MEMFAIL_HAS_AVX2_KERNEL
-        if (cpu_has_avx2()) m_function = &inner_product_distance_avx2;
-#endif
-    }
+    explicit DotSpace(std::size_t dim) : m_dim(dim) {}
     std::size_t get_data_size() override { return m_dim * sizeof(float); }
-    hnswlib::DISTFUNC<float> get_dist_func() override { return m_function; }
+    hnswlib::DISTFUNC<float> get_dist_func() override { return &inner_product_distance; }
     void* get_dist_func_param() override { return &m_dim; }
 
 private:
-    hnswlib::InnerProductSpace m_fallback;
     std::size_t m_dim;
-    hnswlib::DISTFUNC<float> m_function;
 };
 
 // The graph's element: the vector as int8 codes, padded with zeros to a multiple of 64, then its
@@ -113,11 +44,9 @@ private:
 // near 1e-3 for unit vectors, far below the gaps re-scoring has to settle.
 class Int8Space final : public hnswlib::SpaceInterface<float> {
 public:
-    explicit Int8Space(std::size_t dim) : m_param{dim, (dim + 63) / 64 * 64} {
-        m_function = cpu_has_avx2() ? &distance<true> : &distance<false>;
-    }
+    explicit Int8Space(std::size_t dim) : m_param{dim, (dim + 63) / 64 * 64} {}
     std::size_t get_data_size() override { return m_param.padded + sizeof(float); }
-    hnswlib::DISTFUNC<float> get_dist_func() override { return m_function; }
+    hnswlib::DISTFUNC<float> get_dist_func() override { return &distance; }
     void* get_dist_func_param() override { return &m_param; }
 
     // Writes the element for `vector` (dim floats) into `out` (get_data_size() bytes).
@@ -140,7 +69,6 @@ private:
         std::size_t dim;
         std::size_t padded;
     };
-    template <bool avx2>
     static float distance(const void* a_ptr, const void* b_ptr, const void* param_ptr) {
         const std::size_t n = static_cast<const Param*>(param_ptr)->padded;
         const auto* a = static_cast<const std::int8_t*>(a_ptr);
@@ -149,16 +77,11 @@ private:
         float scale_b = 0;
         std::memcpy(&scale_a, a + n, sizeof scale_a);
         std::memcpy(&scale_b, b + n, sizeof scale_b);
-#ifdef MEMFAIL_HAS_AVX2_KERNEL
-        const std::int32_t dot = avx2 ? dot_int8_avx2(a, b, n) : dot_int8_portable(a, b, n);
-#else
-        const std::int32_t dot = dot_int8_portable(a, b, n);
-#endif
+        const std::int32_t dot = kernels::dot_int8(a, b, n);
         return 1.0F - static_cast<float>(dot) * scale_a * scale_b;
     }
 
     Param m_param;
-    hnswlib::DISTFUNC<float> m_function;
 };
 
 using Exact = hnswlib::BruteforceSearch<float>;
@@ -202,6 +125,7 @@ struct VectorIndex::Impl {
 
     void reset_exact(std::size_t capacity) {
         hnsw.reset();
+        columns.reset();
         full.clear();
         full.shrink_to_fit();
         exact = std::make_unique<Exact>(&space, capacity);
@@ -220,6 +144,22 @@ struct VectorIndex::Impl {
         }
         exact = std::move(bigger);
         exact_capacity *= 2;
+    }
+
+    // Past the exact limit: into the column index, or into a graph.
+    void move_to_large() {
+        if (options.large == LargeIndex::hnsw) {
+            move_to_hnsw();
+            return;
+        }
+        columns = std::make_unique<ColumnIndex>(dim, options.columns);
+        for (std::size_t i = 0; i < exact->cur_element_count; ++i) {
+            const char* element = exact->data_ + exact->size_per_element_ * i;
+            hnswlib::labeltype label = 0;
+            std::memcpy(&label, element + exact->data_size_, sizeof label);
+            columns->add(static_cast<std::int64_t>(label), reinterpret_cast<const float*>(element));
+        }
+        exact.reset();
     }
 
     void move_to_hnsw() {
@@ -313,6 +253,7 @@ struct VectorIndex::Impl {
     std::unique_ptr<Exact> exact;
     std::size_t exact_capacity = 0;
     std::unique_ptr<Hnsw> hnsw;
+    std::unique_ptr<ColumnIndex> columns;  // options.large == columns, past the exact limit
     std::vector<float> full;  // HNSW with codes only: dim floats per element, by hnswlib's number
     std::size_t live = 0;     // HNSW only: elements not marked deleted
 };
@@ -335,19 +276,23 @@ void VectorIndex::add(std::int64_t id, std::span<const float> vector) {
               "vector size differs from the index dimension");
     Impl& impl = *m_impl;
     const auto label = static_cast<hnswlib::labeltype>(id);
-    if (!impl.hnsw) {
+    if (impl.exact) {
         const bool known = impl.exact->dict_external_to_internal.count(label) > 0;
         if (!known) {
             if (impl.exact->cur_element_count + 1 > impl.exact_limit()) {
-                impl.move_to_hnsw();
+                impl.move_to_large();
             } else if (impl.exact->cur_element_count == impl.exact_capacity) {
                 impl.grow_exact();
             }
         }
-        if (!impl.hnsw) {
+        if (impl.exact) {
             impl.exact->addPoint(vector.data(), label);
             return;
         }
+    }
+    if (impl.columns) {
+        impl.columns->add(id, vector.data());
+        return;
     }
     Hnsw& hnsw = *impl.hnsw;
     auto it = hnsw.label_lookup_.find(label);
@@ -361,7 +306,8 @@ bool VectorIndex::remove(std::int64_t id) {
     if (id < 0) return false;
     Impl& impl = *m_impl;
     const auto label = static_cast<hnswlib::labeltype>(id);
-    if (!impl.hnsw) {
+    if (impl.columns) return impl.columns->remove(id);
+    if (impl.exact) {
         if (impl.exact->dict_external_to_internal.count(label) == 0) return false;
         impl.exact->removePoint(label);
         // hnswlib 0.6 re-registers the label when the removed element was the last one.
@@ -383,15 +329,17 @@ std::vector<VectorMatch> VectorIndex::search(std::span<const float> query, int k
     const std::size_t held = size();
     if (k <= 0 || held == 0) return {};
     const std::size_t want = std::min(static_cast<std::size_t>(k), held);
+    if (m_impl->columns) return m_impl->columns->search(query.data(), want);
     if (m_impl->hnsw) return m_impl->search_hnsw(query.data(), want);
     return drain(m_impl->exact->searchKnn(query.data(), want));
 }
 
 std::size_t VectorIndex::size() const {
+    if (m_impl->columns) return m_impl->columns->size();
     return m_impl->hnsw ? m_impl->live : m_impl->exact->cur_element_count;
 }
 
-bool VectorIndex::is_approximate() const { return m_impl->hnsw != nullptr; }
+bool VectorIndex::is_approximate() const { return m_impl->exact == nullptr; }
 
 std::size_t VectorIndex::exact_limit() const { return m_impl->exact_limit(); }
 
@@ -399,7 +347,8 @@ std::size_t VectorIndex::ef_search() const { return m_impl->ef_search(); }
 
 std::string VectorIndex::describe() const {
     const Impl& impl = *m_impl;
-    const std::string kernel = cpu_has_avx2() ? "avx2" : "sse";
+    const std::string kernel = kernels::cpu_has_avx2() ? "avx2" : "portable";
+    if (impl.columns) return impl.columns->describe();
     if (!impl.hnsw) return "exact(f32," + kernel + ")";
     const VectorIndexOptions& o = impl.options;
     std::string out = std::string("hnsw(") + (o.hnsw_quantize ? "int8" : "f32") +
@@ -409,6 +358,6 @@ std::string VectorIndex::describe() const {
     return out;
 }
 
-bool VectorIndex::uses_avx2() { return cpu_has_avx2(); }
+bool VectorIndex::uses_avx2() { return kernels::cpu_has_avx2(); }
 
 }  // namespace memfail::memory

@@ -8,10 +8,26 @@
 #include <string>
 #include <vector>
 
+#include <memfail/memory/column_index.hpp>
+
 namespace memfail::memory {
+
+// What serves searches past the exact limit.
+enum class LargeIndex {
+    // ColumnIndex: a scan of the query's heaviest dimensions over int8 codes, then float
+    // re-scoring. For sparse vectors (hashed text features): on 1M hashed 512-d text vectors it
+    // returned 99.9% of exact search's top 10 at 1.6 ms median (bench/README.md), where the graph
+    // below reached 91% at 2.6 ms; adding a vector is one quantisation instead of a graph insert.
+    columns,
+    // HNSW over int8 codes (or floats), then float re-scoring. For dense vectors (embedding
+    // models), whose mass is spread over every dimension so no few columns rank them.
+    hnsw,
+};
 
 struct VectorIndexOptions {
     int dim = 0;
+    LargeIndex large = LargeIndex::hnsw;
+    ColumnIndexOptions columns = ColumnIndexOptions{};  // large == columns
     // Exact (brute-force) search up to this many vectors; the index moves to HNSW when an add would
     // exceed it and stays there. 0 (the default) sets it by work rather than count: exact while
     // the vectors hold at most k_exact_floats floats (4,096 vectors at 512 dimensions, 2,730 at
@@ -46,8 +62,9 @@ struct VectorMatch {
     float score = 0;  // inner product = cosine for normalised vectors; higher is closer
 };
 
-// Backed by hnswlib (BruteforceSearch, then HierarchicalNSW) with an inner-product space of our own
-// (AVX2 kernels chosen at run time). Not safe for concurrent use: callers serialise adds and searches.
+// Backed by hnswlib's BruteforceSearch while small, then ColumnIndex or hnswlib's HierarchicalNSW
+// (options.large), with inner-product spaces of our own (AVX2 kernels chosen at run time). Not safe
+// for concurrent use: callers serialise adds and searches.
 class VectorIndex {
 public:
     explicit VectorIndex(VectorIndexOptions options);
@@ -64,18 +81,19 @@ public:
     // Forgets everything and returns to exact search.
     void clear();
     // Up to `k` nearest vectors, best first (ties by ascending id). Exact below the threshold,
-    // approximate (HNSW) above it.
+    // approximate (columns or HNSW) above it; returned scores are exact either way.
     std::vector<VectorMatch> search(std::span<const float> query, int k) const;
     std::size_t size() const;
-    // True once the index has moved to HNSW.
+    // True once the index has moved past exact search (to columns or HNSW).
     bool is_approximate() const;
     // The size up to which search is exact (hnsw_threshold, or the one derived from the dimension).
     std::size_t exact_limit() const;
     // The ef a search at the current size uses (before max with k and the rescore pool); 0 while
-    // exact.
+    // exact or served by columns.
     std::size_t ef_search() const;
     // What serves a search now, with the settings that decide its recall, for a run's record:
     //   "exact(f32,avx2)"                                          while exact ("sse" without AVX2)
+    //   "columns(int8,dims=16/512,pool=256,avx2)+rescore(f32)"     the column scan at this size
     //   "hnsw(int8,M=32,efc=100,ef=256,avx2)+rescore(f32,pool=64)" quantised graph, then re-scoring
     //   "hnsw(f32,M=16,efc=100,ef=128,avx2)"                       hnsw_quantize = false
     // ef is the one in effect at the current size. Recall measured for these settings on hashed
