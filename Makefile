@@ -9,7 +9,7 @@ BUILD_RELEASE := build/release
 BUILD_ASAN := build/asan
 BUILD_TSAN := build/tsan
 DEMO_DIR := demo
-CTEST_FLAGS ?= --output-on-failure -LE slow
+CTEST_FLAGS ?= --output-on-failure -LE 'slow|calibration'
 # CI (CI=true) builds the release tree with warnings as errors, so a new warning fails CI. The
 # sanitizer builds keep warnings as warnings: -O0 and instrumentation change which ones GCC emits.
 WERROR := $(if $(filter true,$(CI)),-DMEMFAIL_WERROR=ON,)
