@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The HTML report built from a fixed results database: structure, numbers that match the tables,
 // escaping, the embedded probe data and the sections that must say when they have nothing to show.
+#include "html_test_util.hpp"
 #include "report_fixture.hpp"
 
 #include <memfail/report/html_report.hpp>
@@ -21,23 +22,9 @@ namespace {
 using testing::build_fixture;
 using testing::FixtureSpec;
 
-std::size_t count(const std::string& text, const std::string& needle) {
-    std::size_t n = 0;
-    for (auto at = text.find(needle); at != std::string::npos; at = text.find(needle, at + needle.size())) ++n;
-    return n;
-}
-
-// The text between `from` and the next `to` after it.
-std::string between(const std::string& text, const std::string& from, const std::string& to) {
-    const auto a = text.find(from);
-    if (a == std::string::npos) return {};
-    const auto b = text.find(to, a + from.size());
-    return b == std::string::npos ? std::string() : text.substr(a + from.size(), b - a - from.size());
-}
-
-std::string section(const std::string& html, const std::string& id) {
-    return between(html, "<section id=\"" + id + "\">", "</section>");
-}
+using testing::between;
+using testing::count;
+using testing::section;
 
 struct Rendered {
     store::ResultsDb db;

@@ -3,6 +3,7 @@
 // section (the table's numbers in its bars, the failure distribution, by dataset, the answer side),
 // the probe browser's memory checks and write-integrity fields, and the results JSON and samples
 // JSONL. A results file without memory checks has none of it.
+#include "html_test_util.hpp"
 #include "report_fixture.hpp"
 
 #include <memfail/report/export.hpp>
@@ -21,22 +22,9 @@ namespace {
 
 using nlohmann::json;
 
-std::size_t count(const std::string& text, const std::string& needle) {
-    std::size_t n = 0;
-    for (auto at = text.find(needle); at != std::string::npos; at = text.find(needle, at + needle.size())) ++n;
-    return n;
-}
-
-std::string between(const std::string& text, const std::string& from, const std::string& to) {
-    const auto a = text.find(from);
-    if (a == std::string::npos) return {};
-    const auto b = text.find(to, a + from.size());
-    return b == std::string::npos ? std::string() : text.substr(a + from.size(), b - a - from.size());
-}
-
-std::string section(const std::string& html, const std::string& id) {
-    return between(html, "<section id=\"" + id + "\">", "</section>");
-}
+using testing::between;
+using testing::count;
+using testing::section;
 
 json probe_blob(const std::string& html) {
     return json::parse(between(html, "<script type=\"application/json\" id=\"probe-data\">", "</script>"));
@@ -70,14 +58,9 @@ const std::vector<std::string>& fixture_checks() {
 // One run of "ledger" in three modes over one writ_update scenario of three probes (p2 asks about
 // the past), at k = 1 and 5, every check recorded through record_probe.
 std::int64_t build_writ(store::ResultsDb& db, const WritSpec& spec) {
-    store::RunRecord run;
-    run.status = "running";
-    run.system_spec = "ledger";
-    run.config_json = json({{"system", "ledger"}, {"ks", {1, 5}}, {"modes", {"native", "no_memory", "oracle"}}}).dump();
-    run.config_hash = "writ0123456789abcdef";
-    run.code_version = "0.1.0-test";
-    run.started_at = "2026-01-01T00:00:00Z";
-    const std::int64_t id = db.create_run(run).value();
+    const std::int64_t id = testing::start_run(
+        db, "ledger", {{"system", "ledger"}, {"ks", {1, 5}}, {"modes", {"native", "no_memory", "oracle"}}},
+        "writ0123456789abcdef");
     for (const std::string mode : {"native", "no_memory", "oracle"}) {
         const std::string suffix = mode == "native" ? "" : "@" + mode;
         const std::string scenario = "writ-update-001" + suffix, dataset = "writ_update" + suffix;

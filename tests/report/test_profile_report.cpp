@@ -3,6 +3,7 @@
 // (recall, complete, labels, scores and the per-app log-level recall read from fields_json), the two
 // tables `memfail report` prints, and the HTML report's "Long-horizon profile" section. A results
 // file without profile rows has none of it.
+#include "html_test_util.hpp"
 #include "report_fixture.hpp"
 
 #include <memfail/report/html_report.hpp>
@@ -21,22 +22,9 @@ namespace {
 
 using nlohmann::json;
 
-std::size_t count(const std::string& text, const std::string& needle) {
-    std::size_t n = 0;
-    for (auto at = text.find(needle); at != std::string::npos; at = text.find(needle, at + needle.size())) ++n;
-    return n;
-}
-
-std::string between(const std::string& text, const std::string& from, const std::string& to) {
-    const auto a = text.find(from);
-    if (a == std::string::npos) return {};
-    const auto b = text.find(to, a + from.size());
-    return b == std::string::npos ? std::string() : text.substr(a + from.size(), b - a - from.size());
-}
-
-std::string section(const std::string& html, const std::string& id) {
-    return between(html, "<section id=\"" + id + "\">", "</section>");
-}
+using testing::between;
+using testing::count;
+using testing::section;
 
 // One gold log as fields_json records it.
 struct Log {
@@ -61,14 +49,8 @@ struct ProfileProbe {
 };
 
 std::int64_t add_profile_run(store::ResultsDb& db, const std::string& system, const std::vector<ProfileProbe>& probes) {
-    store::RunRecord run;
-    run.status = "running";
-    run.system_spec = system;
-    run.config_json = json({{"system", system}, {"ks", {5, 10}}, {"seed", 7}}).dump();
-    run.config_hash = "profile-" + system + "-0123456789abcdef";
-    run.code_version = "0.1.0-test";
-    run.started_at = "2026-01-01T00:00:00Z";
-    const std::int64_t id = db.create_run(run).value();
+    const std::int64_t id = testing::start_run(db, system, {{"system", system}, {"ks", {5, 10}}, {"seed", 7}},
+                                               "profile-" + system + "-0123456789abcdef");
     db.upsert_scenario({id, "dynamic-u1", "dynamic", "feedc0de0099887766554433", 6, 8, "graded"}).value();
     for (const auto& p : probes) {
         store::ProbeRow row;

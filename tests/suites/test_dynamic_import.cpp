@@ -584,14 +584,7 @@ TEST(DynamicImportDir, ALargerLogIsStreamedIntoDaySessions) {
 
 namespace fuzz {
 
-void pointers(const json& v, const json::json_pointer& at, std::vector<json::json_pointer>& out) {
-    out.push_back(at);
-    if (v.is_object())
-        for (auto it = v.begin(); it != v.end(); ++it) pointers(it.value(), at / it.key(), out);
-    else if (v.is_array())
-        for (std::size_t i = 0; i < v.size(); ++i) pointers(v[i], at / i, out);
-}
-
+// The shared mutations (suite_test_util.hpp) with this importer's replacement values.
 json random_value(memfail::Rng& rng, const json& root) {
     static const std::vector<json> k_values = {
         nullptr, 0, -1, 1, 2, 7, 3.5, 1e300, -0.0, 18446744073709551615ull, true, false, "", " ", "x", "1", "2",
@@ -600,56 +593,12 @@ json random_value(memfail::Rng& rng, const json& root) {
         "core", "detail", "identity", "nonsense", "../etc/passwd", ".hidden", "\xC3\xA9t\xC3\xA9",
         std::string(300, 'a'), "{\"a\": 1}", "[1, 2", json::array(), json::object(), json::array({1, "L001", nullptr}),
         json{{"a", "<fill>"}}, json{{"log_ids", {"L001"}}}, json{{"fields", {{"location", {"L003"}}}}}};
-    if (rng.chance(0.15)) {
-        std::vector<json::json_pointer> all;
-        pointers(root, json::json_pointer(), all);
-        return root.at(rng.pick(all));
-    }
-    return rng.pick(k_values);
+    return memfail::testing::fuzz::random_value(rng, root, k_values);
 }
 
-void mutate(memfail::Rng& rng, json& root) {
-    std::vector<json::json_pointer> all;
-    pointers(root, json::json_pointer(), all);
-    const json::json_pointer at = all[rng.below(all.size())];
-    switch (rng.below(5)) {
-        case 0: {
-            if (at.empty()) return;
-            json& parent = root.at(at.parent_pointer());
-            if (parent.is_object()) parent.erase(at.back());
-            else if (parent.is_array()) parent.erase(static_cast<std::size_t>(std::stoul(at.back())));
-            return;
-        }
-        case 1:
-        case 2: root[at] = random_value(rng, root); return;
-        case 3: {
-            json v = root.at(at);
-            const std::size_t depth = 1 + rng.below(80);
-            for (std::size_t i = 0; i < depth; ++i) v = rng.chance(0.5) ? json::array({v}) : json{{"k", v}};
-            root[at] = v;
-            return;
-        }
-        default: {
-            json& v = root.at(at);
-            if (v.is_array() && !v.empty()) v.push_back(v[rng.below(v.size())]);
-            else if (v.is_object()) v["extra_" + std::to_string(rng.below(100))] = random_value(rng, root);
-            return;
-        }
-    }
-}
+void mutate(memfail::Rng& rng, json& root) { memfail::testing::fuzz::mutate(rng, root, random_value); }
 
-void mutate_bytes(memfail::Rng& rng, std::string& text) {
-    if (text.empty()) return;
-    const std::size_t at = rng.below(text.size());
-    static const std::vector<std::string> k_bytes = {"\"", ",", "\n", "\\", "[", "]", "{", "}", ":", "0",
-                                                     "\xE2\x80\x99", "\xff", std::string(1, '\0'), "null"};
-    switch (rng.below(4)) {
-        case 0: text.erase(at, 1 + rng.below(16)); break;
-        case 1: text.insert(at, rng.pick(k_bytes)); break;
-        case 2: text.insert(at, text.substr(rng.below(text.size()), rng.below(64))); break;
-        default: text.resize(at); break;
-    }
-}
+using memfail::testing::fuzz::mutate_bytes;
 
 }  // namespace fuzz
 

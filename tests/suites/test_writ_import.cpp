@@ -932,15 +932,7 @@ TEST(WritImportDir, AFolderWithoutScenariosIsAnError) {
 
 namespace fuzz {
 
-// Every value's JSON pointer, the root included.
-void pointers(const json& v, const json::json_pointer& at, std::vector<json::json_pointer>& out) {
-    out.push_back(at);
-    if (v.is_object())
-        for (auto it = v.begin(); it != v.end(); ++it) pointers(it.value(), at / it.key(), out);
-    else if (v.is_array())
-        for (std::size_t i = 0; i < v.size(); ++i) pointers(v[i], at / i, out);
-}
-
+// The shared mutations (suite_test_util.hpp) with this importer's replacement values.
 json random_value(memfail::Rng& rng, const json& root) {
     static const std::vector<json> k_values = {
         nullptr, 0, -1, 1, 2, 4, 9, 3.5, 1e300, -0.0, true, false, "", " ", "x", "1", "2", "$5,000", "5k", "user",
@@ -950,57 +942,12 @@ json random_value(memfail::Rng& rng, const json& root) {
         json::array(), json::object(), json::array({1, "a", nullptr}), json::array({json::array({"A", "B"})}),
         json{{"a", 1}}, json{{"value", 5}, {"as_of", "2026-01-01T00:00:00Z"}, {"source_session", 1}},
         json{{"role", "user"}, {"content", "hello"}}};
-    if (rng.chance(0.15)) {  // a value from elsewhere in the file
-        std::vector<json::json_pointer> all;
-        pointers(root, json::json_pointer(), all);
-        return root.at(rng.pick(all));
-    }
-    return rng.pick(k_values);
+    return memfail::testing::fuzz::random_value(rng, root, k_values);
 }
 
-void mutate(memfail::Rng& rng, json& root) {
-    std::vector<json::json_pointer> all;
-    pointers(root, json::json_pointer(), all);
-    const json::json_pointer at = all[rng.below(all.size())];
-    switch (rng.below(5)) {
-        case 0: {  // delete the key or element
-            if (at.empty()) return;
-            json& parent = root.at(at.parent_pointer());
-            if (parent.is_object()) parent.erase(at.back());
-            else if (parent.is_array()) parent.erase(static_cast<std::size_t>(std::stoul(at.back())));
-            return;
-        }
-        case 1:  // another type, another value
-        case 2: root[at] = random_value(rng, root); return;
-        case 3: {  // deep nesting, sometimes past the limit
-            json v = root.at(at);
-            const std::size_t depth = 1 + rng.below(80);
-            for (std::size_t i = 0; i < depth; ++i) v = rng.chance(0.5) ? json::array({v}) : json{{"k", v}};
-            root[at] = v;
-            return;
-        }
-        default: {  // duplicate an element of a list, or add a stray key to an object
-            json& v = root.at(at);
-            if (v.is_array() && !v.empty()) v.push_back(v[rng.below(v.size())]);
-            else if (v.is_object()) v["extra_" + std::to_string(rng.below(100))] = random_value(rng, root);
-            return;
-        }
-    }
-}
+void mutate(memfail::Rng& rng, json& root) { memfail::testing::fuzz::mutate(rng, root, random_value); }
 
-// One byte-level mutation of the file's text.
-void mutate_bytes(memfail::Rng& rng, std::string& text) {
-    if (text.empty()) return;
-    const std::size_t at = rng.below(text.size());
-    static const std::vector<std::string> k_bytes = {"\"", ",", "\n", "\\", "[", "]", "{", "}", ":", "0",
-                                                     "\xE2\x80\x99", "\xff", std::string(1, '\0'), "null"};
-    switch (rng.below(4)) {
-        case 0: text.erase(at, 1 + rng.below(16)); break;
-        case 1: text.insert(at, rng.pick(k_bytes)); break;
-        case 2: text.insert(at, text.substr(rng.below(text.size()), rng.below(64))); break;
-        default: text.resize(at); break;
-    }
-}
+using memfail::testing::fuzz::mutate_bytes;
 
 }  // namespace fuzz
 

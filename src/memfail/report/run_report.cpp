@@ -3,6 +3,7 @@
 #include <memfail/core/hash.hpp>
 #include <memfail/core/text.hpp>
 #include <memfail/report/run_report.hpp>
+#include <memfail/report/leaky.hpp>
 #include <memfail/report/sources.hpp>
 #include <memfail/report/stats.hpp>
 
@@ -149,6 +150,14 @@ Result<Table> success_table(store::ResultsDb& db, const std::vector<std::int64_t
                           " CI = 95% Wilson score interval.");
     t.notes.push_back("tok/probe: mean tokens of the k memories retrieved per probe (cl100k_base), the cost side of "
                       "the MemFail paper's token/accuracy trade-off.");
+    if (db.excludes_answerable_without_memory()) {
+        MF_TRY_ASSIGN(auto leaky, leaky_datasets(db));
+        std::string left_out;
+        for (const auto& d : leaky)
+            left_out += (left_out.empty() ? "" : ", ") + d.dataset + " " + std::to_string(d.leaky);
+        t.notes.push_back("--exclude-leaky: probes a `none` run answered right without memory are left out of every "
+                          "count and rate above (" + (left_out.empty() ? std::string("none") : left_out) + ").");
+    }
     return t;
 }
 

@@ -9,6 +9,7 @@
 #include <future>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -36,6 +37,10 @@ struct RunServices {
     std::string grader = "rules";
     ThreadPool* pool = nullptr;
     bool paper = false;  // --protocol paper (docs/PROTOCOLS.md)
+    // The system is `none`, which stores nothing: its answers are graded even where the memory
+    // failed first (the stage stays the memory's), so the report can flag the probes a model gets
+    // right without memory (report/leaky.hpp).
+    bool no_memory = false;
 };
 
 // A fact's storage and summary verdict, which do not depend on k.
@@ -115,7 +120,8 @@ store::ProbeRow probe_row(const data::Scenario& scenario, const data::Probe& pro
                           std::int64_t micros);
 
 // Grades a probe at a k once everything it waits for is in; called from pool tasks (each probe by
-// one task), so it only reads what it is given and the scenario.
+// one task), so it only reads what it is given and the scenario (and the scenario's message index,
+// built once under m_messages_once).
 class ProbeGrader {
 public:
     ProbeGrader(const data::Scenario& scenario, RunServices& roles, grade::LlmJudge::Task task, bool judge_all)
@@ -133,11 +139,16 @@ private:
     store::ProfileRow profile_row(const data::Probe& probe, const suites::ProbeAnalysis& analysis) const;
     static std::vector<store::MemoryTextRow> stored_memory_texts(const grade::ProbeVerdict& verdict,
                                                                  const grade::MemorySnapshot& snapshot);
+    const data::MessageIndex& messages();
 
     const data::Scenario& m_scenario;
     RunServices& m_roles;
     const grade::LlmJudge::Task m_task;
     const bool m_judge_all;
+    // The scenario's messages by id (--grader both's attribution judge): made by the first task that
+    // needs them, read by the rest; a dynamic-suite user has ~32k, too many to index per item.
+    std::once_flag m_messages_once;
+    std::optional<data::MessageIndex> m_messages;
 };
 
 }  // namespace memfail::run

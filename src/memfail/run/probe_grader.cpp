@@ -115,6 +115,12 @@ std::vector<store::MemoryTextRow> ProbeGrader::stored_memory_texts(const grade::
     return out;
 }
 
+// Built on first use, not up front: only --grader both's failed profile items read it.
+const data::MessageIndex& ProbeGrader::messages() {
+    std::call_once(m_messages_once, [this] { m_messages.emplace(m_scenario); });
+    return *m_messages;
+}
+
 // A profile task's row from the suite's analysis; the answer's grade is added when there is one.
 store::ProfileRow ProbeGrader::profile_row(const data::Probe& probe, const suites::ProbeAnalysis& analysis) const {
     store::ProfileRow r;
@@ -264,7 +270,10 @@ store::ProbeRow ProbeGrader::grade(const PendingProbe& p, const grade::MemorySna
     // memory's when the memory failed first.
     if (!p.probe->task.empty()) return grade_profile_answer(p, std::move(row), reached);
     if (p.probe->uses_v2()) return grade_rubric_answer(p, std::move(row), reached);
-    if (!reached) {
+    // Without memory (`none`) the answer is graded all the same, to show which probes need no
+    // memory; the stage stays the memory's (not_stored), so no rate counts it as correct.
+    const bool without_memory = !reached && m_roles.no_memory;
+    if (!reached && !without_memory) {
         row.reasoning = "not reached";
         return row;
     }
@@ -283,6 +292,10 @@ store::ProbeRow ProbeGrader::grade(const PendingProbe& p, const grade::MemorySna
         correct = *v;
     }
     row.answer_correct = correct;
+    if (without_memory) {
+        row.reasoning = correct ? "correct without memory" : "wrong without memory";
+        return row;
+    }
     row.reasoning = correct ? "correct" : "reasoning_error";
     row.stage = correct ? "correct" : "reasoning_error";
     return row;
@@ -408,7 +421,7 @@ store::ProbeRow ProbeGrader::grade_profile_answer(const PendingProbe& p, store::
         in.reference = p.probe->expected;
         in.predicted = *p.answer;
         for (const auto& hit : p.hits) in.retrieved.push_back(hit.memory.text);
-        const data::MessageIndex messages(m_scenario);
+        const data::MessageIndex& messages = this->messages();
         std::set<std::string> gold;
         for (const auto& f : p.probe->fields) gold.insert(f.evidence.begin(), f.evidence.end());
         for (const auto& id : gold)

@@ -939,6 +939,7 @@ Result<RunOutcome> run_datasets(const RunConfig& config, const std::vector<Loade
     RunServices roles;
     roles.grader = grader;
     roles.paper = config.protocol == "paper";
+    roles.no_memory = config.system_spec == "none" || config.system_spec.rfind("none:", 0) == 0;
     // Token figures use cl100k_base, the encoding the MemFail paper reports them in.
     if (auto tokenizer = text::shared_tokenizer("cl100k_base", config.llm.tokenizer_dir)) {
         roles.tokenizer = *tokenizer;

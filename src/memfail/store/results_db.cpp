@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Results database: schema, writes and the summary queries reports are built from.
 #include <memfail/store/results_db.hpp>
+#include <memfail/store/leaky_sql.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -479,56 +480,61 @@ Result<std::optional<std::string>> ResultsDb::run_writer(std::int64_t run_id) {
     return std::optional<std::string>{"pid " + std::to_string(s.column_int(0)) + " on " + s.column_text(1)};
 }
 
-Result<std::vector<ResultsDb::RecordedCheck>> ResultsDb::memory_checks(std::int64_t run_id) {
-    std::vector<RecordedCheck> out;
-    MF_TRY_ASSIGN(Statement s, m_db.prepare(
-        "SELECT c.scenario_id, p.dataset, c.probe_id, c.k, c.name, c.passed, c.detail FROM memory_checks c "
-        "JOIN probe_results p ON p.run_id = c.run_id AND p.scenario_id = c.scenario_id AND p.probe_id = c.probe_id "
-        "AND p.k = c.k WHERE c.run_id = ? AND p.stage != 'error' ORDER BY c.scenario_id, c.probe_id, c.k, c.name"));
+namespace {
+
+// A run's rows of a per-probe table (alias t) with their probe row (alias p) for the dataset, error
+// rows excluded, in probe order; `columns` and `read_rest` are the table's own, after the key's four.
+template <class Row, class ReadRest>
+Result<std::vector<Row>> rows_with_probe(Database& db, std::int64_t run_id, const char* table, const char* columns,
+                                         const char* then_by, ReadRest read_rest) {
+    std::vector<Row> out;
+    MF_TRY_ASSIGN(Statement s, db.prepare(
+        std::string("SELECT t.scenario_id, p.dataset, t.probe_id, t.k, ") + columns + " FROM " + table + " t "
+        "JOIN probe_results p ON p.run_id = t.run_id AND p.scenario_id = t.scenario_id AND p.probe_id = t.probe_id "
+        "AND p.k = t.k WHERE t.run_id = ? AND p.stage != 'error' ORDER BY t.scenario_id, t.probe_id, t.k" + then_by));
     s.bind(1, run_id);
     MF_TRY(s.for_each_row([&] {
-        RecordedCheck r;
+        Row r;
         r.scenario_id = s.column_text(0);
         r.dataset = s.column_text(1);
         r.probe_id = s.column_text(2);
         r.k = static_cast<int>(s.column_int(3));
-        r.row.check = s.column_text(4);
-        if (!s.column_is_null(5)) r.row.passed = s.column_int(5) != 0;
-        r.row.detail = s.column_text(6);
+        read_rest(s, r);
         out.push_back(std::move(r));
     }));
     return out;
 }
 
+}  // namespace
+
+Result<std::vector<ResultsDb::RecordedCheck>> ResultsDb::memory_checks(std::int64_t run_id) {
+    return rows_with_probe<RecordedCheck>(m_db, run_id, "memory_checks", "t.name, t.passed, t.detail", ", t.name",
+                                          [](Statement& s, RecordedCheck& r) {
+                                              r.row.check = s.column_text(4);
+                                              if (!s.column_is_null(5)) r.row.passed = s.column_int(5) != 0;
+                                              r.row.detail = s.column_text(6);
+                                          });
+}
+
 Result<std::vector<ResultsDb::RecordedProfile>> ResultsDb::profile_results(std::int64_t run_id) {
-    std::vector<RecordedProfile> out;
-    MF_TRY_ASSIGN(Statement s, m_db.prepare(
-        "SELECT r.scenario_id, p.dataset, r.probe_id, r.k, p.stage, p.answer_correct, r.task, r.state_key, r.family, "
-        "r.checkpoint, r.state_change, r.recall, r.label, r.reason, r.fields_json, r.item_score FROM profile_results r "
-        "JOIN probe_results p ON p.run_id = r.run_id AND p.scenario_id = r.scenario_id AND p.probe_id = r.probe_id "
-        "AND p.k = r.k WHERE r.run_id = ? AND p.stage != 'error' ORDER BY r.scenario_id, r.probe_id, r.k"));
-    s.bind(1, run_id);
-    MF_TRY(s.for_each_row([&] {
-        RecordedProfile r;
-        r.scenario_id = s.column_text(0);
-        r.dataset = s.column_text(1);
-        r.probe_id = s.column_text(2);
-        r.k = static_cast<int>(s.column_int(3));
-        r.stage = s.column_text(4);
-        if (!s.column_is_null(5)) r.answer_correct = s.column_int(5) != 0;
-        r.row.task = s.column_text(6);
-        r.row.state_key = s.column_text(7);
-        r.row.family = s.column_text(8);
-        r.row.profile_checkpoint = s.column_text(9);
-        r.row.state_change = s.column_text(10);
-        r.row.recall = s.column_double(11);
-        r.row.label = s.column_text(12);
-        r.row.reason = s.column_text(13);
-        r.row.fields_json = s.column_text(14);
-        if (!s.column_is_null(15)) r.row.item_score = s.column_double(15);
-        out.push_back(std::move(r));
-    }));
-    return out;
+    return rows_with_probe<RecordedProfile>(
+        m_db, run_id, "profile_results",
+        "p.stage, p.answer_correct, t.task, t.state_key, t.family, t.checkpoint, t.state_change, t.recall, t.label, "
+        "t.reason, t.fields_json, t.item_score",
+        "", [](Statement& s, RecordedProfile& r) {
+            r.stage = s.column_text(4);
+            if (!s.column_is_null(5)) r.answer_correct = s.column_int(5) != 0;
+            r.row.task = s.column_text(6);
+            r.row.state_key = s.column_text(7);
+            r.row.family = s.column_text(8);
+            r.row.profile_checkpoint = s.column_text(9);
+            r.row.state_change = s.column_text(10);
+            r.row.recall = s.column_double(11);
+            r.row.label = s.column_text(12);
+            r.row.reason = s.column_text(13);
+            r.row.fields_json = s.column_text(14);
+            if (!s.column_is_null(15)) r.row.item_score = s.column_double(15);
+        });
 }
 
 Result<ResultsDb::ErrorSummary> ResultsDb::error_summary(std::int64_t run_id, std::size_t causes) {
@@ -1076,6 +1082,10 @@ void read_stage_sums(Statement& s, int at, SummaryRow& r) {
 
 }  // namespace
 
+std::string ResultsDb::leaky_filter(const std::string& probe, const std::string& scenario) const {
+    return m_exclude_leaky ? "AND NOT " + answered_without_memory_sql(probe, scenario) + " " : std::string();
+}
+
 Result<std::vector<SummaryRow>> ResultsDb::summary(const std::vector<std::int64_t>& run_ids) {
     std::vector<SummaryRow> out;
     MF_TRY_ASSIGN(Statement s, m_db.prepare(
@@ -1085,7 +1095,7 @@ Result<std::vector<SummaryRow>> ResultsDb::summary(const std::vector<std::int64_
                        "AND json_valid(t.probe_json) AND json_extract(e.value, '$.details_complete') = 0)") +
         " FROM probe_results p JOIN runs r ON r.id = p.run_id "
         "JOIN run_scenarios sc ON sc.run_id = p.run_id AND sc.scenario_id = p.scenario_id "
-        "WHERE p.run_id = ? GROUP BY p.dataset, p.k ORDER BY MIN(sc.rowid), p.k"));
+        "WHERE p.run_id = ? " + leaky_filter("p", "sc") + "GROUP BY p.dataset, p.k ORDER BY MIN(sc.rowid), p.k"));
     for (std::int64_t run_id : run_ids) {
         s.reset();
         s.bind(1, run_id);
@@ -1169,6 +1179,7 @@ Result<std::vector<SliceCountsRow>> slice_counts(ResultsDb& db, const std::vecto
         "      AND t.scenario_id = q.scenario_id AND t.probe_id = q.probe_id WHERE q.run_id = ?) p "
         "JOIN runs r ON r.id = p.run_id "
         "JOIN run_scenarios sc ON sc.run_id = p.run_id AND sc.scenario_id = p.scenario_id "
+        "WHERE 1 " + db.leaky_filter("p", "sc") +
         "GROUP BY p.dataset, p.k, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13 ORDER BY MIN(sc.rowid), p.k";
     MF_TRY_ASSIGN(Statement s, db.database().prepare(sql));
     std::vector<SliceCountsRow> out;

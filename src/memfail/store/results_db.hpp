@@ -360,6 +360,15 @@ public:
 
     Database& database() { return m_db; }
 
+    // A view setting for reports (`memfail report --exclude-leaky`): summary() and slice_counts()
+    // leave out the probes a `none` run answered right (store/leaky_sql.hpp), matched by dataset
+    // content hash. Never written to the file.
+    void exclude_answerable_without_memory(bool on) { m_exclude_leaky = on; }
+    bool excludes_answerable_without_memory() const { return m_exclude_leaky; }
+    // "AND NOT <answered without memory> " for the probe_results and run_scenarios aliases given
+    // while excluding; empty otherwise.
+    std::string leaky_filter(const std::string& probe, const std::string& scenario) const;
+
 private:
     explicit ResultsDb(Database db) : m_db(std::move(db)) {}
     // The statement for `sql` (a string literal: its address is the key), prepared on first use and
@@ -371,6 +380,7 @@ private:
     // Declared after m_db so the statements are finalised before the connection closes.
     std::unordered_map<const char*, CachedStatement> m_statements;
     bool m_llm_calls_ready = false;  // llm_calls has the accounting columns (added to older files once)
+    bool m_exclude_leaky = false;
 };
 
 // Current UTC time as ISO 8601 ("2026-11-21T23:40:00Z").

@@ -9,6 +9,7 @@
 #include <memfail/report/html_report.hpp>
 #include <memfail/report/run_report.hpp>
 #include <memfail/report/integrity.hpp>
+#include <memfail/report/leaky.hpp>
 #include <memfail/report/profile.hpp>
 #include <memfail/report/slices.hpp>
 #include <memfail/report/sources.hpp>
@@ -39,6 +40,7 @@ struct ReportOptions {
     bool show_runs = true;
     bool show_slices = true;
     std::string csv_table = "success";
+    bool exclude_leaky = false;
 };
 
 std::string tables_document(store::ResultsDb& db, const std::vector<std::int64_t>& ids, report::Format format,
@@ -49,6 +51,8 @@ std::string tables_document(store::ResultsDb& db, const std::vector<std::int64_t
         out = value_or_fatal(report::success_table(db, ids)).title + "\n\n";
         for (const auto& t : value_or_fatal(report::success_tables_by_run(db, ids)))
             out += report::render(t, format) + "\n";
+        const auto leaky = value_or_fatal(report::leaky_table(db));
+        if (!leaky.rows.empty()) out += report::render(leaky, format) + "\n";
         if (opts.show_slices) {
             const auto flat = value_or_fatal(report::slices_table(db, ids));
             if (!flat.rows.empty()) {
@@ -99,6 +103,7 @@ std::string tables_document(store::ResultsDb& db, const std::vector<std::int64_t
         return report::render(value_or_fatal(report::integrity_answer_table(db, ids, style)), format);
     if (opts.csv_table == "integrity-datasets")
         return report::render(value_or_fatal(report::integrity_dataset_table(db, ids, style)), format);
+    if (opts.csv_table == "leaky") return report::render(value_or_fatal(report::leaky_table(db, style)), format);
     if (opts.csv_table == "profile") return report::render(value_or_fatal(report::profile_table(db, ids, style)), format);
     if (opts.csv_table == "profile-slices")
         return report::render(value_or_fatal(report::profile_slices_table(db, ids, style)), format);
@@ -182,11 +187,16 @@ void add_report_command(CLI::App& app, std::function<void()>& action) {
                     "The flat table --format csv prints: success (per run x dataset x k), slices (per run x "
                     "dataset x k x probe label), integrity (write-integrity memory checks per run x mode x check x k) "
                     "integrity-answers (write-integrity answer metrics per run x mode), integrity-datasets (both per "
-                    "run x mode x dataset), profile (profile tasks per run x k x checkpoint x task) or profile-slices "
-                    "(per run x task x family, state change or app, one column per checkpoint)")
+                    "run x mode x dataset), profile (profile tasks per run x k x checkpoint x task), profile-slices "
+                    "(per run x task x family, state change or app, one column per checkpoint) or leaky (per dataset: "
+                    "probes a `none` run answered right without memory)")
         ->check(CLI::IsMember({"success", "slices", "integrity", "integrity-answers", "integrity-datasets", "profile",
-                               "profile-slices"}))
+                               "profile-slices", "leaky"}))
         ->capture_default_str();
+    cmd->add_flag("--exclude-leaky", opts->exclude_leaky,
+                  "Leave out of every rate the probes a model answers right without memory: those a `none` run "
+                  "with an answer model (in these results) got right, matched by dataset content. Fails when the "
+                  "results hold no such run");
     cmd->callback([opts, cmd, &action] {
         const bool format_given = cmd->count("--format") > 0;
         action = [opts, format_given] {
@@ -206,10 +216,22 @@ void add_report_command(CLI::App& app, std::function<void()>& action) {
                 ids = merged->run_ids;
             }
             store::ResultsDb& db = single ? *single : merged->db;
+            if (opts->exclude_leaky) {
+                // Loudly: without a `none` run with answers there is nothing to leave out, and a
+                // table that silently left nothing out would read as if it had.
+                if (value_or_fatal(report::leaky_datasets(db)).empty())
+                    throw Fatal(make_error(ErrorKind::invalid_input,
+                                           "--exclude-leaky needs a `none` run whose answers were graded in these "
+                                           "results: memfail run --system none --answer-model M --datasets ... --out "
+                                           "THE_SAME_FILE (or pass its results file too)",
+                                           "--exclude-leaky"));
+                db.exclude_answerable_without_memory(true);
+            }
 
             if (!opts->html.empty()) {
                 report::HtmlReportOptions html;
                 html.title = opts->title;
+                if (opts->exclude_leaky) html.title += " (probes answerable without memory left out)";
                 html.generated_at = store::utc_now();
                 html.prices = prices;
                 if (opts->max_probes > 0) html.max_probes = opts->max_probes;

@@ -1092,17 +1092,36 @@ private:
         return clean_id(checkpoint + ":" + task + ":" + std::to_string(m_probe_count[checkpoint + ":" + task]++));
     }
 
-    void state_completion(data::Scenario& s, const CheckpointIn& c, std::size_t position, const json& raw_item,
-                          const std::string& path, const std::string& key_hint) {
+    // What every task's item opens with: the item unwrapped, its state key, its state and the state's
+    // snapshot at checkpoint `position` (nullptr when the checkpoint names none). Empty, with a note,
+    // when the item is no object or its state is unknown.
+    struct ItemIn {
+        const json& item;
+        std::string key;
+        const data::ProfileState* st = nullptr;
+        const data::StateSnapshot* sn = nullptr;
+    };
+    std::optional<ItemIn> open_item(const data::Scenario& s, std::size_t position, const json& raw_item,
+                                    const std::string& path, const std::string& key_hint) {
         const json& item = unwrap(raw_item);
         if (!item.is_object()) {
             m_tasks.note(path, std::string("an item must be an object, not ") + type_name(item) + "; skipped");
-            return;
+            return std::nullopt;
         }
         std::string key;
         const data::ProfileState* st = item_state(s, item, path, key_hint, key);
-        if (!st) return;
-        const data::StateSnapshot* sn = snapshot(*st, position);
+        if (!st) return std::nullopt;
+        return ItemIn{item, std::move(key), st, snapshot(*st, position)};
+    }
+
+    void state_completion(data::Scenario& s, const CheckpointIn& c, std::size_t position, const json& raw_item,
+                          const std::string& path, const std::string& key_hint) {
+        auto in = open_item(s, position, raw_item, path, key_hint);
+        if (!in) return;
+        const json& item = in->item;
+        const std::string& key = in->key;
+        const data::ProfileState* st = in->st;
+        const data::StateSnapshot* sn = in->sn;
         if (!sn || sn->value.is_null()) {
             m_tasks.note(path, "state '" + key + "' holds no value at checkpoint '" + c.c.id +
                                    "': nothing to complete; the item is skipped");
@@ -1164,15 +1183,12 @@ private:
 
     void service(data::Scenario& s, const CheckpointIn& c, std::size_t position, const json& raw_item,
                  const std::string& path, const std::string& key_hint, const std::string& kind) {
-        const json& item = unwrap(raw_item);
-        if (!item.is_object()) {
-            m_tasks.note(path, std::string("an item must be an object, not ") + type_name(item) + "; skipped");
-            return;
-        }
-        std::string key;
-        const data::ProfileState* st = item_state(s, item, path, key_hint, key);
-        if (!st) return;
-        const data::StateSnapshot* sn = snapshot(*st, position);
+        auto in = open_item(s, position, raw_item, path, key_hint);
+        if (!in) return;
+        const json& item = in->item;
+        const std::string& key = in->key;
+        const data::ProfileState* st = in->st;
+        const data::StateSnapshot* sn = in->sn;
         data::Probe p;
         p.id = probe_id(c.c.id, "personalized_service");
         p.task = "personalized_service";
