@@ -9,6 +9,8 @@
 #include <memfail/suites/memfail/persona_lexicon.hpp>
 #include <memfail/suites/memfail/rules.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -35,6 +37,35 @@ const Scenario& default_scenario() {
     return s;
 }
 
+mf::GenerateOptions with_seed(std::uint64_t seed) {
+    mf::GenerateOptions o;
+    o.seed = seed;
+    return o;
+}
+
+// The direct probes of a scenario, with the essay each cites.
+struct Direct {
+    const memfail::data::Probe* probe;
+    const std::string* essay;
+};
+std::vector<Direct> direct_probes(const Scenario& s) {
+    std::vector<Direct> out;
+    for (std::size_t i = 0; i < s.probes.size(); ++i)
+        if (!s.probes[i].meta["is_misleading"].get<bool>())
+            out.push_back({&s.probes[i], &s.sessions[i / 3].messages[0].content});
+    return out;
+}
+
+// The sentences stating a direct probe's fact: its statements without the essay's opening.
+std::vector<std::string> fact_statements(const Direct& d) {
+    const auto& f = d.probe->evidence.at(0);
+    const std::string opening = text::split_sentences(*d.essay).at(0);
+    std::vector<std::string> out;
+    for (const auto& st : f.statements)
+        if (st != opening) out.push_back(st);
+    return out;
+}
+
 bool misleading(const memfail::data::Probe& p) { return p.meta["is_misleading"].get<bool>(); }
 
 std::size_t first_probe(const Scenario& s, bool want_misleading) {
@@ -47,94 +78,164 @@ std::size_t first_probe(const Scenario& s, bool want_misleading) {
 
 // ---- Lexicon ----
 
-TEST(PersonaLexicon, NamePoolsAreLargeDistinctAndDisjoint) {
-    const auto& entities = pr::entity_names();
-    const auto& distractors = pr::distractor_names();
-    EXPECT_GE(entities.size(), 110u);
-    EXPECT_GE(distractors.size(), 60u);
+TEST(PersonaLexicon, NamePoolsAreDistinctAndDisjoint) {
+    const auto& lex = pr::lexicon();
+    EXPECT_GE(lex.entity_names.size(), 100u);  // enough for distinct_names
+    EXPECT_GE(lex.distractor_names.size(), 60u);
     std::set<std::string> firsts, lasts, entity_tokens;
-    for (const auto& n : entities) {
+    for (const auto& n : lex.entity_names) {
         EXPECT_TRUE(firsts.insert(n.first).second) << "first name reused: " << n.first;
         EXPECT_TRUE(lasts.insert(n.last).second) << "last name reused: " << n.last;
         for (const auto& w : text::words(n.full())) entity_tokens.insert(w);
     }
     std::set<std::string> distractor_full;
-    for (const auto& d : distractors) {
+    for (const auto& d : lex.distractor_names) {
         EXPECT_TRUE(distractor_full.insert(d.full()).second) << d.full();
         for (const auto& w : text::words(d.full()))
             EXPECT_FALSE(entity_tokens.count(w)) << d.full() << " shares '" << w << "' with an entity";
     }
+    // The default pool (the first 30) is half women, half men.
     std::size_t female = 0;
-    for (const auto& n : entities) female += n.female;
-    EXPECT_GE(female, entities.size() / 3);
-    EXPECT_LE(female, 2 * entities.size() / 3);
+    for (std::size_t i = 0; i < 30; ++i) female += lex.entity_names[i].female;
+    EXPECT_EQ(female, 15u);
 }
 
 TEST(PersonaLexicon, FlavorsAndFactTypesAreVaried) {
-    EXPECT_GE(pr::flavors().size(), 30u);
+    const auto& lex = pr::lexicon();
+    EXPECT_EQ(lex.flavors.size(), 30u);
     std::set<std::string> professions;
-    for (const auto& f : pr::flavors()) {
+    for (const auto& f : lex.flavors) {
         EXPECT_TRUE(professions.insert(f.profession).second) << f.profession;
         EXPECT_GE(f.sentences.size(), 3u) << f.profession;
     }
-    EXPECT_GE(pr::fact_types().size(), 8u);
-    for (const auto& t : pr::fact_types()) {
+    EXPECT_GE(lex.fillers.size(), 10u);
+    EXPECT_GE(lex.fact_types.size(), 10u);
+    for (const auto& t : lex.fact_types) {
         EXPECT_GE(t.instances.size(), 8u) << t.id;
         EXPECT_GE(t.sentences.size(), 2u) << t.id;
-        for (const auto& q : t.questions) EXPECT_NE(q.find("{name}"), std::string::npos) << q;
+        EXPECT_GE(t.pairs.size(), 1u) << t.id;
+        EXPECT_GE(t.questions.size(), 2u) << t.id;
     }
 }
 
-TEST(PersonaLexicon, EveryFactSentenceNamesThePersonAndStatesItsDetail) {
+TEST(PersonaLexicon, FactTemplatesReferToThePersonAsToldAndStateTheDetail) {
     const pr::PersonName she{"Aiko", "Testperson", true};
     const pr::PersonName he{"Kenji", "Testperson", false};
-    for (const auto& t : pr::fact_types())
-        for (const auto& inst : t.instances)
-            for (const pr::PersonName* person : {&she, &he}) {
-                pr::Bindings b;
-                b.person = person;
-                b.fact = &inst;
-                for (const auto& tmpl : t.sentences) {
-                    const std::string s = pr::render(tmpl, b);
-                    EXPECT_EQ(s.find('{'), std::string::npos) << s;
-                    EXPECT_TRUE(text::contains_phrase(s, person->first)) << s;
-                    EXPECT_EQ(text::split_sentences(s).size(), 1u) << s;
-                    for (const auto& d : inst.details) EXPECT_TRUE(text::contains_phrase(s, d)) << t.id << ": " << s;
-                    // Pronouns agree with the person.
-                    const auto w = text::words(s);
-                    const bool has_wrong = std::find(w.begin(), w.end(), person->female ? "his" : "her") != w.end() ||
-                                           std::find(w.begin(), w.end(), person->female ? "he" : "she") != w.end();
-                    EXPECT_FALSE(has_wrong) << s;
-                }
-                for (const auto& q : t.questions) {
-                    // Possessives would hide the name from normalised matching ("Aiko's" -> "aikos").
-                    const std::string rendered = pr::render(q, b);
-                    EXPECT_EQ(rendered.find('{'), std::string::npos) << rendered;
-                    EXPECT_TRUE(text::contains_phrase(rendered, person->full())) << rendered;
-                }
-                EXPECT_EQ(pr::render(t.answer, b).find('{'), std::string::npos);
-            }
+    const auto& lex = pr::lexicon();
+    for (const auto& flavor : lex.flavors)
+        for (const auto& t : lex.fact_types)
+            for (const auto& inst : t.instances)
+                for (const pr::PersonName* person : {&she, &he})
+                    for (auto ref : {pr::Reference::name, pr::Reference::pronoun, pr::Reference::role}) {
+                        pr::Bindings b;
+                        b.person = person;
+                        b.flavor = &flavor;
+                        b.fact = &inst;
+                        b.reference = ref;
+                        std::vector<std::vector<std::string>> forms;
+                        for (const auto& tmpl : t.sentences) forms.push_back({pr::render(tmpl, b)});
+                        for (const auto& pair : t.pairs) forms.push_back({pr::render(pair[0], b), pr::render(pair[1], b)});
+                        for (const auto& form : forms) {
+                            const std::string all = text::join(form, " ");
+                            ASSERT_EQ(all.find('{'), std::string::npos) << all;
+                            for (const auto& s : form) EXPECT_EQ(text::split_sentences(s).size(), 1u) << s;
+                            // The first sentence states the key; the person is named only by name.
+                            for (const auto& d : inst.details)
+                                EXPECT_TRUE(text::contains_phrase(form[0], d)) << t.id << ": " << form[0];
+                            EXPECT_EQ(text::contains_phrase(all, person->first), ref == pr::Reference::name) << all;
+                            const auto w = text::words(all);
+                            const bool wrong = std::find(w.begin(), w.end(), person->female ? "his" : "her") != w.end() ||
+                                               std::find(w.begin(), w.end(), person->female ? "he" : "she") != w.end();
+                            EXPECT_FALSE(wrong) << all;
+                        }
+                    }
 }
 
-TEST(PersonaLexicon, OrdinarySentencesRenderCleanly) {
+TEST(PersonaLexicon, QuestionsNameThePersonAndNeverGiveAwayTheAnswer) {
     const pr::PersonName she{"Aiko", "Testperson", true};
-    for (const auto& slot : pr::ordinary_slots())
-        for (const auto& fill : slot.fillers) {
+    for (const auto& flavor : pr::lexicon().flavors)
+    for (const auto& t : pr::lexicon().fact_types)
+        for (const auto& inst : t.instances) {
             pr::Bindings b;
             b.person = &she;
-            b.fill = fill;
-            const std::string s = pr::render(slot.tmpl, b);
+            b.fact = &inst;
+            b.flavor = &flavor;
+            for (const auto& q : t.questions) {
+                const std::string rendered = pr::render(q, b);
+                EXPECT_EQ(rendered.find('{'), std::string::npos) << rendered;
+                EXPECT_TRUE(text::contains_phrase(rendered, she.full())) << rendered;
+                for (const auto& d : inst.details) EXPECT_FALSE(text::contains_phrase(rendered, d)) << rendered;
+            }
+            const std::string answer = pr::render(t.answer, b);
+            EXPECT_EQ(answer.find('{'), std::string::npos) << answer;
+            for (const auto& d : inst.details) EXPECT_TRUE(text::contains_phrase(answer, d)) << answer;
+        }
+}
+
+TEST(PersonaLexicon, OpeningsAndFillersRenderCleanly) {
+    const pr::PersonName she{"Aiko", "Testperson", true};
+    const auto& lex = pr::lexicon();
+    for (const auto& flavor : lex.flavors) {
+        pr::Bindings b;
+        b.person = &she;
+        b.flavor = &flavor;
+        std::vector<std::string> all;
+        for (const auto& t : lex.intros) {
+            const std::string s = pr::render(t, b);
+            EXPECT_TRUE(text::contains_phrase(s, she.full())) << s;
+            all.push_back(s);
+        }
+        for (auto ref : {pr::Reference::pronoun, pr::Reference::role}) {
+            b.reference = ref;
+            for (const auto& t : lex.fillers) all.push_back(pr::render(t, b));
+            for (const auto& t : flavor.sentences) all.push_back(pr::render(t, b));
+        }
+        for (const auto& s : all) {
             EXPECT_EQ(s.find('{'), std::string::npos) << s;
             EXPECT_EQ(text::split_sentences(s).size(), 1u) << s;
         }
+    }
+}
+
+TEST(PersonaLexicon, AMissingFieldIsReportedWithItsJsonPath) {
+    nlohmann::json doc = {
+        {"entity_names", {{{"name", "Ada Lovelace"}, {"pronoun", "she"}}}},
+        {"distractor_names", {{{"name", "Bo Nobody"}, {"pronoun", "he"}}}},
+        {"intros", {"{Name} is {profession}."}},
+        {"fillers", {"{Subj} works at {place}."}},
+        {"flavors",
+         {{{"profession", "a baker"}, {"role", "the baker"}, {"place", "the bakery"}, {"interest", "rowing"},
+           {"sentences", {"Bread."}}}}},
+        {"fact_types",
+         {{{"id", "t"},
+           {"sentences", {"{Subj} likes {key}."}},
+           {"pairs", nlohmann::json::array()},
+           {"questions", {"What for {name}?"}},
+           {"answer", "{Key}."},
+           {"instances", {{{"key", "figs"}, {"details", {"figs"}}}}}}}}};
+    ASSERT_TRUE(pr::parse_lexicon("persona.json", doc.dump()).has_value());
+    nlohmann::json broken = doc;
+    broken["fact_types"][0]["instances"][0].erase("details");
+    auto r = pr::parse_lexicon("persona.json", broken.dump());
+    ASSERT_FALSE(r.has_value());
+    EXPECT_NE(r.error().describe().find("persona.json: $.fact_types[0].instances[0].details"), std::string::npos)
+        << r.error().describe();
+    broken = doc;
+    broken["flavors"][0].erase("role");
+    r = pr::parse_lexicon("persona.json", broken.dump());
+    ASSERT_FALSE(r.has_value());
+    EXPECT_NE(r.error().describe().find("$.flavors[0].role"), std::string::npos) << r.error().describe();
+    broken = doc;
+    broken["fact_types"][0]["questions"][0] = "What does {name} like, {key}?";
+    EXPECT_FALSE(pr::parse_lexicon("persona.json", broken.dump()).has_value());
 }
 
 // ---- Generator ----
 
 TEST(PersonaRetrieval, SameSeedSameJsonDifferentSeedDiffers) {
-    const auto a = memfail::data::to_json(mf::generate_persona_retrieval({7})).dump();
-    const auto b = memfail::data::to_json(mf::generate_persona_retrieval({7})).dump();
-    const auto c = memfail::data::to_json(mf::generate_persona_retrieval({8})).dump();
+    const auto a = memfail::data::to_json(mf::generate_persona_retrieval(with_seed(7))).dump();
+    const auto b = memfail::data::to_json(mf::generate_persona_retrieval(with_seed(7))).dump();
+    const auto c = memfail::data::to_json(mf::generate_persona_retrieval(with_seed(8))).dump();
     EXPECT_EQ(a, b);
     EXPECT_NE(a, c);
 }
@@ -148,9 +249,9 @@ TEST(PersonaRetrieval, HasHundredEssaysWithThreeProbesEach) {
     for (std::size_t i = 0; i < s.sessions.size(); ++i) {
         ASSERT_EQ(s.sessions[i].messages.size(), 1u);
         const std::string& essay = s.sessions[i].messages[0].content;
-        const std::size_t n = text::split_sentences(essay).size();
-        EXPECT_GE(n, 10u);
-        EXPECT_LE(n, 15u);
+        const auto sentences = text::split_sentences(essay);
+        EXPECT_GE(sentences.size(), 10u);
+        EXPECT_LE(sentences.size(), 15u);
         words += text::words(essay).size();
         for (std::size_t k = 0; k < 3; ++k) {
             const auto& p = s.probes[3 * i + k];
@@ -158,8 +259,11 @@ TEST(PersonaRetrieval, HasHundredEssaysWithThreeProbesEach) {
             std::snprintf(id, sizeof id, "per-%03zu-q%zu", i + 1, k + 1);
             EXPECT_EQ(p.id, id);
             EXPECT_EQ(p.meta["row"].get<std::size_t>(), i + 1);
-            // The essay is about the row's entity.
-            EXPECT_TRUE(text::contains_phrase(essay, p.meta["entity"].get<std::string>())) << p.id;
+            // The essay opens by naming the row's entity in full, and only there.
+            const std::string entity = p.meta["entity"].get<std::string>();
+            EXPECT_TRUE(text::contains_phrase(sentences[0], entity)) << p.id;
+            for (std::size_t j = 1; j < sentences.size(); ++j)
+                EXPECT_FALSE(text::contains_phrase(sentences[j], entity)) << sentences[j];
         }
     }
     // The paper's essays average about 230 words.
@@ -170,16 +274,21 @@ TEST(PersonaRetrieval, HasHundredEssaysWithThreeProbesEach) {
 
 TEST(PersonaRetrieval, GeneratedDataHasNoViolations) {
     for (std::uint64_t seed : {42ULL, 1ULL, 2026ULL}) {
-        const Scenario s = mf::generate_persona_retrieval({seed});
+        const Scenario s = mf::generate_persona_retrieval(with_seed(seed));
         const auto vs = all_violations(s);
         EXPECT_TRUE(vs.empty()) << "seed " << seed << ":\n" << describe(vs);
     }
+    mf::GenerateOptions easy;
+    easy.persona.distinct_names = true;
+    easy.persona.name_pool = 110;
+    const auto vs = all_violations(mf::generate_persona_retrieval(easy));
+    EXPECT_TRUE(vs.empty()) << describe(vs);
 }
 
 TEST(PersonaRetrieval, AboutHalfTheProbesAreMisleading) {
     std::size_t mis = 0, total = 0;
     for (std::uint64_t seed : {1ULL, 2ULL, 3ULL, 4ULL}) {
-        const Scenario s = mf::generate_persona_retrieval({seed});
+        const Scenario s = mf::generate_persona_retrieval(with_seed(seed));
         for (const auto& p : s.probes) {
             mis += misleading(p);
             ++total;
@@ -190,13 +299,42 @@ TEST(PersonaRetrieval, AboutHalfTheProbesAreMisleading) {
     EXPECT_LT(share, 0.56);
 }
 
+// The release draws 100 entity names with replacement from 30 (27 distinct, up to 8 essays a name).
+TEST(PersonaRetrieval, NamesAreReusedAsInTheReleaseByDefault) {
+    for (std::uint64_t seed : {42ULL, 1ULL, 2ULL}) {
+        const Scenario s = mf::generate_persona_retrieval(with_seed(seed));
+        std::map<std::string, std::size_t> essays_of;
+        for (std::size_t i = 0; i < 100; ++i) ++essays_of[s.probes[3 * i].meta["entity"].get<std::string>()];
+        std::size_t most = 0;
+        for (const auto& [name, n] : essays_of) most = std::max(most, n);
+        EXPECT_GE(essays_of.size(), 24u) << "seed " << seed;
+        EXPECT_LE(essays_of.size(), 30u) << "seed " << seed;
+        EXPECT_GE(most, 5u) << "seed " << seed;
+        // Namesakes are listed, and two essays about one name are about two different people.
+        std::map<std::string, std::set<std::string>> openings;
+        for (std::size_t i = 0; i < 100; ++i) {
+            const auto& p = s.probes[3 * i];
+            const std::string name = p.meta["entity"].get<std::string>();
+            EXPECT_EQ(p.meta.contains("entity_rows"), essays_of[name] > 1) << p.id;
+            EXPECT_TRUE(openings[name].insert(text::split_sentences(s.sessions[i].messages[0].content)[0]).second);
+        }
+    }
+    mf::GenerateOptions distinct;
+    distinct.persona.distinct_names = true;
+    distinct.persona.name_pool = 110;
+    const Scenario s = mf::generate_persona_retrieval(distinct);
+    std::set<std::string> names;
+    for (std::size_t i = 0; i < 100; ++i) names.insert(s.probes[3 * i].meta["entity"].get<std::string>());
+    EXPECT_EQ(names.size(), 100u);
+}
+
 TEST(PersonaRetrieval, DistractorsAreStrangersToEveryEssay) {
     const Scenario& s = default_scenario();
     std::set<std::string> essay_words, entities;
     for (const auto& session : s.sessions)
         for (const auto& w : text::words(session.messages[0].content)) essay_words.insert(w);
     for (const auto& p : s.probes) entities.insert(p.meta["entity"].get<std::string>());
-    EXPECT_EQ(entities.size(), 100u);
+    for (const auto& n : pr::lexicon().entity_names) entities.insert(n.full());
     for (const auto& p : s.probes) {
         if (!misleading(p)) continue;
         const std::string d = p.meta["distractor"].get<std::string>();
@@ -207,7 +345,7 @@ TEST(PersonaRetrieval, DistractorsAreStrangersToEveryEssay) {
     }
 }
 
-TEST(PersonaRetrieval, AnEntitysNameAppearsOnlyInItsOwnEssay) {
+TEST(PersonaRetrieval, ANameAppearsOnlyInEssaysAboutThatName) {
     const Scenario& s = default_scenario();
     std::vector<std::set<std::string>> session_words;
     for (const auto& session : s.sessions) {
@@ -218,7 +356,74 @@ TEST(PersonaRetrieval, AnEntitysNameAppearsOnlyInItsOwnEssay) {
         const std::string entity = s.probes[3 * i].meta["entity"].get<std::string>();
         for (const auto& t : text::words(entity))
             for (std::size_t j = 0; j < s.sessions.size(); ++j)
-                EXPECT_TRUE(j == i || !session_words[j].count(t)) << entity << " leaks into sessions[" << j << "]";
+                EXPECT_TRUE(s.probes[3 * j].meta["entity"].get<std::string>() == entity || !session_words[j].count(t))
+                    << entity << " leaks into sessions[" << j << "]";
+    }
+}
+
+// The release: 96 of 143 direct facts sit in a sentence that does not name the person.
+TEST(PersonaRetrieval, MostDirectFactsSitInSentencesThatDoNotNameThePerson) {
+    std::size_t unnamed = 0, total = 0;
+    for (std::uint64_t seed : {42ULL, 1ULL, 2ULL}) {
+        const Scenario s = mf::generate_persona_retrieval(with_seed(seed));
+        for (const auto& d : direct_probes(s)) {
+            const auto& f = d.probe->evidence.at(0);
+            const auto& entity = f.key_details.at(0);
+            bool named = false;
+            for (const auto& st : fact_statements(d))
+                for (const auto& v : entity.variants) named = named || text::contains_phrase(st, v);
+            EXPECT_EQ(named, d.probe->meta["names_person"].get<bool>()) << d.probe->id;
+            // A fact whose sentences do not name the person cites the opening that does.
+            const std::string opening = text::split_sentences(*d.essay).at(0);
+            EXPECT_EQ(f.statements.front() == opening, !named) << d.probe->id;
+            unnamed += !named;
+            ++total;
+        }
+    }
+    const double share = static_cast<double>(unnamed) / static_cast<double>(total);
+    EXPECT_GT(share, 0.55) << unnamed << " of " << total;
+    EXPECT_LT(share, 0.80) << unnamed << " of " << total;
+}
+
+TEST(PersonaRetrieval, SomeFactsRunOverTwoSentences) {
+    std::size_t two = 0, total = 0;
+    for (std::uint64_t seed : {42ULL, 1ULL, 2ULL}) {
+        const Scenario s = mf::generate_persona_retrieval(with_seed(seed));
+        for (const auto& d : direct_probes(s)) {
+            const auto sentences = fact_statements(d);
+            ASSERT_EQ(sentences.size(), d.probe->meta["fact_sentences"].get<std::size_t>()) << d.probe->id;
+            if (sentences.size() == 2) {
+                // Adjacent in the essay: the second carries the reason or detail.
+                EXPECT_NE(d.essay->find(sentences[0] + " " + sentences[1]), std::string::npos) << d.probe->id;
+                ++two;
+            }
+            ++total;
+        }
+    }
+    const double share = static_cast<double>(two) / static_cast<double>(total);
+    EXPECT_GT(share, 0.2) << two << " of " << total;
+    EXPECT_LT(share, 0.5) << two << " of " << total;
+}
+
+TEST(PersonaRetrieval, NoDirectQuestionContainsItsAnswersDetail) {
+    for (std::uint64_t seed : {42ULL, 1ULL, 2ULL}) {
+        const Scenario s = mf::generate_persona_retrieval(with_seed(seed));
+        for (const auto& d : direct_probes(s)) {
+            const auto& p = *d.probe;
+            const std::string entity = p.meta["entity"].get<std::string>();
+            EXPECT_TRUE(text::contains_phrase(p.question, entity)) << p.question;
+            for (const auto& v : p.evidence.at(0).key_details.at(1).variants) {
+                EXPECT_FALSE(text::normalized_contains(text::normalize(p.question), text::normalize(v)))
+                    << p.question << " gives away '" << v << "'";
+                EXPECT_TRUE(text::contains_phrase(p.answer, v)) << p.answer;
+            }
+            // First person, about a situation.
+            const auto w = text::words(p.question);
+            const bool first_person = std::any_of(w.begin(), w.end(), [](const std::string& x) {
+                return x == "i" || x == "im" || x == "me" || x == "my" || x == "we" || x == "us" || x == "our";
+            });
+            EXPECT_TRUE(first_person) << p.question;
+        }
     }
 }
 
@@ -238,21 +443,57 @@ TEST(PersonaRetrieval, SlotsOfARowAskAboutDifferentFactsAndDistractors) {
     }
 }
 
-TEST(PersonaRetrieval, DirectProbesCiteTheSentenceStatingTheirDetail) {
+TEST(PersonaRetrieval, DirectProbesCiteTheNamingAndTheStatingSentences) {
     const Scenario& s = default_scenario();
+    std::set<std::string> fact_sentences;
     for (std::size_t i = 0; i < s.probes.size(); ++i) {
         const auto& p = s.probes[i];
         if (misleading(p)) continue;
         ASSERT_EQ(p.evidence.size(), 1u);
         const auto& f = p.evidence[0];
+        const std::string& essay = s.sessions[i / 3].messages[0].content;
         EXPECT_EQ(f.message_ids, std::vector<std::string>{s.sessions[i / 3].messages[0].id});
-        EXPECT_NE(s.sessions[i / 3].messages[0].content.find(f.text), std::string::npos) << f.text;
+        const auto sentences = text::split_sentences(essay);
+        for (const auto& st : f.statements)
+            EXPECT_NE(std::find(sentences.begin(), sentences.end(), st), sentences.end()) << st;
+        EXPECT_EQ(f.text, text::join(f.statements, " "));
         ASSERT_EQ(f.key_details.size(), 2u);
         EXPECT_EQ(f.key_details[0].name, "entity");
         EXPECT_EQ(f.key_details[1].name, "detail");
-        EXPECT_TRUE(text::contains_phrase(p.answer, f.key_details[1].variants[0]) ||
-                    text::contains_phrase(p.question, f.key_details[1].variants[0]))
-            << p.question << " / " << p.answer;
+        // A fact sentence belongs to one essay only, so no other essay's sentence stands in for it.
+        for (const auto& st : fact_statements({&p, &essay})) {
+            if (st != sentences[0]) {
+                EXPECT_TRUE(fact_sentences.insert(st).second) << st;
+            }
+        }
+    }
+}
+
+TEST(PersonaRetrieval, TheSettingsChangeWhatTheyName) {
+    mf::GenerateOptions named;
+    named.persona.pronoun_share = 0.0;
+    named.persona.multi_sentence_share = 0.0;
+    const Scenario s = mf::generate_persona_retrieval(named);
+    for (const auto& d : direct_probes(s)) {
+        EXPECT_TRUE(d.probe->meta["names_person"].get<bool>()) << d.probe->id;
+        EXPECT_EQ(d.probe->evidence.at(0).statements.size(), 1u) << d.probe->id;
+    }
+    EXPECT_TRUE(all_violations(s).empty()) << describe(all_violations(s));
+}
+
+TEST(PersonaRetrieval, PrintsSamplesOnRequest) {
+    const char* env = std::getenv("MEMFAIL_PRINT_SAMPLES");
+    if (!env) GTEST_SKIP() << "set MEMFAIL_PRINT_SAMPLES=<n> to print essays";
+    const Scenario& s = default_scenario();
+    const std::size_t n = std::min<std::size_t>(static_cast<std::size_t>(std::atoi(env)), s.sessions.size());
+    for (std::size_t i = 0; i < n; ++i) {
+        std::printf("\n[%s] %s\n", s.probes[3 * i].meta["entity"].get<std::string>().c_str(),
+                    s.sessions[i].messages[0].content.c_str());
+        for (std::size_t k = 0; k < 3; ++k) {
+            const auto& p = s.probes[3 * i + k];
+            std::printf("  %s %s\n    -> %s\n", misleading(p) ? "(misleading)" : "(direct)", p.question.c_str(),
+                        p.answer.c_str());
+        }
     }
 }
 

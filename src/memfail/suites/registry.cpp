@@ -20,11 +20,10 @@ public:
     std::vector<std::string> dataset_names() const override { return memfail_suite::dataset_names(); }
     Result<std::vector<data::Scenario>> generate(const std::string& dataset,
                                                  const GenerateOptions& options) const override {
-        if (!options.params.empty())
-            return make_error(ErrorKind::invalid_input,
-                              "the memfail suite's generators take no parameters (got '" +
-                                  options.params.begin()->first + "')");
-        MF_TRY_ASSIGN(data::Scenario s, memfail_suite::generate_dataset(dataset, {options.seed}));
+        memfail_suite::GenerateOptions settings;
+        settings.seed = options.seed;
+        MF_TRY(memfail_suite::apply_settings(options.params, settings));
+        MF_TRY_ASSIGN(data::Scenario s, memfail_suite::generate_dataset(dataset, settings));
         std::vector<data::Scenario> out;
         out.push_back(std::move(s));
         return out;

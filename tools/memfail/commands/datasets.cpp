@@ -41,6 +41,7 @@ struct GenerateOptions {
     std::size_t scenarios = 0;  // 0: the suite's default
     // The dynamic suite's knobs; empty: its defaults.
     std::string users, months, scale;
+    std::vector<std::string> settings;  // --set KEY=VALUE, handed to the suite as params
 };
 
 struct ValidateOptions {
@@ -249,6 +250,14 @@ void generate(const GenerateOptions& o) {
                                            suite->name() + "'s",
                                        flag));
             options.params[key] = *value;
+        }
+        for (const std::string& setting : o.settings) {
+            const auto eq = setting.find('=');
+            if (eq == std::string::npos || eq == 0)
+                throw Fatal(make_error(ErrorKind::invalid_input,
+                                       "bad setting '" + setting + "': expected KEY=VALUE (e.g. persona.name_pool=100)",
+                                       "--set"));
+            options.params[setting.substr(0, eq)] = setting.substr(eq + 1);
         }
         progress_line("generating " + n + " (seed " + std::to_string(o.seed) + ")");
         generators[suite->name()] = suite->name() == "memfail" ? std::string(mf::k_generator_version)
@@ -462,6 +471,11 @@ void add_datasets_command(CLI::App& app, std::function<void()>& action) {
     g->add_option("--months", gen->months, "dynamic: months of activity per user, a multiple of 3 (default 15: C1-C5)");
     g->add_option("--scale", gen->scale,
                   "dynamic: multiplies the routine log volume (default 1: about 2M tokens per user; 0.02 for a quick look)");
+    g->add_option("--set", gen->settings,
+                  "KEY=VALUE (repeatable): a generator's difficulty setting. The five MemFail datasets take "
+                  "persona.name_pool (default 30: names drawn with replacement), persona.distinct_names (false), "
+                  "persona.pronoun_share (0.67), persona.multi_sentence_share (0.35) and persona.context_share (0.6), "
+                  "docs/DATASETS.md; an unknown key or a value out of range is refused");
     g->add_option("--out,-o", gen->out, "Output folder")->capture_default_str();
     g->add_option("--seed", gen->seed, "Generator seed")->capture_default_str();
     g->callback([gen, &action] { action = [gen] { generate(*gen); }; });
@@ -494,7 +508,18 @@ void add_datasets_command(CLI::App& app, std::function<void()>& action) {
         "stats", "Print the MemFail paper's Table 2 figures for dataset files (generated or imported): entries, "
                  "graded probes, mean tokens per entry, the yes/no split and condition types (Conditional), rows, "
                  "facts and tokens per N (Coexisting), chains, facts and tokens per K (Long-Hop), the share of "
-                 "misleading questions (Persona)");
+                 "misleading questions (Persona); then the traits that set a dataset's difficulty (docs/DATASETS.md "
+                 "defines them): words/message, the mean and median whitespace-separated words per stored message; "
+                 "names (Conditional, Persona), the distinct person names of the entries (sessions), the most entries "
+                 "sharing one name and one first name, each entry named by the meta.entity of the probes citing it "
+                 "(or naming it by meta.row), else by the leading capitalised words of its first sentence (the "
+                 "method is counted); pronoun facts "
+                 "(Conditional, Persona), the evidence facts none of whose key details (bar the entity and one-word "
+                 "qualifiers) sits in a sentence naming the person (mixed: some do; unknown: no person or detail found); chain voice "
+                 "(Long-Hop), chains with a fact in the first person (i, me, my, mine, myself, I'm, I've), else naming "
+                 "their person (meta.chain's head, else found in the text) in every fact, in some, or in none; q/evidence words (all), the "
+                 "mean over graded probes with evidence of the share of the question's distinct non-stopword words "
+                 "(no stemming) that occur in the messages its evidence cites");
     stats_cmd->add_option("files", st->files, "JSONL dataset files")->required();
     stats_cmd->add_option("--format,-f", st->format, "text or json")
         ->check(CLI::IsMember({"text", "json"}))

@@ -4,6 +4,7 @@
 // definition kind reads like the file it parses. Templates are then checked against the variables
 // their kind supplies, so a typo ("{strat_time}") fails here, not while generating a user.
 #include <memfail/embedded/dynamic_lexicon.hpp>
+#include <memfail/suites/lexicon_reader.hpp>
 #include <memfail/core/text.hpp>
 #include <memfail/suites/dynamic/lexicon.hpp>
 
@@ -19,65 +20,7 @@ namespace {
 
 using nlohmann::json;
 
-class Reader {
-public:
-    explicit Reader(std::string file) : m_file(std::move(file)) {}
-
-    void fail(const std::string& path, const std::string& message) {
-        if (!m_error) m_error = make_error(ErrorKind::invalid_input, message, m_file + ": " + path);
-    }
-    const std::optional<Error>& error() const { return m_error; }
-
-    const json& member(const json& obj, const char* key, const std::string& path) {
-        static const json k_null;
-        if (!obj.is_object() || !obj.contains(key)) {
-            fail(path + "." + key, "is missing");
-            return k_null;
-        }
-        return obj.at(key);
-    }
-    std::string str(const json& obj, const char* key, const std::string& path) {
-        const json& v = member(obj, key, path);
-        if (v.is_string() && !v.get_ref<const std::string&>().empty()) return v.get<std::string>();
-        if (!v.is_null()) fail(path + "." + key, "must be a non-empty string");
-        return {};
-    }
-    std::vector<std::string> strings(const json& obj, const char* key, const std::string& path) {
-        std::vector<std::string> out;
-        const json& v = member(obj, key, path);
-        if (!v.is_array() || v.empty()) {
-            if (!v.is_null()) fail(path + "." + key, "must be a non-empty list of strings");
-            return out;
-        }
-        for (std::size_t i = 0; i < v.size(); ++i) {
-            if (v[i].is_string()) out.push_back(v[i].get<std::string>());
-            else fail(path + "." + key + "[" + std::to_string(i) + "]", "must be a string");
-        }
-        return out;
-    }
-    std::vector<int> ints(const json& obj, const char* key, const std::string& path) {
-        std::vector<int> out;
-        const json& v = member(obj, key, path);
-        if (!v.is_array() || v.empty()) {
-            if (!v.is_null()) fail(path + "." + key, "must be a non-empty list of integers");
-            return out;
-        }
-        for (const auto& x : v) {
-            if (x.is_number_integer()) out.push_back(x.get<int>());
-            else fail(path + "." + key, "must hold only integers");
-        }
-        return out;
-    }
-    const json& array(const json& obj, const char* key, const std::string& path) {
-        const json& v = member(obj, key, path);
-        if (!v.is_null() && (!v.is_array() || v.empty())) fail(path + "." + key, "must be a non-empty list");
-        return v;
-    }
-
-private:
-    std::string m_file;
-    std::optional<Error> m_error;
-};
+using Reader = suites::LexiconReader;
 
 // Each element of `arr` (a list, or null after a reported problem).
 template <class F>

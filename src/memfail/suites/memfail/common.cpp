@@ -6,6 +6,7 @@
 #include <memfail/core/spec.hpp>
 
 #include <cstdio>
+#include <cstdlib>
 
 namespace memfail::suites::memfail_suite {
 
@@ -82,6 +83,63 @@ Result<data::Scenario> generate_dataset(const std::string& name, const GenerateO
                       "unknown dataset '" + name + "'" + (hint.empty() ? "" : " (" + hint + ")") +
                           "; known: conditional_facts_easy, conditional_facts_hard, "
                           "coexisting_facts, persona_retrieval, long_hop");
+}
+
+namespace {
+
+Result<double> share_setting(const std::string& key, const std::string& value) {
+    char* end = nullptr;
+    const double v = std::strtod(value.c_str(), &end);
+    if (value.empty() || end != value.c_str() + value.size() || !(v >= 0.0 && v <= 1.0))
+        return make_error(ErrorKind::invalid_input, key + " must be a share between 0 and 1 (got '" + value + "')",
+                          "--set");
+    return v;
+}
+
+}  // namespace
+
+Result<void> apply_settings(const std::map<std::string, std::string>& params, GenerateOptions& options) {
+    static const std::vector<std::string> k_keys = {"persona.name_pool", "persona.distinct_names",
+                                                    "persona.pronoun_share", "persona.multi_sentence_share",
+                                                    "persona.context_share"};
+    PersonaSettings& persona = options.persona;
+    for (const auto& [key, value] : params) {
+        if (key == "persona.name_pool") {
+            char* end = nullptr;
+            const unsigned long long n = std::strtoull(value.c_str(), &end, 10);
+            if (value.empty() || value[0] == '-' || end != value.c_str() + value.size() || n == 0 || n > 100000)
+                return make_error(ErrorKind::invalid_input,
+                                  "persona.name_pool must be a whole number of names, at least 1 (got '" + value + "')",
+                                  "--set");
+            persona.name_pool = static_cast<std::size_t>(n);
+        } else if (key == "persona.distinct_names") {
+            if (value != "true" && value != "false")
+                return make_error(ErrorKind::invalid_input,
+                                  "persona.distinct_names must be true or false (got '" + value + "')", "--set");
+            persona.distinct_names = value == "true";
+        } else if (key == "persona.pronoun_share") {
+            MF_TRY_ASSIGN(persona.pronoun_share, share_setting(key, value));
+        } else if (key == "persona.multi_sentence_share") {
+            MF_TRY_ASSIGN(persona.multi_sentence_share, share_setting(key, value));
+        } else if (key == "persona.context_share") {
+            MF_TRY_ASSIGN(persona.context_share, share_setting(key, value));
+        } else {
+            const std::string hint = did_you_mean(key, k_keys);
+            return make_error(ErrorKind::invalid_input,
+                              "unknown setting '" + key + "' for the MemFail datasets" +
+                                  (hint.empty() ? std::string() : " (" + hint + ")") + "; known: persona.name_pool, "
+                                  "persona.distinct_names, persona.pronoun_share, persona.multi_sentence_share, "
+                                  "persona.context_share",
+                              "--set");
+        }
+    }
+    // 100 rows, one name each.
+    if (persona.distinct_names && persona.name_pool < 100)
+        return make_error(ErrorKind::invalid_input,
+                          "persona.distinct_names needs persona.name_pool of at least 100 (one name per essay; got " +
+                              std::to_string(persona.name_pool) + ")",
+                          "--set");
+    return {};
 }
 
 void record_dedup(data::Scenario& scenario, const std::string& key, const MinHashDeduper& deduper,

@@ -3,7 +3,9 @@
 // returns one scenario: every storage conversation of the dataset (stored into one memory) and every
 // graded probe (asked after the last session), with structured evidence and key details.
 #pragma once
+#include <cstddef>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -18,9 +20,34 @@ inline constexpr const char* k_generator_version = "memfail-gen/1";
 // The dataset names, in the paper's order.
 const std::vector<std::string>& dataset_names();
 
+// Persona-Retrieval difficulty. The defaults match the paper's release (measured on its 100 rows);
+// `memfail datasets generate --set persona.KEY=VALUE` changes them (apply_settings).
+struct PersonaSettings {
+    // Entity names are drawn with replacement from the first `name_pool` names of the lexicon
+    // (30: about 27 distinct names per 100 rows, some on several essays, so a name alone does not
+    // identify the essay). With `distinct_names` every row gets its own name (needs >= 100).
+    std::size_t name_pool = 30;
+    bool distinct_names = false;
+    // Share of facts stated in a sentence that does not name the person (pronoun or role), so
+    // knowing who the fact is about needs the essay's opening sentence too (release: 96 of 143).
+    double pronoun_share = 0.67;
+    // Share of facts stated over two sentences, the second giving the reason or detail.
+    double multi_sentence_share = 0.35;
+    // Share of direct questions set in the person's own world ("after a long week at the ferry
+    // terminal, ..."), which with the name points to one essay; the others name only the person
+    // and a situation (a dinner, a gift, a trip).
+    double context_share = 0.6;
+};
+
 struct GenerateOptions {
     std::uint64_t seed = 42;
+    PersonaSettings persona{};
 };
+
+// Reads settings given as text ("persona.name_pool" = "100"), as `datasets generate --set` passes
+// them; invalid_input naming the key for an unknown key or a value out of range. Every memfail
+// dataset accepts them (those for Persona change only Persona), so `generate all --set ...` works.
+Result<void> apply_settings(const std::map<std::string, std::string>& params, GenerateOptions& options);
 
 // Conditional-Facts: 100 rules "entity does behaviour only under condition", Easy (one sentence) and
 // Hard (behaviour, condition and link sentences, never adjacent, no conditional connective).

@@ -1,656 +1,174 @@
 // SPDX-License-Identifier: MIT
-// The Persona-Retrieval lexicon: names, persona flavours, idiosyncratic facts, ordinary sentences.
+// Loading and checking the Persona-Retrieval lexicon (lexicon/persona.json, embedded at build time).
+// The Reader keeps the first problem with its JSON path and lets parsing run on with defaults, so
+// each part of the file is read by a short function that mirrors it.
+#include <memfail/embedded/persona_lexicon.hpp>
+#include <memfail/suites/lexicon_reader.hpp>
 #include <memfail/core/text.hpp>
 #include <memfail/suites/memfail/persona_lexicon.hpp>
 
-#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <set>
 
 namespace memfail::suites::memfail_suite::persona {
 
 namespace {
 
-std::vector<PersonName> make_names(const std::vector<const char*>& female, const std::vector<const char*>& male) {
-    // Alternates the two lists so any prefix of the pool is mixed.
+using nlohmann::json;
+
+using Reader = suites::LexiconReader;
+
+std::string at(const std::string& path, const char* key, std::size_t i) {
+    return path + "." + key + "[" + std::to_string(i) + "]";
+}
+
+std::size_t count(const std::string& s, const std::string& token) {
+    std::size_t n = 0;
+    for (std::size_t pos = s.find(token); pos != std::string::npos; pos = s.find(token, pos + token.size())) ++n;
+    return n;
+}
+
+std::vector<PersonName> read_names(Reader& r, const json& doc, const char* key) {
     std::vector<PersonName> out;
-    auto parse = [](const char* full, bool is_female) {
-        const std::string s(full);
-        const std::size_t space = s.find(' ');
-        return PersonName{s.substr(0, space), s.substr(space + 1), is_female};
-    };
-    for (std::size_t i = 0; i < std::max(female.size(), male.size()); ++i) {
-        if (i < female.size()) out.push_back(parse(female[i], true));
-        if (i < male.size()) out.push_back(parse(male[i], false));
+    const json& list = r.array(doc, key, "$");
+    for (std::size_t i = 0; i < list.size(); ++i) {
+        const std::string path = at("$", key, i);
+        const std::string full = r.str(list[i], "name", path);
+        const std::string pronoun = r.str(list[i], "pronoun", path);
+        const std::size_t space = full.find(' ');
+        if (space == std::string::npos || space == 0 || space + 1 >= full.size() ||
+            full.find(' ', space + 1) != std::string::npos)
+            r.fail(path + ".name", "must be a first and a last name separated by one space");
+        if (pronoun != "she" && pronoun != "he") r.fail(path + ".pronoun", "must be \"she\" or \"he\"");
+        if (space != std::string::npos) out.push_back({full.substr(0, space), full.substr(space + 1), pronoun == "she"});
     }
     return out;
 }
 
+Flavor read_flavor(Reader& r, const json& j, const std::string& path) {
+    Flavor f;
+    f.profession = r.str(j, "profession", path);
+    f.role = r.str(j, "role", path);
+    f.place = r.str(j, "place", path);
+    f.interest = r.str(j, "interest", path);
+    f.sentences = r.strings(j, "sentences", path);
+    f.excludes = r.strings(j, "excludes", path, false);
+    return f;
+}
+
+// A template stating a fact refers to the person exactly once through {Subj}/{subj} and holds the key.
+void check_fact_sentence(Reader& r, const std::string& tmpl, const std::string& path) {
+    if (count(tmpl, "{Subj}") + count(tmpl, "{subj}") != 1)
+        r.fail(path, "must refer to the person exactly once, through {Subj} or {subj}");
+    if (count(tmpl, "{key}") + count(tmpl, "{Key}") != 1) r.fail(path, "must hold {key} exactly once");
+}
+
+FactType read_fact_type(Reader& r, const json& j, const std::string& path) {
+    FactType t;
+    t.id = r.str(j, "id", path);
+    t.sentences = r.strings(j, "sentences", path);
+    for (std::size_t i = 0; i < t.sentences.size(); ++i) check_fact_sentence(r, t.sentences[i], at(path, "sentences", i));
+    const json& pairs = r.member(j, "pairs", path);
+    if (!pairs.is_array()) r.fail(path + ".pairs", "must be a list of [statement, reason] pairs");
+    for (std::size_t i = 0; pairs.is_array() && i < pairs.size(); ++i) {
+        const std::string ppath = at(path, "pairs", i);
+        if (!pairs[i].is_array() || pairs[i].size() != 2 || !pairs[i][0].is_string() || !pairs[i][1].is_string()) {
+            r.fail(ppath, "must be two strings: the sentence stating the fact, then its reason or detail");
+            continue;
+        }
+        std::array<std::string, 2> p = {pairs[i][0].get<std::string>(), pairs[i][1].get<std::string>()};
+        check_fact_sentence(r, p[0], ppath + "[0]");
+        if (count(p[1], "{Subj}") + count(p[1], "{subj}") + count(p[1], "{key}") + count(p[1], "{Key}") != 0)
+            r.fail(ppath + "[1]", "the second sentence uses pronouns only and does not repeat {key}");
+        t.pairs.push_back(std::move(p));
+    }
+    t.questions = r.strings(j, "questions", path);
+    for (std::size_t i = 0; i < t.questions.size(); ++i) {
+        if (count(t.questions[i], "{name}") != 1) r.fail(at(path, "questions", i), "must name the person once, as {name}");
+        if (count(t.questions[i], "{key}") + count(t.questions[i], "{Key}") + count(t.questions[i], "{extra}") != 0)
+            r.fail(at(path, "questions", i), "must not hold the answer ({key} or {extra})");
+    }
+    t.answer = r.str(j, "answer", path);
+    std::string all_templates = t.answer;
+    for (const auto& s : t.sentences) all_templates += s;
+    for (const auto& p : t.pairs) all_templates += p[0] + p[1];
+    for (const auto& q : t.questions) all_templates += q;
+    const bool needs_cue = all_templates.find("{cue}") != std::string::npos;
+    const bool needs_extra = all_templates.find("xtra}") != std::string::npos;
+    const json& instances = r.array(j, "instances", path);
+    for (std::size_t i = 0; i < instances.size(); ++i) {
+        const std::string ipath = at(path, "instances", i);
+        FactInstance inst;
+        inst.key = r.str(instances[i], "key", ipath);
+        inst.details = r.strings(instances[i], "details", ipath);
+        inst.cue = r.str(instances[i], "cue", ipath, needs_cue);
+        inst.extra = r.str(instances[i], "extra", ipath, needs_extra);
+        inst.tag = r.str(instances[i], "tag", ipath, false);
+        for (std::size_t d = 0; d < inst.details.size(); ++d)
+            if (!text::contains_phrase(inst.key, inst.details[d]))
+                r.fail(at(ipath, "details", d), "must be a phrase of the key '" + inst.key + "'");
+        t.instances.push_back(std::move(inst));
+    }
+    return t;
+}
+
 }  // namespace
 
-const std::vector<PersonName>& entity_names() {
-    static const std::vector<PersonName> k_names = make_names(
-        {"Aiko Nakamura", "Chiamaka Eze", "Ingrid Halvorsen", "Valentina Ferreira", "Siobhan Gallagher",
-         "Mariam Khoury", "Thandiwe Dlamini", "Anjali Raghavan", "Paulina Wisniewska", "Esperanza Quispe",
-         "Nilufar Karimova", "Kalani Kahananui", "Farida Benali", "Astrid Lindqvist", "Ximena Castaneda",
-         "Folake Adeyemi", "Ngoc Truong", "Seo-yeon Baek", "Rukhsana Chowdhury", "Catalina Ibarra",
-         "Zeynep Arslan", "Eleni Papadakis", "Bogdana Shevchenko", "Aroha Ngata", "Malia Tuilagi",
-         "Abeba Tesfaye", "Efua Mensah", "Wanjiru Kamau", "Maricel Dizon", "Dewi Kusuma", "Kanya Srisawat",
-         "Solveig Eriksdottir", "Giulia Bernardi", "Lucia Echeverria", "Beatriz Tavares", "Amelie Fournier",
-         "Friederike Haas", "Femke Visser", "Zsofia Horvath", "Tereza Novotna", "Tamar Mizrahi",
-         "Anahit Petrosyan", "Ketevan Beridze", "Sadia Qureshi", "Dilani Perera", "Sunita Gurung",
-         "Oyunaa Batbayar", "Aigerim Seitkali", "Hodan Warsame", "Shirin Tehrani", "Mirela Popescu",
-         "Camila Restrepo", "Naledi Mokoena", "Xiaoyu Lin", "Kaveri Menon"},
-        {"Kenji Watanabe", "Emeka Obi", "Magnus Haugland", "Rafael Azevedo", "Declan Byrne", "Karim Nassar",
-         "Sipho Ndlovu", "Arjun Venkatesh", "Tomasz Zielinski", "Mateo Huaman", "Bekzod Yusupov",
-         "Keoni Akana", "Youssef Amrani", "Anders Bergstrom", "Joaquin Villalobos", "Tunde Bakare",
-         "Minh Duong", "Ji-hoon Kwon", "Farhan Rahman", "Cristobal Araya", "Emre Yildiz", "Nikos Stavridis",
-         "Oleksandr Bondarenko", "Tane Parata", "Sione Fifita", "Dawit Bekele", "Kwame Asante",
-         "Baraka Otieno", "Paolo Mercado", "Budi Santoso", "Somchai Wongsakul", "Einar Gunnarsson",
-         "Matteo Colombo", "Iker Goikoetxea", "Duarte Pimentel", "Bastien Girard", "Tobias Brandt",
-         "Joost Mulder", "Bence Farkas", "Ondrej Dvorak", "Eitan Shapiro", "Aram Hovhannisyan",
-         "Levan Kapanadze", "Imran Malik", "Ruwan Jayasuriya", "Pemba Sherpa", "Temuulen Ganbold",
-         "Yerlan Abenov", "Abdirahman Farah", "Dariush Karimi", "Radu Ionescu", "Santiago Ospina",
-         "Lwazi Mahlangu", "Haoran Zhou", "Vikram Nair"});
-    return k_names;
+Result<Lexicon> parse_lexicon(const std::string& file, const std::string& content) {
+    Reader r(file);
+    json doc = json::parse(content, nullptr, false);
+    if (doc.is_discarded() || !doc.is_object())
+        return make_error(ErrorKind::invalid_input, "is not a JSON object", file);
+    Lexicon lex;
+    lex.entity_names = read_names(r, doc, "entity_names");
+    lex.distractor_names = read_names(r, doc, "distractor_names");
+    lex.intros = r.strings(doc, "intros", "$");
+    for (std::size_t i = 0; i < lex.intros.size(); ++i)
+        if (count(lex.intros[i], "{Name}") != 1) r.fail(at("$", "intros", i), "must name the person in full once, as {Name}");
+    lex.fillers = r.strings(doc, "fillers", "$");
+    for (std::size_t i = 0; i < lex.fillers.size(); ++i)
+        if (lex.fillers[i].find("{Name}") != std::string::npos || lex.fillers[i].find("{First}") != std::string::npos)
+            r.fail(at("$", "fillers", i), "a filler refers to the person by pronoun or role only");
+    const json& flavors = r.array(doc, "flavors", "$");
+    for (std::size_t i = 0; i < flavors.size(); ++i) lex.flavors.push_back(read_flavor(r, flavors[i], at("$", "flavors", i)));
+    const json& types = r.array(doc, "fact_types", "$");
+    for (std::size_t i = 0; i < types.size(); ++i) lex.fact_types.push_back(read_fact_type(r, types[i], at("$", "fact_types", i)));
+
+    // Distractors are strangers: no first or last name of theirs is any stored person's.
+    std::set<std::string> entity_tokens;
+    for (const auto& n : lex.entity_names) {
+        entity_tokens.insert(text::normalize(n.first));
+        entity_tokens.insert(text::normalize(n.last));
+    }
+    for (std::size_t i = 0; i < lex.distractor_names.size(); ++i) {
+        const auto& d = lex.distractor_names[i];
+        if (entity_tokens.count(text::normalize(d.first)) || entity_tokens.count(text::normalize(d.last)))
+            r.fail(at("$", "distractor_names", i), "'" + d.full() + "' shares a name with an entity name");
+    }
+    if (r.error()) return *r.error();
+    return lex;
 }
 
-const std::vector<PersonName>& distractor_names() {
-    static const std::vector<PersonName> k_names = make_names(
-        {"Yara Mendes", "Oksana Kravets", "Adaeze Nwosu", "Hiroko Fujimoto", "Deepika Bhatt",
-         "Salma Benjelloun", "Greta Lindholm", "Maeve Donnelly", "Paola Guerrero", "Isadora Pacheco",
-         "Kirsi Virtanen", "Svetlana Morozova", "Ayumi Kobayashi", "Nadia Farouk", "Wairimu Njoroge",
-         "Akosua Boateng", "Leilani Kealoha", "Yasmin Saleh", "Halina Sobczak", "Magdalena Orozco",
-         "Hye-jin Yoon", "Chloe Marchetti", "Gulnara Tokayeva", "Esi Owusu", "Renata Kubiak",
-         "Talia Rosenberg", "Amaia Etxeberria", "Saoirse Brennan", "Ebru Demir", "Khadija Toure",
-         "Lucinda Pereira", "Quynh Bui"},
-        {"Cormac Doyle", "Arturo Salazar", "Hamid Rostami", "Viktor Sokolov", "Jomo Kariuki", "Kofi Appiah",
-         "Haruto Ishikawa", "Rohan Kapoor", "Mehmet Ozturk", "Bjorn Sandberg", "Henrik Nyberg",
-         "Gabriel Fontaine", "Piotr Nowak", "Felipe Cardenas", "Nnamdi Okonkwo", "Samir Bouzid",
-         "Dmitri Orlov", "Kai Mahoe", "Luca Ferraro", "Jonah Feldman", "Tariq Hussain", "Ayodele Balogun",
-         "Sven Holmberg", "Alejandro Fuentes", "Zhiwei Huang", "Kaito Morimoto", "Amadou Diallo",
-         "Stefan Hofmann", "Nikolai Petrenko", "Siddharth Joshi", "Mustafa Celik", "Eamon Fitzgerald"});
-    return k_names;
-}
-
-const std::vector<std::string>& intro_templates() {
-    static const std::vector<std::string> k_intros = {
-        "{Name} works as {profession} and spends most free evenings {interest}.",
-        "{Name} earns a living as {profession}, but {his} real passion is {interest}.",
-        "Most people know {Name} as {profession}, though {he} spends nearly every spare hour {interest}.",
-        "By trade {Name} is {profession}; outside work, {he} is devoted to {interest}.",
-    };
-    return k_intros;
-}
-
-const std::vector<Flavor>& flavors() {
-    static const std::vector<Flavor> k_flavors = {
-        {"a ferry mechanic", "restoring old pinball machines",
-         {"{He} can tell what is wrong with a diesel engine from the way the deck hums underfoot.",
-          "The pinball machines live in a rented garage, each one half taken apart under a dust sheet.",
-          "Colleagues at the ferry terminal joke that {First} trusts engines more than timetables."},
-         {"deep water"}},
-        {"an orthodontist", "building model ships inside glass bottles",
-         {"{His} younger patients often leave with a tiny doodle of their new smile on the back of an "
-          "appointment card.",
-          "Each bottled ship takes months, assembled with long tweezers under a bright desk lamp.",
-          "{He} insists that the steady hands needed for braces and for rigging are exactly the same."},
-         {}},
-        {"a night-shift radio producer", "learning old fiddle tunes",
-         {"Most nights {he} sits in a small studio, cueing callers and trimming interviews down to the "
-          "second.",
-          "By mid-afternoon {he} is usually practicing reels in the kitchen with the door firmly closed.",
-          "Listeners occasionally catch a faint snatch of a fiddle tune in the background before the hourly "
-          "news."},
-         {}},
-        {"a municipal arborist", "writing crossword puzzles for a local paper",
-         {"{He} knows most of the old plane trees in the city by their scars and lopsided crowns.",
-          "Every other week one of {his} crosswords appears in the weekend edition of the local paper.",
-          "Regular solvers have learned that {his} clues lean heavily on obscure tree names."},
-         {"ladders"}},
-        {"a hospital pharmacist", "entering amateur baking contests",
-         {"Years in the hospital dispensary have made {him} precise about quantities in every part of life.",
-          "Weekend contests are where {he} tests elaborate layered cakes on panels of strangers.",
-          "{His} recipe binder is annotated with measurements down to the tenth of a gram."},
-         {}},
-        {"a civil engineer who inspects bridges", "practicing competitive yo-yo tricks",
-         {"Inspection days mean harnesses, clipboards and long hours beneath rusting steel girders.",
-          "The yo-yo habit began as a way to fidget through meetings and slowly turned into a serious "
-          "pursuit.",
-          "{He} has entered two regional yo-yo championships and placed higher than anyone expected."},
-         {"glass elevators"}},
-        {"a court stenographer", "translating old detective novels for fun",
-         {"{His} fingers keep pace with the fastest lawyers in the building without a single pause.",
-          "At home {he} works slowly through battered detective paperbacks, translating them one chapter at "
-          "a time.",
-          "{He} has never tried to publish the translations and says the puzzle is the whole reward."},
-         {}},
-        {"a shift supervisor at a glass-recycling plant", "keeping a detailed weather diary",
-         {"The plant is loud and bright, and {he} runs the late shift with a calm that new hires find "
-          "reassuring.",
-          "The weather diary now fills a whole shelf of notebooks, each page logging cloud cover, wind and "
-          "temperature.",
-          "Neighbors have started asking {him} whether it will rain before they hang out their washing."},
-         {}},
-        {"a wedding photographer", "training for open-water swimming races",
-         {"Summer weekends disappear into weddings, with long days spent chasing light and wrangling "
-          "relatives.",
-          "Early mornings belong to the lake, where {he} swims long loops between the buoys.",
-          "{He} says both pursuits demand the same thing: staying calm while everything moves around you."},
-         {"deep water", "jellyfish"}},
-        {"a veterinary nurse", "building miniature furniture for dollhouses",
-         {"At the clinic {he} is the one who can calm a frightened dog with a few quiet words.",
-          "The miniature chairs and dressers {he} builds are no bigger than a thumb, complete with working "
-          "drawers.",
-          "A local toy shop sells a few of {his} miniature pieces each winter, mostly to serious hobbyists."},
-         {"cats", "horses"}},
-        {"an air traffic controller", "growing rare chili peppers on a balcony",
-         {"Work means long stretches of intense focus in a dim room full of screens and quiet voices.",
-          "The balcony is crowded with pots of chili plants, some grown from seeds traded with strangers "
-          "online.",
-          "{He} hands out small jars of fiery sauce to colleagues, with handwritten warnings on the labels."},
-         {}},
-        {"a school librarian", "running trail ultramarathons",
-         {"Students know {him} as the librarian who can find a book for anyone, however reluctant the "
-          "reader.",
-          "Weekends are spent on muddy mountain trails, training for races that last well past sunset.",
-          "{He} plans the reading displays at school with the same care {he} gives to race-day nutrition."},
-         {}},
-        {"a piano tuner", "studying medieval siege warfare",
-         {"{He} travels across the region tuning pianos in schools, churches and cramped living rooms.",
-          "{His} shelves are crammed with books on trebuchets, castle walls and long-forgotten sieges.",
-          "Clients sometimes get an unexpected lecture on catapult design while their piano is being tuned."},
-         {}},
-        {"a sign-language interpreter", "restoring vintage bicycles",
-         {"{He} interprets at hospitals, lectures and the occasional rowdy town meeting.",
-          "The hallway of {his} home is usually blocked by at least one bicycle frame waiting for new "
-          "paint.",
-          "{He} loves tracking down original parts for old bicycles, even when a modern one would work "
-          "just as well."},
-         {}},
-        {"a cartographer at a map publisher", "practicing stage magic",
-         {"{He} spends working days redrawing coastlines and checking the spelling of remote villages.",
-          "In the evenings {he} rehearses card tricks and sleight of hand in front of a mirror.",
-          "Friends have learned to check their pockets after {First} says goodbye."},
-         {}},
-        {"a brewery chemist", "carving wooden spoons",
-         {"At the brewery {he} tests every batch for balance, clarity and the faint flavors only a trained "
-          "palate notices.",
-          "A basket by the door holds dozens of hand-carved spoons in cherry, birch and walnut.",
-          "{He} gives the spoons away as gifts and keeps only the lopsided first attempts."},
-         {}},
-        {"an insurance claims adjuster", "writing haiku about commuter trains",
-         {"The job involves a lot of driving between flooded basements, dented cars and storm-damaged "
-          "roofs.",
-          "{He} writes short poems on the train home, usually about fellow passengers and the passing view.",
-          "A small online following now waits for {his} weekly train poem."},
-         {}},
-        {"a lighthouse maintenance technician", "teaching salsa classes",
-         {"Work takes {him} along the coast to service lamps, batteries and salt-crusted machinery.",
-          "Twice a week {he} teaches a beginners' salsa class in a community hall near the harbor.",
-          "Students say {he} explains footwork with the patience of someone used to slow, careful repairs."},
-         {}},
-        {"a tax accountant", "racing homing pigeons",
-         {"Spring is a blur of deadlines, receipts and clients who arrive with shoeboxes of paperwork.",
-          "The pigeon loft sits at the end of a narrow garden, tidy enough to pass any inspection.",
-          "{He} times every race with a stopwatch and records the results in a spreadsheet."},
-         {}},
-        {"a textile conservator", "playing bass in a heavy metal band",
-         {"At the museum {he} repairs fragile tapestries thread by thread under magnifying lamps.",
-          "On weekends {he} plays bass in a loud metal band that rehearses in a converted garage.",
-          "Colleagues are always surprised to learn that the quiet conservator has a stage name."},
-         {}},
-        {"a subway train driver", "growing show orchids",
-         {"{He} drives the early line through the city, starting well before most passengers are awake.",
-          "The spare room has been turned into a humid greenhouse full of orchids on wire racks.",
-          "Two of {his} orchids have won ribbons at regional flower shows."},
-         {}},
-        {"a pediatric physiotherapist", "restoring antique clocks",
-         {"Children at the clinic adore {him}, mostly because every exercise becomes some kind of game.",
-          "{His} workbench is covered with brass gears, tiny screws and clock faces waiting for new hands.",
-          "{He} says repairing a clock teaches the same patience as helping a child relearn to walk."},
-         {}},
-        {"a museum security guard", "painting miniature watercolor landscapes",
-         {"Long shifts in quiet galleries have given {him} a deep familiarity with every painting on the "
-          "second floor.",
-          "{His} own paintings are tiny watercolors of hills and harbors, none bigger than a paperback.",
-          "A café near the museum sometimes hangs a row of {his} little watercolors above the counter."},
-         {}},
-        {"a data analyst at a shipping company", "foraging for wild herbs",
-         {"{He} spends the working week tracking cargo routes and delays across long spreadsheets.",
-          "Weekends are for walking hedgerows and riverbanks in search of wild garlic, sorrel and nettles.",
-          "{His} kitchen shelves hold jars of dried herbs, each labeled with the date and place of picking."},
-         {}},
-        {"a ceramics teacher", "tracking migrating birds with a homemade radio antenna",
-         {"{He} teaches evening ceramics classes where beginners are encouraged to make at least one "
-          "terrible bowl.",
-          "On the roof {he} has rigged a homemade antenna that picks up signals from tagged birds.",
-          "{He} keeps careful notes on which birds pass overhead each spring and autumn."},
-         {}},
-        {"a locksmith", "performing in community theater",
-         {"{He} is the person half the neighborhood calls when a key snaps inside a lock.",
-          "Most evenings in rehearsal season are spent at a small community theater, learning lines.",
-          "{He} has played everything from a villainous butler to a singing tree."},
-         {}},
-        {"a soil scientist", "rebuilding old typewriters",
-         {"Fieldwork takes {him} to farms and wetlands, where {he} samples soil with a long steel probe.",
-          "Old typewriters arrive at {his} door in terrible shape and leave clean, oiled and working.",
-          "{He} types letters to friends on whichever machine {he} finished most recently."},
-         {}},
-        {"a bus mechanic", "writing picture books for children",
-         {"The depot where {he} works repairs the whole city fleet, and {he} knows every model by its "
-          "rattles.",
-          "In the evenings {he} writes and illustrates picture books, usually about vehicles with strong "
-          "opinions.",
-          "One of {his} stories, about a grumpy bus who hates puddles, was picked up by a small publisher."},
-         {}},
-        {"an intensive-care nurse", "playing the bagpipes",
-         {"Long night shifts on the ward have made {him} calm in situations that would rattle most people.",
-          "{He} practices the bagpipes in a park on weekend mornings, well away from the neighbors.",
-          "{He} plays at weddings and festivals, and once at a very surprised colleague's retirement party."},
-         {}},
-        {"a patent lawyer", "building elaborate model railways",
-         {"Work involves reading dense technical documents and arguing about the meaning of single words.",
-          "The basement holds a sprawling model railway with mountains, tunnels and a working level "
-          "crossing.",
-          "{He} adds a new section to the railway every winter and invites friends over to run the "
-          "trains at the holidays."},
-         {}},
-        {"a fishmonger", "studying the night sky through a backyard telescope",
-         {"{He} is up before dawn to choose fish at the harbor auction for the family stall.",
-          "On clear nights the telescope comes out, and {he} stays up far later than is sensible.",
-          "Regular customers get updates on meteor showers along with their fish."},
-         {"anchovies"}},
-        {"a wind-turbine technician", "learning Renaissance lute music",
-         {"{He} climbs turbine towers in all weathers to fix gearboxes high above the fields.",
-          "The lute came from an online auction and took {him} a full year to play properly.",
-          "{He} practices slow Renaissance dances in the evenings, mostly for an audience of houseplants."},
-         {"glass elevators"}},
-        {"a sushi chef", "binding books by hand",
-         {"{He} trained for years before being allowed to prepare rice for customers at the counter.",
-          "{His} bookbinding table is covered in linen thread, awls and stacks of heavy paper.",
-          "{He} makes notebooks for friends, each with a cover in a different handmade paper."},
-         {}},
-        {"a park ranger", "composing choral music",
-         {"{He} patrols forest trails, repairs signposts and answers endless questions about bears.",
-          "In the ranger cabin, {he} writes choral pieces inspired by birdsong and wind in the pines.",
-          "A local choir has performed two of {his} works at its spring concert."},
-         {}},
-    };
-    return k_flavors;
-}
-
-const std::vector<FactType>& fact_types() {
-    static const std::vector<FactType> k_types = {
-        {"refused_food",
-         {"{First} refuses to eat {key} because {extra}.",
-          "No matter who is cooking, {First} will not touch {key}, since {extra}.",
-          "{First} flatly refuses to eat {key}, explaining that {extra}."},
-         {"What food does {name} refuse to eat?", "Which food should I avoid serving {name}?"},
-         "{Key}, because {extra}.",
-         {{"mushrooms", {"mushrooms"}, "", "the texture reminds {him} of a wet sponge", ""},
-          {"olives", {"olives"}, "", "{he} once found a forgotten jar of them fermenting in a school bag", ""},
-          {"cilantro", {"cilantro"}, "", "it tastes like soap to {him}", ""},
-          {"eggplant", {"eggplant"}, "", "{he} was served it at nearly every meal during one long childhood summer",
-           ""},
-          {"raisins", {"raisins"}, "", "{he} cannot stand finding them hidden in baked goods", ""},
-          {"blue cheese", {"blue cheese"}, "", "the smell alone makes {him} lose {his} appetite", ""},
-          {"beets", {"beets"}, "", "{he} insists they taste like the soil they grew in", ""},
-          {"okra", {"okra"}, "", "the slippery texture bothers {him} more than {he} can explain", ""},
-          {"coconut", {"coconut"}, "", "a bad bout of food poisoning after a coconut pudding put {him} off for good",
-           ""},
-          {"licorice", {"licorice"}, "", "the taste reminds {him} of a dreadful childhood cough syrup", ""},
-          {"anchovies", {"anchovies"}, "", "{he} finds the salty, fishy punch completely overwhelming", ""},
-          {"mayonnaise", {"mayonnaise"}, "", "{he} has always hated its wobbly texture", ""}}},
-        {"carried_object",
-         {"{First} never leaves the house without {key}, because {extra}.",
-          "Wherever {he} goes, {First} carries {key}, since {extra}.",
-          "{First} always has {key} on {him}, because {extra}."},
-         {"What does {name} always carry around?", "What item does {name} never leave home without?"},
-         "{Key}, because {extra}.",
-         {{"a folding brass ruler", {"brass ruler"}, "", "{he} likes to measure anything that catches {his} eye", ""},
-          {"a tin of ginger candies", {"ginger candies"}, "", "{he} gets motion sickness on buses", ""},
-          {"a small notebook with a cloth cover", {"notebook with a cloth cover"}, "",
-           "{he} once lost a year of phone notes and never trusted them again", ""},
-          {"a pocket flashlight", {"pocket flashlight"}, "", "{he} was once stuck in a stairwell during a blackout",
-           ""},
-          {"a pair of chopsticks in a cloth case", {"chopsticks"}, "", "{he} refuses to use disposable cutlery", ""},
-          {"a spare set of shoelaces", {"shoelaces"}, "",
-           "one snapped on the way to an important interview years ago", ""},
-          {"a roll of washi tape", {"washi tape"}, "", "{he} likes to mend torn pages and label things on the spot",
-           ""},
-          {"a harmonica", {"harmonica"}, "", "{he} likes to play a few bars while waiting for trains", ""},
-          {"a magnifying glass", {"magnifying glass"}, "", "{he} enjoys reading the tiny print on old coins and labels",
-           ""},
-          {"a packet of wildflower seeds", {"wildflower seeds"}, "", "{he} likes to scatter them in empty lots", ""},
-          {"a worn deck of playing cards", {"deck of playing cards"}, "",
-           "{he} teaches card tricks to anyone who looks bored", ""}}},
-        {"ritual",
-         {"Before {cue}, {First} always {key}.", "Without fail, {First} {key} before {cue}."},
-         {"What does {name} always do before {cue}?"},
-         "{He} {key}.",
-         {{"eats a whole orange in the departure lounge", {"whole orange"}, "a long flight", "", "orange"},
-          {"straightens every object on {his} desk", {"straightens every object"}, "an important phone call", "", ""},
-          {"listens to the same brass band march twice in a row", {"brass band march"}, "a job interview", "", ""},
-          {"washes the car windows by hand", {"car windows"}, "a road trip", "", ""},
-          {"sharpens exactly three pencils", {"three pencils"}, "an exam", "", ""},
-          {"writes the whole menu out on an index card", {"index card"}, "cooking for guests", "", ""},
-          {"brushes {his} teeth for a full five minutes", {"five minutes"}, "a dentist appointment", "", ""},
-          {"walks once around the block in silence", {"around the block"}, "a big presentation", "", ""},
-          {"reads the last page first", {"last page first"}, "starting a new book", "", ""},
-          {"polishes every glass on the table a second time", {"polishes every glass"}, "a family dinner", "", ""},
-          {"ties both boots with a double knot and counts slowly to ten", {"double knot"}, "a hike", "", ""}}},
-        {"allergy",
-         {"{First} is severely allergic to {key}, so {extra}.",
-          "{First} has a serious allergy to {key}, which means {extra}."},
-         {"What is {name} allergic to?", "What does {name} have a serious allergy to?"},
-         "{Key}.",
-         {{"sesame", {"sesame"}, "", "{he} reads every ingredient label twice", ""},
-          {"kiwi", {"kiwi"}, "", "{he} quietly picks through every fruit salad", ""},
-          {"cashews", {"cashews"}, "", "{he} asks about the cooking oil in every restaurant", ""},
-          {"latex", {"latex"}, "", "{his} dentist keeps a special set of gloves just for {him}", ""},
-          {"penicillin", {"penicillin"}, "", "{his} doctor has it flagged in red on every file", ""},
-          {"buckwheat", {"buckwheat"}, "", "{he} has learned to steer clear of soba noodles and certain pancakes", ""},
-          {"cats", {"cats"}, "", "{he} leaves any party the moment a cat wanders in", "cat"},
-          {"horses", {"horses"}, "", "{he} watches riding lessons from well behind the fence", ""},
-          {"wool", {"wool"}, "", "every sweater {he} owns is cotton or silk", ""},
-          {"mustard", {"mustard"}, "", "{he} orders every sandwich plain", ""},
-          {"lavender", {"lavender"}, "", "{he} avoids most scented soaps and candles", "scent"},
-          {"peanuts", {"peanuts"}, "", "{he} checks every dessert menu with great care", ""}}},
-        {"fear",
-         {"{First} is terrified of {key}, ever since {extra}.",
-          "Ever since {extra}, {First} has had a deep fear of {key}."},
-         {"What is {name} afraid of?", "What is {name} terrified of?"},
-         "{Key}, ever since {extra}.",
-         {{"escalators", {"escalators"}, "", "{his} scarf got caught in a moving handrail when {he} was small", ""},
-          {"deep water", {"deep water"}, "", "{he} nearly capsized a canoe at summer camp", ""},
-          {"geese", {"geese"}, "", "a goose chased {him} across a park at the age of six", ""},
-          {"balloons", {"balloons"}, "", "a balloon burst right beside {his} ear at a birthday party", ""},
-          {"moths", {"moths"}, "", "a moth flew into {his} mouth on a camping trip", ""},
-          {"revolving doors", {"revolving doors"}, "", "{he} got trapped in a hotel entrance as a teenager", ""},
-          {"glass elevators", {"glass elevators"}, "", "a lift stalled between floors with {him} inside", ""},
-          {"ladders", {"ladders"}, "", "{he} fell from the top rung while hanging holiday lights", ""},
-          {"jellyfish", {"jellyfish"}, "", "{he} was badly stung on a family beach holiday", ""},
-          {"thunderstorms", {"thunderstorms"}, "", "lightning split a tree outside {his} bedroom window", ""},
-          {"porcelain dolls", {"porcelain dolls"}, "",
-           "{he} spent a night alone in a doll-filled spare room at an aunt's house", ""}}},
-        {"collection",
-         {"{First} collects {key} and keeps them {extra}.",
-          "Over the years {First} has collected dozens of {key}, all kept {extra}."},
-         {"What does {name} collect?"},
-         "{Key}.",
-         {{"antique thimbles", {"antique thimbles"}, "", "in a shallow wooden tray by the window", ""},
-          {"used train tickets", {"train tickets"}, "", "pinned to a corkboard in the hallway", ""},
-          {"glass fishing floats", {"fishing floats"}, "", "on a narrow shelf above the kitchen door", ""},
-          {"snow globes", {"snow globes"}, "", "in a glass cabinet in the living room", ""},
-          {"old brass keys", {"brass keys"}, "", "hanging from hooks along the hallway", ""},
-          {"matchbooks from restaurants", {"matchbooks"}, "", "in an old printer's type case on the wall", ""},
-          {"sugar packets from cafes", {"sugar packets"}, "", "in labeled tins on top of the fridge", ""},
-          {"marbles", {"marbles"}, "", "in glass jars along the bookcase", ""},
-          {"postcards of lighthouses", {"postcards of lighthouses"}, "", "in labeled shoeboxes under the bed", ""},
-          {"vintage radios", {"vintage radios"}, "", "on a long shelf in the spare room", ""},
-          {"enamel badges", {"enamel badges"}, "", "pinned to an old denim jacket that nobody is allowed to wear", ""}}},
-        {"bedtime_drink",
-         {"Every night before bed, {First} drinks {key}, {extra}.",
-          "{First} ends each day with {key} just before bed, {extra}."},
-         {"What does {name} drink before bed?"},
-         "{Key}.",
-         {{"a mug of warm milk with a pinch of nutmeg", {"nutmeg"}, "", "a habit picked up from {his} grandfather", ""},
-          {"a small glass of tart cherry juice", {"cherry juice"}, "", "convinced it helps {him} sleep", ""},
-          {"hot water with a slice of fresh ginger", {"fresh ginger"}, "", "always from the same chipped mug", ""},
-          {"a cup of barley tea", {"barley tea"}, "", "brewed in a tiny clay pot", ""},
-          {"hot lemon water with a spoonful of honey", {"lemon water"}, "",
-           "a ritual {he} started during a long winter cold", ""},
-          {"a glass of cold buttermilk", {"buttermilk"}, "", "just as {his} mother always did", ""},
-          {"a cup of peppermint tea", {"peppermint tea"}, "", "sipped slowly by the window", ""},
-          {"a mug of hot cocoa made with oat milk", {"hot cocoa"}, "", "no matter how warm the night is", ""},
-          {"a little pomegranate juice", {"pomegranate juice"}, "", "poured into a tiny etched glass", ""},
-          {"a cup of rooibos", {"rooibos"}, "", "steeped for exactly four minutes", ""}}},
-        {"pet_name",
-         {"{First} shares {his} home with a {cue} named {key}, {extra}.", "{First} has a {cue} called {key}, {extra}."},
-         {"What did {name} name {his} {cue}?", "What does {name} call {his} {cue}?"},
-         "{Key}.",
-         {{"Captain Biscuit", {"Captain Biscuit"}, "tortoise", "who patrols the garden at a majestic pace", ""},
-          {"Pickle", {"Pickle"}, "one-eyed cat", "rescued from a shelter years ago", "cat"},
-          {"Marmalade", {"Marmalade"}, "greyhound", "who sleeps for most of the day", ""},
-          {"Mango", {"Mango"}, "cockatiel", "who whistles the opening bars of a cartoon theme", ""},
-          {"Dumpling", {"Dumpling"}, "rabbit", "who has the run of the kitchen", ""},
-          {"Admiral", {"Admiral"}, "goldfish", "who lives in a bowl on the bookshelf", ""},
-          {"Thistle", {"Thistle"}, "hedgehog", "who only wakes up after dark", ""},
-          {"Noodle", {"Noodle"}, "beagle", "who howls along whenever the doorbell rings", ""},
-          {"Tuesday", {"Tuesday"}, "three-legged cat", "found in a car park on a rainy Tuesday", "cat"},
-          {"Pudding", {"Pudding"}, "ferret", "who steals socks and hides them under the sofa", ""},
-          {"Professor Wobble", {"Professor Wobble"}, "parrot", "who greets every visitor with a stern hello", ""}}},
-        {"home_ban",
-         {"{First} does not allow {key} in {his} home, because {extra}.",
-          "{First} refuses to have {key} anywhere in {his} home, since {extra}."},
-         {"What does {name} refuse to allow in {his} home?", "What does {name} ban from {his} home?"},
-         "{Key}, because {extra}.",
-         {{"a television", {"television"}, "", "{he} would rather spend evenings reading aloud", ""},
-          {"outdoor shoes", {"outdoor shoes"}, "", "{he} grew up in a household where that was unthinkable", ""},
-          {"plastic flowers", {"plastic flowers"}, "", "{he} thinks they gather dust and sadness", ""},
-          {"scented candles", {"scented candles"}, "", "the smell gives {him} headaches", "scent"},
-          {"a microwave", {"microwave"}, "", "{he} believes food tastes better warmed on the stove", ""},
-          {"smart speakers", {"smart speakers"}, "", "{he} dislikes the idea of anything listening in", ""},
-          {"glitter", {"glitter"}, "", "{he} is still finding specks from a party years ago", ""},
-          {"wire hangers", {"wire hangers"}, "", "{he} insists they ruin the shoulders of every shirt", ""},
-          {"paper napkins", {"paper napkins"}, "", "{he} uses only cloth ones to cut down on waste", ""},
-          {"chewing gum", {"chewing gum"}, "", "{he} once had to cut a piece out of {his} hair", ""}}},
-        {"sleep_need",
-         {"{First} can only fall asleep with {key}, {extra}.", "{First} cannot fall asleep without {key}, {extra}."},
-         {"What does {name} need in order to fall asleep?"},
-         "{Key}.",
-         {{"the hallway light switched on", {"hallway light"}, "", "a habit left over from childhood", ""},
-          {"a recording of rain on a tin roof", {"rain on a tin roof"}, "",
-           "which has baffled every roommate {he} has ever had", ""},
-          {"the window open a crack", {"window open a crack"}, "", "even in the middle of winter", ""},
-          {"a threadbare pillow from {his} childhood", {"threadbare pillow"}, "",
-           "which {his} family teases {him} about endlessly", ""},
-          {"a podcast about medieval history playing quietly", {"medieval history"}, "",
-           "a quirk {his} friends find hilarious", ""},
-          {"the bedroom door firmly shut", {"bedroom door"}, "", "a rule {he} has kept since childhood", ""},
-          {"a fan running on its lowest setting", {"lowest setting"}, "", "whatever the season", ""},
-          {"a heavy quilt", {"heavy quilt"}, "", "even in the height of summer", "quilt"},
-          {"the radio tuned to the late-night shipping forecast", {"shipping forecast"}, "",
-           "which {he} finds deeply soothing", ""},
-          {"a pair of thick cotton socks", {"cotton socks"}, "", "no matter how warm the room is", ""}}},
-        {"treasured_possession",
-         {"The possession {First} treasures most is {key}, {extra}.",
-          "The thing {First} values most in the world is {key}, {extra}."},
-         {"What possession does {name} treasure most?", "What does {name} value most among {his} belongings?"},
-         "{Key}.",
-         {{"a hand-painted globe", {"hand-painted globe"}, "", "bought for almost nothing at an estate sale", ""},
-          {"an upright piano with two silent keys", {"upright piano"}, "", "inherited from a great-aunt", ""},
-          {"a patchwork quilt sewn from {his} grandmother's dresses", {"patchwork quilt"}, "",
-           "which hangs on the bedroom wall", "quilt"},
-          {"a brass telescope", {"brass telescope"}, "", "a gift from {his} first mentor", ""},
-          {"a wooden rocking chair", {"rocking chair"}, "", "built by {his} grandfather", ""},
-          {"an enamel teapot", {"enamel teapot"}, "", "carried across three countries by {his} family", ""},
-          {"a battered typewriter", {"battered typewriter"}, "", "on which {he} wrote {his} first stories", ""},
-          {"a cast-iron pan", {"cast-iron pan"}, "", "seasoned over forty years of family dinners", ""},
-          {"a stained-glass lamp", {"stained-glass lamp"}, "", "rescued from a demolished chapel", ""},
-          {"a handmade chess set", {"chess set"}, "", "carved by a retired sailor {he} once met on a train", ""}}},
-        {"avoided_color",
-         {"{First} refuses to wear anything {key}, because {extra}.",
-          "{First} will not wear {key} under any circumstances, since {extra}."},
-         {"What color will {name} never wear?", "Which color does {name} refuse to wear?"},
-         "{Key}, because {extra}.",
-         {{"orange", {"orange"}, "", "it reminds {him} of a disastrous school uniform", "orange"},
-          {"yellow", {"yellow"}, "", "{he} insists it makes {him} look unwell", ""},
-          {"purple", {"purple"}, "", "{he} lost a championship final while wearing it", ""},
-          {"brown", {"brown"}, "", "{he} finds it unbearably dull", ""},
-          {"pink", {"pink"}, "", "a school play costume left {him} scarred", ""},
-          {"green", {"green"}, "", "{he} considers it deeply unlucky", ""},
-          {"red", {"red"}, "", "{he} says it makes {him} feel shouted at", ""},
-          {"beige", {"beige"}, "", "{he} thinks it makes every room and every person disappear", ""}}},
-        {"lucky_number",
-         {"{First} considers {key} {his} lucky number, {extra}.",
-          "{First} has always treated {key} as a lucky number, {extra}."},
-         {"What number does {name} consider lucky?"},
-         "{Key}.",
-         {{"seventeen", {"seventeen"}, "", "and books seat seventeen whenever {he} can", ""},
-          {"eleven", {"eleven"}, "", "since {he} was born on the eleventh of November", ""},
-          {"four", {"four"}, "", "despite everyone warning {him} that it is unlucky", ""},
-          {"twenty-three", {"twenty-three"}, "", "the number on {his} first football shirt", ""},
-          {"nine", {"nine"}, "", "after the house number of {his} childhood home", ""},
-          {"thirteen", {"thirteen"}, "", "precisely because everyone else is wary of it", ""},
-          {"eight", {"eight"}, "", "and tries to schedule important things on the eighth of the month", ""},
-          {"thirty-one", {"thirty-one"}, "", "the day of the month {he} met {his} closest friend", ""}}},
-    };
-    return k_types;
-}
-
-const std::vector<OrdinarySlot>& ordinary_slots() {
-    static const std::vector<OrdinarySlot> k_slots = {
-        {"Home for {him} is {fill}.",
-         {"a narrow row house near the old tram depot, with a kitchen that gets the morning sun",
-          "a top-floor flat with a slanted ceiling, a stubborn radiator and a view over the rooftops",
-          "a converted schoolhouse at the edge of town, still with the old coat hooks by the door",
-          "a small apartment above a shoe repair shop, where the smell of leather drifts up the stairs",
-          "a rented cottage a short walk from the river, with a garden gate that never quite shuts",
-          "a brick duplex on a quiet street lined with maples that turn gold every autumn",
-          "a studio flat with one enormous window that makes up for the lack of space",
-          "a second-floor apartment overlooking a busy market square that wakes up early",
-          "a creaky farmhouse that has been in the family for decades and needs constant repairs",
-          "a modern flat in a building full of young families and bicycles in the hallway"}},
-        {"{He} grew up {fill}.",
-         {"in a fishing town on a windy stretch of coast, where the harbor was the center of everything",
-          "on a sheep farm miles from the nearest shop, with chores before school every morning",
-          "in a crowded apartment block with a noisy crowd of siblings and very little privacy",
-          "in a small mountain village where everyone knew everyone and the bus came twice a day",
-          "in a university town where both parents taught and dinner conversations ran long",
-          "moving from city to city for a parent's job, never staying anywhere more than a few years",
-          "above {his} parents' hardware store, sorting screws and nails for pocket money",
-          "in the suburbs of a sprawling capital, cycling everywhere with a pack of neighborhood kids",
-          "in a lakeside town known for its summer festival and its long, quiet winters",
-          "on a river island reachable only by ferry, which made every trip to the mainland an event"}},
-        {"Friends describe {him} as {fill}.",
-         {"patient and unhurried in daily life, though fiercely competitive at quiz nights",
-          "warm and curious, but completely hopeless at keeping a surprise party secret",
-          "quiet at first and then unexpectedly funny once the conversation gets going",
-          "generous with time and help, and oddly stingy with compliments",
-          "the most organized person they know, with a plan for nearly every situation",
-          "stubborn in the best possible way, especially when a friend needs defending",
-          "endlessly curious about how things work, from engines to family recipes",
-          "a good listener with a dry sense of humor that sneaks up on people",
-          "the calmest person in any emergency and the first to put the kettle on afterwards",
-          "relentlessly cheerful, even on grey Monday mornings when nobody else is"}},
-        {"{He} tends to dress in {fill}.",
-         {"sturdy boots and practical jackets with far too many pockets",
-          "crisp shirts with the sleeves rolled up, whatever the occasion",
-          "oversized knitted cardigans that have seen better days",
-          "whatever is clean and comfortable, with little thought for fashion",
-          "secondhand blazers found at charity shops and altered to fit",
-          "simple, well-worn clothes that have been mended many times over",
-          "neatly pressed trousers and soft sweaters, even on weekends",
-          "loose linen shirts whatever the season, layered up when it turns cold"}},
-        {"On a typical evening, {he} {fill}.",
-         {"cooks something ambitious from an old recipe book and eats it far too late",
-          "calls a sibling to swap news about the day and argue cheerfully about nothing",
-          "reads on the sofa with the radio murmuring quietly in the background",
-          "walks around the neighborhood to clear {his} head before settling in",
-          "answers emails that should have been answered days ago, with a sigh",
-          "sketches plans for projects that may never be finished but are fun to imagine",
-          "catches up with friends at a small neighborhood café that knows {his} order",
-          "tidies the kitchen while listening to old interviews with favorite writers"}},
-        {"{He} has been saving for {fill}.",
-         {"a long trip along a rugged northern coastline, planned down to the ferry times",
-          "a secondhand sailboat, despite knowing very little about sailing so far",
-          "a proper workshop with good light and enough room to turn around",
-          "a year off to travel slowly, without a fixed plan or a return date",
-          "a small plot of land outside the city, where {he} hopes to plant an orchard",
-          "a reliable car that does not rattle on every pothole",
-          "a course at a famous cooking school, which {he} has wanted for years",
-          "a new roof for the family house before another winter of leaks"}},
-        {"{He} is the friend people call when {fill}.",
-         {"a shelf needs hanging straight and nobody else owns a spirit level",
-          "a plan needs a calm second opinion before anyone does anything rash",
-          "someone has to be driven to the airport at dawn without complaint",
-          "a party needs one more dish and there are only two hours left",
-          "a difficult letter needs writing and the right words will not come",
-          "a flat-pack wardrobe refuses to cooperate and the instructions make no sense",
-          "a holiday itinerary needs checking for impossible connections",
-          "someone needs help moving house and can only offer pizza in return"}},
-        {"{He} is learning {fill} through an evening class, slowly but with real determination.",
-         {"Portuguese", "Japanese", "Greek", "Swedish", "Turkish", "Italian", "Polish", "Korean"}},
-        {"{His} calendar is {fill}.",
-         {"kept on paper rather than a phone, in tiny, careful handwriting that only {he} can read",
-          "crowded with small favors for neighbors and reminders to water other people's plants",
-          "full of birthdays {he} never forgets, each one marked weeks in advance",
-          "color-coded in a system only {he} understands, and {he} defends it fiercely",
-          "surprisingly empty, which is exactly how {he} likes it after a busy week",
-          "packed with weekend plans months in advance, much to the amusement of friends"}},
-        {"{He} {fill}.",
-         {"laughs easily and tends to ask more questions than {he} answers",
-          "is slow to form opinions but stubborn once {he} has settled on one",
-          "keeps a tidy workspace and a wildly chaotic kitchen, and sees no contradiction in that",
-          "hums under {his} breath when concentrating, usually without noticing",
-          "remembers everyone's children and always asks after them by name",
-          "writes long, thoughtful messages instead of quick replies, even to simple questions",
-          "prefers small dinners with a few close friends to big, noisy parties",
-          "tends to arrive early for everything and fills the wait with people-watching"}},
-        {"Most mornings {he} {fill}.",
-         {"walks the long way to work just to pass the harbor and check on the boats",
-          "reads the news on paper with a pencil in hand, underlining whatever seems doubtful",
-          "is awake before sunrise without needing an alarm, even on holidays",
-          "cycles to work regardless of the weather, arriving either sunburned or soaked",
-          "stretches by an open window while the kettle boils, whatever the temperature outside",
-          "stops at the same bakery for a warm roll and a short chat on the way to work",
-          "listens to a language podcast on the way to work and repeats phrases under {his} breath"}},
-        {"{He} spends most holidays {fill}.",
-         {"hiking with an old school friend who always insists on the steepest route",
-          "at a family cabin beside a cold lake, far from any phone signal",
-          "volunteering at a summer music festival in exchange for a free ticket",
-          "catching up on sleep and long novels that have waited all year",
-          "exploring a new city on foot, with no map and no fixed plan",
-          "helping out on a cousin's farm during the busiest weeks of the harvest",
-          "visiting relatives scattered across the country, one long train ride at a time"}},
-        {"{His} closest friends are {fill}.",
-         {"a retired couple from down the street who adopted {him} as an honorary grandchild",
-          "two former classmates who still live nearby and meet {him} every other Friday",
-          "a boisterous group from an old choir who still sing at every gathering",
-          "colleagues from a first job who slowly became more like family",
-          "scattered far and wide but kept close through long voice messages",
-          "the neighbors who share {his} garden plot and argue happily about tomatoes",
-          "a handful of people met through evening classes over the years"}},
-        {"At work, {he} is known for {fill}.",
-         {"an encyclopedic memory for names and faces", "bringing homemade snacks in on Fridays",
-          "explaining complicated things simply and without a trace of impatience",
-          "turning up early with pastries for everyone on difficult days",
-          "remembering everyone's coffee order, including the complicated ones",
-          "staying calm when plans fall apart and quietly fixing what can be fixed",
-          "a booming laugh that carries down corridors and through closed doors"}},
-        {"{His} favorite spot in town is {fill}.",
-         {"a small park with a crooked bandstand and a bench that catches the late sun",
-          "the reading room of the public library, with its tall windows and creaking chairs",
-          "a noodle bar that stays open past midnight and never changes its menu",
-          "the old botanical glasshouse, especially on cold and rainy afternoons",
-          "a bench on the pier facing the sunset, where the gulls are bold and noisy",
-          "a secondhand bookshop with creaking floorboards and a very patient owner",
-          "the top floor of a parking garage at dusk, when the whole city lights up"}},
-        {"{His} neighbors know {him} as {fill}.",
-         {"the person who waters everyone's plants in August while they are away",
-          "the one with the overflowing balcony garden that spills over the railings",
-          "the one who organizes the street's summer party and always overestimates the food",
-          "the person who shovels the whole block's sidewalk after the first snow",
-          "someone who will happily lend a drill, a hand or an opinion",
-          "the person who fixes everyone's bikes on the front step on Sunday afternoons",
-          "the one who leaves surplus vegetables on the wall outside with a handwritten sign"}},
-    };
-    return k_slots;
+const Lexicon& lexicon() {
+    static const Lexicon k_lexicon = [] {
+        const auto* f = embedded::persona_lexicon::find("persona.json");
+        MF_ASSERT(f, "persona.json is embedded in memfail_suites");
+        Result<Lexicon> parsed = parse_lexicon("persona.json", std::string(f->content));
+        if (!parsed) {
+            const std::string why = "the Persona lexicon is invalid: " + parsed.error().describe();
+            assert_fail("persona lexicon", why.c_str(), __FILE__, __LINE__);
+        }
+        return std::move(parsed).value();
+    }();
+    return k_lexicon;
 }
 
 std::string render(const std::string& tmpl, const Bindings& b) {
-    std::string out = tmpl;
-    // Fillers and fact clauses carry pronoun tokens themselves, so they go in first.
-    out = text::replace_all(out, "{fill}", b.fill);
-    out = text::replace_all(out, "{profession}", b.profession);
-    out = text::replace_all(out, "{interest}", b.interest);
-    if (b.fact) {
-        out = text::replace_all(out, "{Key}", text::capitalize(b.fact->key));
-        out = text::replace_all(out, "{key}", b.fact->key);
-        out = text::replace_all(out, "{cue}", b.fact->cue);
-        out = text::replace_all(out, "{extra}", b.fact->extra);
-    }
-    if (b.person) {
+    // Pronouns and names of the person, applied to the template and to the fact's own clauses.
+    const auto person_tokens = [&b](std::string out) {
+        if (!b.person) return out;
         const bool f = b.person->female;
         out = text::replace_all(out, "{Name}", b.person->full());
         out = text::replace_all(out, "{name}", b.person->full());
@@ -661,8 +179,37 @@ std::string render(const std::string& tmpl, const Bindings& b) {
         out = text::replace_all(out, "{His}", f ? "Her" : "His");
         out = text::replace_all(out, "{his}", f ? "her" : "his");
         out = text::replace_all(out, "{him}", f ? "her" : "him");
+        return out;
+    };
+    std::string out = tmpl;
+    if (b.fact) {
+        const std::string key = person_tokens(b.fact->key);
+        const std::string extra = person_tokens(b.fact->extra);
+        out = text::replace_all(out, "{Key}", text::capitalize(key));
+        out = text::replace_all(out, "{key}", key);
+        out = text::replace_all(out, "{cue}", b.fact->cue);
+        out = text::replace_all(out, "{Extra}", text::capitalize(extra));
+        out = text::replace_all(out, "{extra}", extra);
     }
-    return out;
+    if (b.flavor) {
+        out = text::replace_all(out, "{Role}", text::capitalize(b.flavor->role));
+        out = text::replace_all(out, "{role}", b.flavor->role);
+        out = text::replace_all(out, "{place}", b.flavor->place);
+        out = text::replace_all(out, "{interest}", b.flavor->interest);
+        out = text::replace_all(out, "{profession}", b.flavor->profession);
+    }
+    if (b.person) {
+        const bool f = b.person->female;
+        std::string subj;
+        switch (b.reference) {
+            case Reference::name: subj = b.person->first; break;
+            case Reference::pronoun: subj = f ? "she" : "he"; break;
+            case Reference::role: subj = b.flavor ? b.flavor->role : (f ? "she" : "he"); break;
+        }
+        out = text::replace_all(out, "{Subj}", text::capitalize(subj));
+        out = text::replace_all(out, "{subj}", subj);
+    }
+    return person_tokens(out);
 }
 
 }  // namespace memfail::suites::memfail_suite::persona

@@ -1,7 +1,13 @@
 // SPDX-License-Identifier: MIT
-// Persona-Retrieval generator: 100 essays about distinct people, each with 4-5 idiosyncratic facts
-// among ordinary sentences, and three probes per essay that either ask about the essay's person or,
-// misleadingly, about a distractor the memory has never heard of.
+// Persona-Retrieval generator: 100 short narratives about people, each with 4-5 idiosyncratic facts
+// woven among sentences about the person's work and pastime, and three probes per essay that either
+// ask about the essay's person or, misleadingly, about a distractor the memory has never heard of.
+//
+// The traits that make it as hard as the paper's release (GenerateOptions::persona): names are drawn
+// with replacement from a small pool, so several essays share a name; the person is named in the
+// opening sentence and then mostly called by pronoun or role, so a fact's sentence often does not
+// say whom it is about; some facts run over two sentences; and direct questions ask about a
+// situation (a dinner, a gift, a trip) without giving away the detail that answers them.
 #include <memfail/core/rng.hpp>
 #include <memfail/core/text.hpp>
 #include <memfail/suites/memfail/common.hpp>
@@ -9,6 +15,7 @@
 #include <memfail/suites/memfail/persona_lexicon.hpp>
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 namespace memfail::suites::memfail_suite {
@@ -22,6 +29,8 @@ constexpr std::size_t k_probes_per_row = 3;
 constexpr double k_misleading_share = 0.5;
 constexpr double k_dedup_threshold = 0.7;
 constexpr int k_max_essay_attempts = 20;
+constexpr int k_max_fact_attempts = 12;
+constexpr double k_role_share = 0.3;  // of the facts and fillers not naming the person: by role
 
 // Cycles through 0..size-1 in freshly shuffled rounds, so pool items are used evenly.
 class Deck {
@@ -47,12 +56,24 @@ private:
 struct ChosenFact {
     const persona::FactType* type = nullptr;
     const persona::FactInstance* instance = nullptr;
-    std::string sentence;
+    std::vector<std::string> sentences;  // one, or two (the second gives the reason or detail)
+    persona::Reference reference = persona::Reference::pronoun;
 };
 
 struct Essay {
+    std::vector<std::string> sentences;  // sentences[0] names the person in full
     std::string text;
     std::vector<ChosenFact> facts;
+    std::size_t flavor = 0;
+};
+
+// What earlier rows fixed: sentences already written (so no fact sentence repeats across essays and
+// a sentence holds only its own essay's fact), and per name the flavours and fact types used.
+struct History {
+    std::set<std::string> fact_sentences;
+    std::map<std::string, std::set<std::size_t>> flavors_of_name;
+    std::map<std::string, std::set<std::string>> types_of_name;   // present in the name's essays
+    std::map<std::string, std::set<std::string>> asked_of_name;   // asked directly of the name
 };
 
 bool contradicts(const persona::FactInstance& candidate, const persona::Flavor& flavor,
@@ -64,53 +85,113 @@ bool contradicts(const persona::FactInstance& candidate, const persona::Flavor& 
                        [&](const ChosenFact& c) { return c.instance->tag == candidate.tag; });
 }
 
-Essay compose_essay(const persona::PersonName& person, Rng& rng, Deck& flavor_deck, std::vector<Deck>& fact_decks,
-                    std::vector<Deck>& filler_decks) {
-    const auto& types = persona::fact_types();
-    const persona::Flavor& flavor = persona::flavors()[flavor_deck.draw()];
+persona::Reference draw_reference(Rng& rng, double pronoun_share) {
+    if (!rng.chance(pronoun_share)) return persona::Reference::name;
+    return rng.chance(k_role_share) ? persona::Reference::role : persona::Reference::pronoun;
+}
+
+Essay compose_essay(const persona::PersonName& person, const PersonaSettings& settings, Rng& rng, Deck& flavor_deck,
+                    std::vector<Deck>& fact_decks, std::vector<Deck>& filler_decks, const History& history) {
+    const persona::Lexicon& lex = persona::lexicon();
+    const auto& types = lex.fact_types;
+    const std::string name = person.full();
+
+    // A flavour this name has not had yet: two essays about one name are about two different people.
+    Essay essay;
+    const auto used_flavors = history.flavors_of_name.find(name);
+    essay.flavor = flavor_deck.draw();
+    for (std::size_t tries = 0; tries < 2 * lex.flavors.size() && used_flavors != history.flavors_of_name.end() &&
+                                used_flavors->second.count(essay.flavor);
+         ++tries)
+        essay.flavor = flavor_deck.draw();
+    const persona::Flavor& flavor = lex.flavors[essay.flavor];
     persona::Bindings bind;
     bind.person = &person;
-    bind.profession = flavor.profession;
-    bind.interest = flavor.interest;
+    bind.flavor = &flavor;
 
-    Essay essay;
+    // Fact types: none asked directly of an earlier essay with this name, while enough remain.
     const auto fact_count = static_cast<std::size_t>(rng.between(4, 5));
-    for (std::size_t t : rng.sample_indices(types.size(), fact_count)) {
+    std::vector<std::size_t> allowed;
+    const auto asked = history.asked_of_name.find(name);
+    for (std::size_t t = 0; t < types.size(); ++t)
+        if (asked == history.asked_of_name.end() || !asked->second.count(types[t].id)) allowed.push_back(t);
+    if (allowed.size() < fact_count + 3) {
+        allowed.clear();
+        for (std::size_t t = 0; t < types.size(); ++t) allowed.push_back(t);
+    }
+    std::set<std::string> essay_sentences;
+    for (std::size_t a : rng.sample_indices(allowed.size(), fact_count)) {
+        const std::size_t t = allowed[a];
         const persona::FactType& type = types[t];
-        const persona::FactInstance* instance = nullptr;
-        for (std::size_t tries = 0; tries < 2 * type.instances.size() && !instance; ++tries) {
+        ChosenFact fact;
+        for (int attempt = 0; attempt < k_max_fact_attempts && !fact.instance; ++attempt) {
             const persona::FactInstance& candidate = type.instances[fact_decks[t].draw()];
-            if (!contradicts(candidate, flavor, essay.facts)) instance = &candidate;
+            if (contradicts(candidate, flavor, essay.facts)) continue;
+            persona::Bindings fb = bind;
+            fb.fact = &candidate;
+            fb.reference = draw_reference(rng, settings.pronoun_share);
+            std::vector<std::string> sentences;
+            if (!type.pairs.empty() && rng.chance(settings.multi_sentence_share)) {
+                const auto& pair = rng.pick(type.pairs);
+                sentences = {persona::render(pair[0], fb), persona::render(pair[1], fb)};
+            } else {
+                sentences = {persona::render(rng.pick(type.sentences), fb)};
+            }
+            const bool fresh = std::none_of(sentences.begin(), sentences.end(), [&](const std::string& s) {
+                return history.fact_sentences.count(s) || essay_sentences.count(s);
+            });
+            if (!fresh) continue;
+            fact = {&type, &candidate, sentences, fb.reference};
         }
-        MF_ASSERT(instance, "every fact type has instances compatible with any persona");
-        persona::Bindings fb = bind;
-        fb.fact = instance;
-        essay.facts.push_back({&type, instance, persona::render(rng.pick(type.sentences), fb)});
+        MF_ASSERT(fact.instance, "every fact type has a fresh instance compatible with any persona");
+        for (const auto& s : fact.sentences) essay_sentences.insert(s);
+        essay.facts.push_back(std::move(fact));
     }
 
-    const auto total = static_cast<std::size_t>(rng.between(10, 15));
-    const auto flavor_count = static_cast<std::size_t>(rng.between(2, 3));
-    const std::size_t ordinary_count = total - 1 - flavor_count - fact_count;
-    std::vector<std::string> body;
-    for (const auto& f : essay.facts) body.push_back(f.sentence);
-    const auto& slots = persona::ordinary_slots();
-    for (std::size_t i : rng.sample_indices(slots.size(), ordinary_count)) {
+    // Length: the opening, the facts, and the rest from the flavour's own sentences and the
+    // flavour-bound fillers (about the person's work and pastime, never about someone else).
+    std::size_t fact_sentences = 0;
+    for (const auto& f : essay.facts) fact_sentences += f.sentences.size();
+    const auto wanted = static_cast<std::size_t>(rng.between(10, 15));
+    const std::size_t filler_count = std::max<std::size_t>(wanted, 1 + fact_sentences + 2) - 1 - fact_sentences;
+    std::vector<std::vector<std::string>> blocks;  // each block stays together; blocks are shuffled
+    for (const auto& f : essay.facts) blocks.push_back(f.sentences);
+    std::vector<std::string> fillers;
+    const std::size_t own = std::min(filler_count, flavor.sentences.size());
+    std::vector<std::size_t> own_picks = rng.sample_indices(flavor.sentences.size(), own);
+    std::sort(own_picks.begin(), own_picks.end());
+    for (std::size_t i : own_picks) fillers.push_back(persona::render(flavor.sentences[i], bind));
+    // Fillers: each template once per essay, and the long flavour phrases ({place}, {interest}) at
+    // most twice and once, so the essay does not read as a list of variations on one line.
+    std::set<std::size_t> used_fillers;
+    std::size_t with_place = 0, with_interest = 0;
+    for (std::size_t k = own; k < filler_count; ++k) {
         persona::Bindings ob = bind;
-        ob.fill = slots[i].fillers[filler_decks[i].draw()];
-        body.push_back(persona::render(slots[i].tmpl, ob));
+        ob.reference = rng.chance(k_role_share) ? persona::Reference::role : persona::Reference::pronoun;
+        for (std::size_t tries = 0; tries < 4 * lex.fillers.size(); ++tries) {
+            const std::size_t f = filler_decks.front().draw();
+            const std::string& tmpl = lex.fillers[f];
+            const bool place = tmpl.find("{place}") != std::string::npos;
+            const bool interest = tmpl.find("{interest}") != std::string::npos;
+            if (used_fillers.count(f) || (place && with_place >= 2) || (interest && with_interest >= 1)) continue;
+            used_fillers.insert(f);
+            with_place += place;
+            with_interest += interest;
+            fillers.push_back(persona::render(tmpl, ob));
+            break;
+        }
     }
-    rng.shuffle(body);
-    // The persona's own sentences keep their written order (work before hobby) at random places.
-    std::vector<std::size_t> flavor_picks = rng.sample_indices(flavor.sentences.size(), flavor_count);
-    std::sort(flavor_picks.begin(), flavor_picks.end());
-    std::vector<std::size_t> places = rng.sample_indices(body.size() + flavor_count, flavor_count);
-    std::sort(places.begin(), places.end());
-    for (std::size_t k = 0; k < flavor_count; ++k)
-        body.insert(body.begin() + static_cast<std::ptrdiff_t>(places[k]),
-                    persona::render(flavor.sentences[flavor_picks[k]], bind));
-    std::vector<std::string> sentences = {persona::render(rng.pick(persona::intro_templates()), bind)};
-    sentences.insert(sentences.end(), body.begin(), body.end());
-    essay.text = text::join(sentences, " ");
+    // The flavour's first chosen sentence follows the opening; the rest is a shuffled story.
+    std::vector<std::string> head = {persona::render(rng.pick(lex.intros), bind)};
+    if (!fillers.empty()) {
+        head.push_back(fillers.front());
+        fillers.erase(fillers.begin());
+    }
+    for (auto& f : fillers) blocks.push_back({std::move(f)});
+    rng.shuffle(blocks);
+    essay.sentences = head;
+    for (const auto& b : blocks) essay.sentences.insert(essay.sentences.end(), b.begin(), b.end());
+    essay.text = text::join(essay.sentences, " ");
     return essay;
 }
 
@@ -118,34 +199,77 @@ std::string row_probe_id(std::size_t row, std::size_t slot) {
     return probe_id(k_prefix, row) + "-q" + std::to_string(slot);
 }
 
+// The first question template of `type` about `person` no earlier probe asked, or "".
+std::string fresh_question(const persona::FactType& type, const persona::FactInstance& inst,
+                           const persona::Flavor& flavor, const persona::PersonName& person,
+                           const std::set<std::string>& asked, double context_share, Rng& rng) {
+    std::vector<std::size_t> order(type.questions.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    rng.shuffle(order);
+    // Questions set in the person's own world (their workplace, their trade) first, for a share of
+    // the probes, as many of the release's are: the name alone is shared by several essays, the
+    // name and the context mostly are not. The others ask in the person's world last.
+    const bool in_context = rng.chance(context_share);
+    std::stable_partition(order.begin(), order.end(), [&](std::size_t i) {
+        const bool context = type.questions[i].find("{place}") != std::string::npos ||
+                             type.questions[i].find("{profession}") != std::string::npos;
+        return context == in_context;
+    });
+    persona::Bindings qb;
+    qb.person = &person;
+    qb.fact = &inst;
+    qb.flavor = &flavor;
+    for (std::size_t i : order) {
+        std::string q = persona::render(type.questions[i], qb);
+        if (!asked.count(q)) return q;
+    }
+    return {};
+}
+
 }  // namespace
 
 data::Scenario generate_persona_retrieval(const GenerateOptions& options) {
+    const PersonaSettings& settings = options.persona;
     data::Scenario s = make_scenario(k_dataset, options.seed);
-    const auto& entities = persona::entity_names();
-    const auto& distractors = persona::distractor_names();
-    const auto& types = persona::fact_types();
+    // The settings are part of what the file is, so they travel with it.
+    s.meta["settings"] = {{"persona.name_pool", settings.name_pool},
+                          {"persona.distinct_names", settings.distinct_names},
+                          {"persona.pronoun_share", settings.pronoun_share},
+                          {"persona.multi_sentence_share", settings.multi_sentence_share},
+                          {"persona.context_share", settings.context_share}};
+    const persona::Lexicon& lex = persona::lexicon();
+    const auto& distractors = lex.distractor_names;
+    const std::size_t pool = std::min(settings.name_pool, lex.entity_names.size());
+    MF_ASSERT(pool > 0, "the Persona name pool is not empty");
+    MF_ASSERT(!settings.distinct_names || pool >= k_rows, "distinct Persona names need a pool of at least 100");
     const Rng root(options.seed);
     Rng name_rng = root.fork("persona/names");
     Rng essay_rng = root.fork("persona/essays");
     Rng deck_rng = root.fork("persona/decks");
     Rng probe_rng = root.fork("persona/probes");
-    Deck flavor_deck(persona::flavors().size(), deck_rng);
+    Deck flavor_deck(lex.flavors.size(), deck_rng);
     std::vector<Deck> fact_decks;
-    for (const auto& t : types) fact_decks.emplace_back(t.instances.size(), deck_rng);
+    for (const auto& t : lex.fact_types) fact_decks.emplace_back(t.instances.size(), deck_rng);
     std::vector<Deck> filler_decks;
-    for (const auto& slot : persona::ordinary_slots()) filler_decks.emplace_back(slot.fillers.size(), deck_rng);
+    filler_decks.emplace_back(lex.fillers.size(), deck_rng);
     MinHashDeduper deduper(k_dedup_threshold);
     std::size_t candidates = 0;
     std::set<std::string> asked_questions;
+    History history;
+    std::map<std::string, std::vector<std::size_t>> rows_of_name;
 
-    const std::vector<std::size_t> chosen = name_rng.sample_indices(entities.size(), k_rows);
+    std::vector<std::size_t> chosen;
+    if (settings.distinct_names) chosen = name_rng.sample_indices(pool, k_rows);
+    else
+        for (std::size_t r = 0; r < k_rows; ++r) chosen.push_back(static_cast<std::size_t>(name_rng.below(pool)));
+
     for (std::size_t r = 0; r < k_rows; ++r) {
-        const persona::PersonName& person = entities[chosen[r]];
+        const persona::PersonName& person = lex.entity_names[chosen[r]];
+        const std::string name = person.full();
         const std::string essay_id = probe_id(k_prefix, r + 1);
         Essay essay;
         for (int attempt = 0; attempt < k_max_essay_attempts; ++attempt) {
-            essay = compose_essay(person, essay_rng, flavor_deck, fact_decks, filler_decks);
+            essay = compose_essay(person, settings, essay_rng, flavor_deck, fact_decks, filler_decks, history);
             ++candidates;
             const std::string id = attempt == 0 ? essay_id : essay_id + "~" + std::to_string(attempt + 1);
             if (deduper.offer(id, essay.text)) break;
@@ -153,26 +277,64 @@ data::Scenario generate_persona_retrieval(const GenerateOptions& options) {
         }
         const std::string message = add_user_session(s, essay.text);
 
-        const std::vector<std::size_t> asked = probe_rng.sample_indices(essay.facts.size(), k_probes_per_row);
+        // Slots: which are misleading, then which fact each asks about. A direct slot prefers a fact
+        // whose type no earlier essay with this name has, so the name plus the question point to one
+        // essay as far as the pool allows.
+        std::vector<bool> misleading(k_probes_per_row);
+        for (std::size_t slot = 0; slot < k_probes_per_row; ++slot) misleading[slot] = probe_rng.chance(k_misleading_share);
+        std::vector<std::size_t> order(essay.facts.size());
+        for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+        probe_rng.shuffle(order);
+        const auto& earlier_types = history.types_of_name[name];
+        std::stable_partition(order.begin(), order.end(),
+                              [&](std::size_t f) { return !earlier_types.count(essay.facts[f].type->id); });
+        std::vector<std::size_t> slot_fact(k_probes_per_row, essay.facts.size());
+        std::vector<std::string> slot_question(k_probes_per_row);
+        std::vector<bool> taken(essay.facts.size(), false);
+        for (std::size_t slot = 0; slot < k_probes_per_row; ++slot) {
+            if (misleading[slot]) continue;
+            for (std::size_t f : order) {
+                if (taken[f]) continue;
+                std::string q = fresh_question(*essay.facts[f].type, *essay.facts[f].instance, lex.flavors[essay.flavor],
+                                               person, asked_questions, settings.context_share, probe_rng);
+                if (q.empty()) continue;
+                taken[f] = true;
+                slot_fact[slot] = f;
+                slot_question[slot] = std::move(q);
+                break;
+            }
+            // Every question about this name and these facts was asked already: mislead instead.
+            if (slot_fact[slot] == essay.facts.size()) misleading[slot] = true;
+        }
+        for (std::size_t slot = 0; slot < k_probes_per_row; ++slot) {
+            if (!misleading[slot]) continue;
+            for (std::size_t f : order)
+                if (!taken[f]) {
+                    taken[f] = true;
+                    slot_fact[slot] = f;
+                    break;
+                }
+        }
+
         // The row's distractors in random order; each is used at most once in the row, and one whose
         // question some earlier row already asked is passed over, so no question repeats.
         const std::vector<std::size_t> row_distractors = probe_rng.sample_indices(distractors.size(), distractors.size());
         std::size_t next_distractor = 0;
         for (std::size_t slot = 0; slot < k_probes_per_row; ++slot) {
-            const ChosenFact& fact = essay.facts[asked[slot]];
-            const bool misleading = probe_rng.chance(k_misleading_share);
-            const std::string& question_tmpl = probe_rng.pick(fact.type->questions);
+            const ChosenFact& fact = essay.facts[slot_fact[slot]];
             data::Probe p;
             p.id = row_probe_id(r + 1, slot + 1);
-            p.meta = {{"entity", person.full()},
-                      {"is_misleading", misleading},
+            p.meta = {{"entity", name},
+                      {"is_misleading", static_cast<bool>(misleading[slot])},
                       {"distractor", nullptr},
                       {"row", r + 1},
                       {"fact_type", fact.type->id}};
-            if (misleading) {
+            if (misleading[slot]) {
+                const std::string& question_tmpl = probe_rng.pick(fact.type->questions);
                 const persona::PersonName* distractor = nullptr;
                 persona::Bindings qb;
                 qb.fact = fact.instance;
+                qb.flavor = &lex.flavors[essay.flavor];
                 while (!distractor) {
                     MF_ASSERT(next_distractor < row_distractors.size(), "ran out of distractors for a row");
                     qb.person = &distractors[row_distractors[next_distractor++]];
@@ -183,25 +345,43 @@ data::Scenario generate_persona_retrieval(const GenerateOptions& options) {
                 p.answer = "I don't have information about " + distractor->full() + ".";
                 p.meta["distractor"] = distractor->full();
             } else {
-                persona::Bindings qb;
-                qb.person = &person;
-                qb.fact = fact.instance;
-                p.question = persona::render(question_tmpl, qb);
+                p.question = slot_question[slot];
                 asked_questions.insert(p.question);
+                history.asked_of_name[name].insert(fact.type->id);
+                persona::Bindings ab;
+                ab.person = &person;
+                ab.fact = fact.instance;
                 p.kind = data::ProbeKind::open;
-                p.answer = persona::render(fact.type->answer, qb);
+                p.answer = persona::render(fact.type->answer, ab);
+                // A fact in a sentence that does not name the person needs the opening sentence too:
+                // without it nothing says whom "she" or "the mechanic" is.
+                const bool named = fact.reference == persona::Reference::name;
                 data::EvidenceFact ev;
                 ev.id = p.id + "-f1";
-                ev.text = fact.sentence;
                 ev.message_ids = {message};
-                ev.key_details = {{"entity", {person.full(), person.first, person.full() + "'s", person.first + "'s"},
+                if (!named) ev.statements.push_back(essay.sentences.front());
+                ev.statements.insert(ev.statements.end(), fact.sentences.begin(), fact.sentences.end());
+                ev.text = text::join(ev.statements, " ");
+                ev.key_details = {{"entity", {name, person.first, name + "'s", person.first + "'s"},
                                    data::DetailRole::identity},
                                   {"detail", fact.instance->details, data::DetailRole::identity}};
-                ev.statements = {fact.sentence};
                 p.evidence.push_back(std::move(ev));
+                p.meta["names_person"] = named;
+                p.meta["fact_sentences"] = fact.sentences.size();
             }
             s.probes.push_back(std::move(p));
         }
+        rows_of_name[name].push_back(r + 1);
+        history.flavors_of_name[name].insert(essay.flavor);
+        for (const auto& f : essay.facts) {
+            history.types_of_name[name].insert(f.type->id);
+            for (const auto& sentence : f.sentences) history.fact_sentences.insert(sentence);
+        }
+    }
+    // Namesakes: the rows whose essays share a person's name, as the release importer lists them.
+    for (auto& p : s.probes) {
+        const auto& rows = rows_of_name[p.meta["entity"].get<std::string>()];
+        if (rows.size() > 1) p.meta["entity_rows"] = rows;
     }
     ask_all_after_last_session(s);
     record_dedup(s, "essay", deduper, candidates);
