@@ -75,6 +75,10 @@ for key in full:
     if full[key]["system"] == "none":
         assert full[key]["correct"] == "0", full[key]
 PY
+"$memfail" report "$work/r.db" --html "$work/r.html" 2> /dev/null
+grep -q "<h3>Answerable without memory</h3>" "$work/r.html" || fail "the HTML report does not flag the probes"
+"$memfail" report "$work/r.db" --exclude-leaky --html "$work/clean.html" 2> /dev/null
+grep -q "probes answerable without memory left out" "$work/clean.html" || fail "the HTML report does not say it excluded"
 "$memfail" report "$work/r.db" --exclude-leaky > "$work/clean.txt"
 grep -q -- "--exclude-leaky: probes a \`none\` run answered right" "$work/clean.txt" || fail "no exclusion note: $(cat "$work/clean.txt")"
 

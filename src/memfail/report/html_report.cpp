@@ -3,6 +3,7 @@
 // same helpers, so a tooltip and the table cell beside it always agree.
 #include <memfail/report/html_report.hpp>
 #include <memfail/report/integrity.hpp>
+#include <memfail/report/leaky.hpp>
 #include <memfail/report/profile.hpp>
 #include <memfail/report/run_report.hpp>
 #include <memfail/report/slices.hpp>
@@ -157,7 +158,7 @@ std::string series_colour(std::size_t run_index, std::size_t k_index, std::size_
     return svg::tint(svg::palette_colour(run_index), amount);
 }
 
-std::string section_success(const Model& m, const Table& table) {
+std::string section_success(const Model& m, const Table& table, const Table& leaky) {
     svg::GroupedBarChart chart;
     chart.title = m.end_to_end ? "End-to-end success by dataset, system and k" : "Memory-side success by dataset, system and k";
     chart.y_label = m.end_to_end ? "end-to-end success (%)" : "memory-side success (%)";
@@ -206,6 +207,14 @@ std::string section_success(const Model& m, const Table& table) {
                html_table(table, "success") + "</details>";
     else
         out += html_table(table, "success");
+    // Probes a model answered right with nothing stored (a `none` run with an answer model).
+    if (!leaky.rows.empty()) {
+        out += "<h3>Answerable without memory</h3>";
+        out += "<p>Probes with something to find that an answer model got right with the <code>none</code> system, "
+               "which stores nothing: their question or common knowledge gives them away, so success on them says "
+               "nothing about a memory. <code>memfail report --exclude-leaky</code> leaves them out of every rate.</p>";
+        out += html_table(leaky, "leaky");
+    }
     return out + "</section>";
 }
 
@@ -1629,7 +1638,8 @@ Result<std::string> render_html_report(store::ResultsDb& db, const std::vector<s
     if (m.summary.empty()) {
         out += "<p class=\"empty\">These runs have no graded probes yet, so there is nothing to chart.</p>";
     }
-    out += section_success(m, success);
+    MF_TRY_ASSIGN(Table leaky, leaky_table(db));
+    out += section_success(m, success, leaky);
     out += section_stages(m);
     MF_TRY_ASSIGN(auto all_slices, slices(db, run_ids));
     MF_TRY_ASSIGN(Table slice_table, slices_table(db, run_ids));
