@@ -418,7 +418,7 @@ private:
             for (std::size_t i = 0; i < retrieved; ++i) {
                 PendingProbe& p = batch->pending[i];
                 if (!p.retrieve_error.empty()) continue;
-                const suites::CheckContext context{s, *p.probe, held_now, p.hits, system, reads, p.k};
+                const suites::CheckContext context{s, *p.probe, held_now, p.hits, system, reads, p.k, &m_messages};
                 for (auto& c : suite->check_memory(context))
                     if (c.applicable) p.memory_checks.push_back({c.name, c.passed, std::move(c.detail)});
                 // A profile task's stage comes from its fields' gold evidence, not evidence facts.

@@ -79,6 +79,9 @@ struct CheckContext {
     memory::MemorySystem& system;
     ReadCache& reads;
     int k = 0;
+    // The scenario's messages by id, when the caller has built them once for the whole scenario
+    // (the runner does); null: a suite that needs them builds its own.
+    const data::MessageIndex* messages = nullptr;
 };
 
 // One graded leaf field of a profile task at one k (the dynamic suite): how much of its gold

@@ -20,7 +20,8 @@ struct CheckpointIndex {
     const data::Scenario* scenario = nullptr;
     const memory::Memory* first = nullptr;  // identifies the held list it was built from
     std::size_t held_size = 0;
-    std::unique_ptr<data::MessageIndex> messages;
+    std::unique_ptr<data::MessageIndex> own_messages;  // only when the caller gave none
+    const data::MessageIndex* messages = nullptr;
     std::unique_ptr<HeldIndex> held;
     std::map<std::string, const data::ProfileState*> states;
 };
@@ -34,7 +35,10 @@ CheckpointIndex& checkpoint_index(const CheckContext& context) {
         made->scenario = &context.scenario;
         made->first = first;
         made->held_size = context.held.size();
-        made->messages = std::make_unique<data::MessageIndex>(context.scenario);
+        // The runner's index of the scenario serves every checkpoint; one is built here only for
+        // callers without it.
+        if (context.messages == nullptr) made->own_messages = std::make_unique<data::MessageIndex>(context.scenario);
+        made->messages = context.messages != nullptr ? context.messages : made->own_messages.get();
         std::vector<const memory::Memory*> held;
         held.reserve(context.held.size());
         for (const auto& m : context.held) held.push_back(&m);
