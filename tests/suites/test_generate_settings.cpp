@@ -35,6 +35,23 @@ TEST(GenerateSettings, ReadsEveryPersonaSetting) {
     EXPECT_EQ(untouched.persona.name_pool, mf::PersonaSettings{}.name_pool);
 }
 
+TEST(GenerateSettings, ReadsTheLongHopSettings) {
+    mf::GenerateOptions o;
+    EXPECT_DOUBLE_EQ(o.long_hop.named_share, 0.4);  // the release's share of named chains
+    ASSERT_TRUE(apply({{"long_hop.named_share", "0.75"}}, o));
+    EXPECT_DOUBLE_EQ(o.long_hop.named_share, 0.75);
+    for (const char* bad : {"1.2", "-0.1", "", "half", "nan"}) {
+        mf::GenerateOptions b;
+        const auto r = apply({{"long_hop.named_share", bad}}, b);
+        ASSERT_FALSE(r) << bad;
+        EXPECT_NE(r.error().message.find("long_hop.named_share"), std::string::npos) << r.error().message;
+    }
+    const auto typo = apply({{"long_hop.named_shar", "0.5"}}, o);
+    ASSERT_FALSE(typo);
+    EXPECT_NE(typo.error().message.find("did you mean 'long_hop.named_share'"), std::string::npos)
+        << typo.error().message;
+}
+
 TEST(GenerateSettings, RefusesBadValuesNamingTheKey) {
     const std::map<std::string, std::string> bad[] = {
         {{"persona.name_pool", "0"}},        {{"persona.name_pool", "-3"}},
@@ -69,6 +86,9 @@ TEST(GenerateSettings, TheSuiteAppliesThemAndTheFileRecordsThem) {
     // Every other MemFail dataset accepts the Persona settings (so `generate all --set` works).
     EXPECT_TRUE(suite->generate("long_hop", options));
     EXPECT_FALSE(suite->generate("long_hop", {7, {{"long_hop.hops", "2"}}}));
+    auto hop = suite->generate("long_hop", {7, {{"long_hop.named_share", "0.25"}}});
+    ASSERT_TRUE(hop) << hop.error().describe();
+    EXPECT_DOUBLE_EQ(hop->at(0).meta["settings"]["long_hop.named_share"].get<double>(), 0.25);
 }
 
 }  // namespace

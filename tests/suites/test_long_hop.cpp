@@ -9,12 +9,15 @@
 #include <memfail/suites/memfail/long_hop_lexicon.hpp>
 #include <memfail/suites/memfail/rules.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <map>
 #include <regex>
 #include <set>
@@ -38,6 +41,22 @@ const Scenario& default_scenario() {
 }
 
 std::size_t hops_of(const memfail::data::Probe& p) { return p.meta.at("hops").get<std::size_t>(); }
+
+bool named(const memfail::data::Probe& p) { return p.meta.at("voice") == "named"; }
+
+Scenario with_named_share(double share, std::uint64_t seed = 42) {
+    mf::GenerateOptions o;
+    o.seed = seed;
+    o.long_hop.named_share = share;
+    return mf::generate_long_hop(o);
+}
+
+bool first_person_word(const std::string& fact) {
+    for (const char* w : {"i", "me", "my", "myself", "i'm"})
+        if (text::contains_phrase(fact, w))
+            return true;
+    return false;
+}
 
 } // namespace
 
@@ -273,7 +292,7 @@ TEST(LongHop, SentencesReadCleanly) {
 TEST(LongHopLexicon, IsLargeUniqueAndSeparateFromDistractors) {
     EXPECT_GE(lh::anchor_lexicon_size(), 400u);
     std::set<std::string> anchors;
-    auto add = [&](const char* t) { EXPECT_TRUE(anchors.insert(text::normalize(t)).second) << t; };
+    auto add = [&](const std::string& t) { EXPECT_TRUE(anchors.insert(text::normalize(t)).second) << t; };
     for (const auto& e : lh::moment_anchors())
         add(e.text);
     for (const auto& e : lh::act_anchors())
@@ -297,7 +316,133 @@ TEST(LongHopLexicon, IsLargeUniqueAndSeparateFromDistractors) {
         EXPECT_TRUE(names.insert(person.name).second) << person.name;
     // Relations are symmetric, so checking either side of a chain blocks the pair.
     bool found = false;
-    for (const char* r : lh::related_topics("tired"))
-        found = found || std::string(r) == "exercise";
+    for (const std::string& r : lh::related_topics("tired"))
+        found = found || r == "exercise";
     EXPECT_TRUE(found);
+}
+
+// The release's main retrieval trait: 40% of its chains are about a named person. The share is exact
+// per hop count (round(share x chains of that K)), so it cannot drift with the seed.
+TEST(LongHop, NamedShareFollowsTheSetting) {
+    for (std::uint64_t seed : {42ull, 1ull, 4242ull}) {
+        const Scenario s = mf::generate_long_hop({seed});
+        std::map<std::size_t, std::size_t> named_per_hops;
+        for (const auto& p : s.probes)
+            named_per_hops[hops_of(p)] += named(p);
+        EXPECT_EQ(named_per_hops[1], 12u) << seed;  // round(0.4 x 31)
+        EXPECT_EQ(named_per_hops[2], 13u) << seed;  // round(0.4 x 32)
+        EXPECT_EQ(named_per_hops[3], 12u) << seed;  // round(0.4 x 29)
+        EXPECT_DOUBLE_EQ(s.meta.at("settings").at("long_hop.named_share").get<double>(), 0.4);
+    }
+    EXPECT_DOUBLE_EQ(mf::LongHopSettings{}.named_share, 0.4);
+    for (double share : {0.0, 0.25, 0.6, 1.0}) {
+        const Scenario s = with_named_share(share);
+        std::size_t n = 0;
+        for (const auto& p : s.probes)
+            n += named(p);
+        const double expected = share * 92.0;
+        EXPECT_NEAR(static_cast<double>(n), expected, 1.5) << share;
+        EXPECT_DOUBLE_EQ(s.meta.at("settings").at("long_hop.named_share").get<double>(), share);
+    }
+}
+
+// A named chain names its person in every fact (the release's "the name finds every fact" trait) and
+// in its question, never says "I"; a first-person chain says "I", "me" or "my" in every fact.
+TEST(LongHop, NamedChainsNameTheirPersonInEveryFact) {
+    for (const Scenario& s : {default_scenario(), with_named_share(1.0, 7)}) {
+        std::size_t named_chains = 0;
+        for (const auto& p : s.probes) {
+            const std::string head = p.meta.at("chain")[0].get<std::string>();
+            if (named(p)) {
+                ++named_chains;
+                EXPECT_TRUE(std::isupper(static_cast<unsigned char>(head[0]))) << p.id << ": " << head;
+                EXPECT_TRUE(text::contains_phrase(p.question, head)) << p.id << ": " << p.question;
+                for (const auto& f : p.evidence) {
+                    EXPECT_TRUE(text::contains_phrase(f.text, head)) << p.id << ": " << f.text;
+                    EXPECT_FALSE(first_person_word(f.text)) << p.id << ": " << f.text;
+                }
+            } else {
+                for (const auto& f : p.evidence)
+                    EXPECT_TRUE(first_person_word(f.text)) << p.id << ": " << f.text;
+            }
+        }
+        EXPECT_GT(named_chains, 30u);
+    }
+}
+
+// Each person heads one chain only, so a name leads to one chain.
+TEST(LongHop, EveryPersonHeadsOneChain) {
+    std::set<std::string> people;
+    for (const auto& p : with_named_share(1.0).probes) {
+        ASSERT_TRUE(named(p)) << p.id;
+        EXPECT_TRUE(people.insert(p.meta.at("chain")[0].get<std::string>()).second) << p.id;
+    }
+    EXPECT_EQ(people.size(), 92u);
+}
+
+TEST(LongHop, ValidatorPassesForSeveralSeedsAndSettings) {
+    for (std::uint64_t seed : {3ull, 11ull, 99ull, 123456ull})
+        for (double share : {0.0, 0.4, 1.0}) {
+            const auto vs = all_violations(with_named_share(share, seed));
+            EXPECT_TRUE(vs.empty()) << "seed " << seed << " named_share " << share << "\n" << describe(vs);
+        }
+}
+
+// Facts do not all read alike: over the dataset they open in many different ways.
+TEST(LongHop, FactsUseSeveralPhrasings) {
+    std::set<std::string> openings;
+    for (const auto& p : default_scenario().probes) {
+        for (const auto& f : p.evidence) {
+            const auto w = text::words(f.text);
+            openings.insert(w[0] + " " + (named(p) ? std::string() : w[1]));
+        }
+    }
+    EXPECT_GE(openings.size(), 40u);
+}
+
+TEST(LongHopLexicon, EveryLinkHasSeveralParaphraseFamilies) {
+    const auto& lex = lh::lexicon();
+    std::map<std::string, std::set<std::string>> families;  // "named thing>act" -> families
+    for (const auto& t : lex.facts)
+        families[std::string(t.named ? "named " : "first_person ") + lh::kind_name(t.from) + ">" + lh::kind_name(t.to)]
+            .insert(t.family);
+    EXPECT_EQ(families.size(), 16u);  // 10 first-person links, 6 named ones
+    for (const auto& [link, fams] : families)
+        EXPECT_GE(fams.size(), 2u) << link;
+    // Enough people and categorised things for a dataset of named chains only.
+    std::size_t favorites = 0;
+    for (const auto& t : lex.things)
+        favorites += !t.category.empty();
+    EXPECT_GE(lex.people.size(), 100u);
+    EXPECT_GE(favorites, 100u);
+}
+
+TEST(LongHopLexicon, BadFieldsAreNamedByFileAndJsonPath) {
+    const nlohmann::json doc = nlohmann::json::parse(lh::embedded_lexicon_text());
+    ASSERT_TRUE(lh::parse_lexicon("long_hop.json", doc.dump())) << "the embedded lexicon parses";
+    struct Case {
+        std::function<void(nlohmann::json&)> corrupt;
+        std::string path;
+    };
+    const Case cases[] = {
+        {[](nlohmann::json& d) { d["anchors"]["moments"][0]["plural"] = "yes"; }, "$.anchors.moments[0].plural"},
+        {[](nlohmann::json& d) { d["anchors"]["acts"][2].erase("topic"); }, "$.anchors.acts[2].topic"},
+        {[](nlohmann::json& d) { d["people"][1]["pronoun"] = "they"; }, "$.people[1].pronoun"},
+        {[](nlohmann::json& d) { d["facts"][0]["first_person"][0] = "I usually {b}."; }, "$.facts[0].first_person[0]"},
+        {[](nlohmann::json& d) { d["facts"][0]["first_person"][1] = "{Lead}, I {bb}."; }, "$.facts[0].first_person[1]"},
+        {[](nlohmann::json& d) { d["facts"][1]["link"] = "moment>person"; }, "$.facts[1].link"},
+        {[](nlohmann::json& d) { d["questions"][0]["templates"][0] = "What do I end up doing?"; },
+         "$.questions[0].templates[0]"},
+        {[](nlohmann::json& d) { d["distractors"]["acts"][0]["text"] = d["anchors"]["acts"][0]["text"]; },
+         "$.distractors.acts[0].text"},
+    };
+    for (const auto& c : cases) {
+        nlohmann::json bad = doc;
+        c.corrupt(bad);
+        const auto r = lh::parse_lexicon("long_hop.json", bad.dump());
+        ASSERT_FALSE(r) << c.path;
+        const std::string where = r.error().describe();
+        EXPECT_NE(where.find("long_hop.json: " + c.path), std::string::npos) << where;
+    }
+    EXPECT_FALSE(lh::parse_lexicon("long_hop.json", "[1, 2]"));
 }

@@ -474,8 +474,8 @@ void add_datasets_command(CLI::App& app, std::function<void()>& action) {
     g->add_option("--set", gen->settings,
                   "KEY=VALUE (repeatable): a generator's difficulty setting. The five MemFail datasets take "
                   "persona.name_pool (default 30: names drawn with replacement), persona.distinct_names (false), "
-                  "persona.pronoun_share (0.67), persona.multi_sentence_share (0.35) and persona.context_share (0.6), "
-                  "docs/DATASETS.md; an unknown key or a value out of range is refused");
+                  "persona.pronoun_share (0.67), persona.multi_sentence_share (0.35), persona.context_share (0.6) and "
+                  "long_hop.named_share (0.4: chains naming a person in every fact), docs/DATASETS.md; an unknown key or a value out of range is refused");
     g->add_option("--out,-o", gen->out, "Output folder")->capture_default_str();
     g->add_option("--seed", gen->seed, "Generator seed")->capture_default_str();
     g->callback([gen, &action] { action = [gen] { generate(*gen); }; });

@@ -101,7 +101,7 @@ Result<double> share_setting(const std::string& key, const std::string& value) {
 Result<void> apply_settings(const std::map<std::string, std::string>& params, GenerateOptions& options) {
     static const std::vector<std::string> k_keys = {"persona.name_pool", "persona.distinct_names",
                                                     "persona.pronoun_share", "persona.multi_sentence_share",
-                                                    "persona.context_share"};
+                                                    "persona.context_share", "long_hop.named_share"};
     PersonaSettings& persona = options.persona;
     for (const auto& [key, value] : params) {
         if (key == "persona.name_pool") {
@@ -123,13 +123,15 @@ Result<void> apply_settings(const std::map<std::string, std::string>& params, Ge
             MF_TRY_ASSIGN(persona.multi_sentence_share, share_setting(key, value));
         } else if (key == "persona.context_share") {
             MF_TRY_ASSIGN(persona.context_share, share_setting(key, value));
+        } else if (key == "long_hop.named_share") {
+            MF_TRY_ASSIGN(options.long_hop.named_share, share_setting(key, value));
         } else {
             const std::string hint = did_you_mean(key, k_keys);
             return make_error(ErrorKind::invalid_input,
                               "unknown setting '" + key + "' for the MemFail datasets" +
                                   (hint.empty() ? std::string() : " (" + hint + ")") + "; known: persona.name_pool, "
                                   "persona.distinct_names, persona.pronoun_share, persona.multi_sentence_share, "
-                                  "persona.context_share",
+                                  "persona.context_share, long_hop.named_share",
                               "--set");
         }
     }

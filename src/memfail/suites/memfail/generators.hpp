@@ -39,9 +39,20 @@ struct PersonaSettings {
     double context_share = 0.6;
 };
 
+// Long-Hop difficulty. The defaults match the paper's release; `memfail datasets generate --set
+// long_hop.KEY=VALUE` changes them (apply_settings).
+struct LongHopSettings {
+    // Share of chains about a named person ("Tobias says ... is his favorite snack"), who is named in
+    // every fact of the chain and in its question, so the name alone finds every fact; the others
+    // speak in the first person ("I ..."). Release: 40% of the 92 chains. The count is exact per
+    // hop count (round(share x chains of that K)).
+    double named_share = 0.40;
+};
+
 struct GenerateOptions {
     std::uint64_t seed = 42;
     PersonaSettings persona{};
+    LongHopSettings long_hop{};
 };
 
 // Reads settings given as text ("persona.name_pool" = "100"), as `datasets generate --set` passes

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Long-Hop generator: 92 transitive chains of personal facts (K = 1/2/3 hops as 31/32/29), each
 // fact its own message, no two facts of one chain in the same session, each chain probed from its
-// head with a 5-way multiple-choice question about its terminal anchor.
+// head with a 5-way multiple-choice question about its terminal anchor. Anchors, people,
+// distractors and every template come from lexicon/long_hop.json (long_hop_lexicon.hpp); a share of
+// the chains (LongHopSettings::named_share, release 40%) is about a named person named in every fact.
 #include <memfail/core/rng.hpp>
 #include <memfail/core/text.hpp>
 #include <memfail/suites/memfail/common.hpp>
@@ -10,6 +12,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <functional>
 #include <map>
 #include <set>
@@ -25,13 +28,14 @@ constexpr const char* k_dataset = "long_hop";
 constexpr const char* k_prefix = "lhp";
 constexpr double k_dedup_threshold = 0.7;
 constexpr std::array<std::size_t, 3> k_chains_per_hops = {31, 32, 29}; // K = 1, 2, 3
-constexpr double k_named_share = 0.15; // chains told about a named person rather than "I"
 constexpr std::size_t k_choices = 5;
 constexpr std::size_t k_min_facts_per_session = 3;
 constexpr std::size_t k_max_facts_per_session = 5;
 
-enum class Kind { person, moment, act, feel, thing };
-constexpr std::size_t k_kind_count = 5;
+using long_hop::Kind;
+using long_hop::k_kind_count;
+using long_hop::FactTemplate;
+using long_hop::QuestionTemplate;
 
 std::size_t kind_index(Kind k) { return static_cast<std::size_t>(k); }
 
@@ -93,136 +97,6 @@ struct Anchor {
     std::string category; // thing: "snack"
     bool plural = false;
     std::string topic;
-};
-
-// Sentence templates. {a}/{A} is the anchor the fact starts from (lower / capitalised), {b} the one
-// it leads to; {lead} a moment with its preposition; {av}/{av3} and {bv} a thing's verb (base /
-// third person); {N} a named person with {he} {his} {him}; {cat}/{cats} a thing's category.
-// [x|y] picks x when the starting anchor is plural and y otherwise; <x|y> does the same for the
-// anchor it leads to.
-struct FactTemplate {
-    Kind from;
-    Kind to;
-    bool named;
-    const char* text;
-};
-
-constexpr FactTemplate k_fact_templates[] = {
-    // first person
-    {Kind::moment, Kind::act, false, "{Lead}, I usually {b}."},
-    {Kind::moment, Kind::act, false, "{Lead}, I almost always end up wanting to {b}."},
-    {Kind::moment, Kind::act, false, "I tend to {b} {lead}."},
-    {Kind::moment, Kind::act, false, "{Lead}, my first instinct is to {b}."},
-    {Kind::moment, Kind::act, false, "Nothing makes me want to {b} quite like {a} [do|does]."},
-    {Kind::moment, Kind::act, false, "{Lead}, I can never resist the urge to {b}."},
-    {Kind::moment, Kind::feel, false, "{A} always [leave|leaves] me {b}."},
-    {Kind::moment, Kind::feel, false, "I feel {b} {lead}, without fail."},
-    {Kind::moment, Kind::feel, false, "Something about {a} makes me feel {b}."},
-    {Kind::moment, Kind::feel, false, "{Lead}, I'm usually {b}."},
-    {Kind::moment, Kind::feel, false, "{A} never [fail|fails] to make me feel {b}."},
-    {Kind::moment, Kind::thing, false, "{Lead}, I always {bv} {b}."},
-    {Kind::moment, Kind::thing, false, "I like to {bv} {b} {lead}."},
-    {Kind::moment, Kind::thing, false, "{A} [are|is] my excuse to {bv} {b}."},
-    {Kind::moment, Kind::thing, false, "{Lead}, the first thing I do is {bv} {b}."},
-    {Kind::act, Kind::act, false, "Whenever I {a}, I end up wanting to {b}."},
-    {Kind::act, Kind::act, false, "After I {a}, I usually {b}."},
-    {Kind::act, Kind::act, false, "I never {a} without wanting to {b} afterwards."},
-    {Kind::act, Kind::act, false, "Every time I {a}, I feel the urge to {b}."},
-    {Kind::act, Kind::act, false, "If I {a}, I almost always {b} right after."},
-    {Kind::act, Kind::act, false, "Once I {a}, I tend to {b}."},
-    {Kind::act, Kind::act, false, "My habit is to {b} straight after I {a}."},
-    {Kind::act, Kind::feel, false, "Whenever I {a}, I come away feeling {b}."},
-    {Kind::act, Kind::feel, false, "I always feel {b} after I {a}."},
-    {Kind::act, Kind::feel, false, "Once I {a}, I'm {b} for the rest of the day."},
-    {Kind::act, Kind::feel, false, "If I {a}, I feel {b} afterwards."},
-    {Kind::act, Kind::feel, false, "I {a} and then feel {b} for hours."},
-    {Kind::act, Kind::thing, false, "After I {a}, I always {bv} {b}."},
-    {Kind::act, Kind::thing, false, "Whenever I {a}, I like to {bv} {b} afterwards."},
-    {Kind::act, Kind::thing, false, "I {bv} {b} every time I {a}."},
-    {Kind::act, Kind::thing, false, "My routine is to {a} and then {bv} {b}."},
-    {Kind::feel, Kind::act, false, "When I feel {a}, I {b}."},
-    {Kind::feel, Kind::act, false, "Feeling {a} always makes me want to {b}."},
-    {Kind::feel, Kind::act, false, "If I'm {a}, my instinct is to {b}."},
-    {Kind::feel, Kind::act, false, "I {b} whenever I'm {a}."},
-    {Kind::feel, Kind::act, false, "Feeling {a} is usually my cue to {b}."},
-    {Kind::feel, Kind::thing, false, "When I feel {a}, I {bv} {b}."},
-    {Kind::feel, Kind::thing, false, "Feeling {a} is my cue to {bv} {b}."},
-    {Kind::feel, Kind::thing, false, "Whenever I'm {a}, I {bv} {b}."},
-    {Kind::feel, Kind::thing, false, "I {bv} {b} when I'm {a}."},
-    {Kind::thing, Kind::act, false, "{A} always [make|makes] me want to {b}."},
-    {Kind::thing, Kind::act, false, "Whenever I {av} {a}, I {b} afterwards."},
-    {Kind::thing, Kind::act, false, "After I {av} {a}, I usually {b}."},
-    {Kind::thing, Kind::act, false, "{A} [put|puts] me in the mood to {b}."},
-    {Kind::thing, Kind::act, false, "I can't {av} {a} without wanting to {b}."},
-    {Kind::thing, Kind::feel, false, "{A} always [leave|leaves] me {b}."},
-    {Kind::thing, Kind::feel, false, "{A} [make|makes] me feel {b}."},
-    {Kind::thing, Kind::feel, false, "Whenever I {av} {a}, I feel {b}."},
-    {Kind::thing, Kind::feel, false, "I feel {b} whenever I {av} {a}."},
-    // a named person; the name recurs in every fact so each fact stands alone
-    {Kind::person, Kind::thing, true, "{N} says {b} <are|is> {his} favorite {cat}."},
-    {Kind::person, Kind::thing, true, "{N} considers {b} {his} favorite {cat}."},
-    {Kind::person, Kind::thing, true, "{N} likes {b} better than any other {cat}."},
-    {Kind::person, Kind::thing, true, "When it comes to {cats}, {N} always picks {b}."},
-    {Kind::person, Kind::thing, true, "Of all {cats}, {N} loves {b} the most."},
-    {Kind::thing, Kind::act, true, "{A} always [make|makes] {N} want to {b}."},
-    {Kind::thing, Kind::act, true, "Whenever {N} {av3} {a}, {he} wants to {b} afterwards."},
-    {Kind::thing, Kind::act, true, "{A} [put|puts] {N} in the mood to {b}."},
-    {Kind::thing, Kind::act, true, "{N} can't {av} {a} without wanting to {b}."},
-    {Kind::thing, Kind::act, true, "After {N} {av3} {a}, {he} usually likes to {b}."},
-    {Kind::thing, Kind::feel, true, "{A} always [leave|leaves] {N} {b}."},
-    {Kind::thing, Kind::feel, true, "Whenever {N} {av3} {a}, {he} feels {b}."},
-    {Kind::thing, Kind::feel, true, "{A} [make|makes] {N} feel {b}."},
-    {Kind::thing, Kind::feel, true, "{N} feels {b} every time {he} {av3} {a}."},
-    {Kind::act, Kind::act, true, "{N} can't {a} without wanting to {b} afterwards."},
-    {Kind::act, Kind::act, true, "Any time {N} decides to {a}, {he} ends up wanting to {b}."},
-    {Kind::act, Kind::act, true, "Right after {N} finds time to {a}, {he} likes to {b}."},
-    {Kind::act, Kind::act, true, "The urge to {b} always hits {N} after {he} takes time to {a}."},
-    {Kind::act, Kind::feel, true, "{N} always feels {b} after {he} makes time to {a}."},
-    {Kind::act, Kind::feel, true, "Whenever {N} sets aside an hour to {a}, {he} comes away {b}."},
-    {Kind::act, Kind::feel, true, "Whenever {N} sets out to {a}, {he} ends up {b}."},
-    {Kind::act, Kind::feel, true, "{N} feels {b} every time {he} manages to {a}."},
-    {Kind::feel, Kind::act, true, "When {N} feels {a}, {he} likes to {b}."},
-    {Kind::feel, Kind::act, true, "Feeling {a} always makes {N} want to {b}."},
-    {Kind::feel, Kind::act, true, "Whenever {N} is {a}, {his} instinct is to {b}."},
-    {Kind::feel, Kind::act, true, "{N} tends to {b} whenever {he} feels {a}."},
-};
-
-// Questions name only the head ({a}, {lead} or {N} with the category of the second anchor) and ask
-// for the terminal anchor. A name never takes "'s": normalised text would turn "Omar's" into
-// "omars", and the head must still be found in the question.
-struct QuestionTemplate {
-    Kind head;
-    Kind terminal;
-    bool named;
-    const char* text;
-};
-
-constexpr QuestionTemplate k_question_templates[] = {
-    {Kind::moment, Kind::act, false, "{Lead}, what do I eventually end up doing?"},
-    {Kind::moment, Kind::act, false, "What do I ultimately end up doing {lead}?"},
-    {Kind::act, Kind::act, false, "When I {a}, what do I eventually end up doing?"},
-    {Kind::act, Kind::act, false, "What do I ultimately end up doing once I {a}?"},
-    {Kind::act, Kind::act, false, "If I {a}, what will I end up doing in the end?"},
-    {Kind::feel, Kind::act, false, "When I feel {a}, what do I eventually end up doing?"},
-    {Kind::feel, Kind::act, false, "What do I ultimately end up doing when I'm {a}?"},
-    {Kind::thing, Kind::act, false, "What [do|does] {a} eventually lead me to do?"},
-    {Kind::thing, Kind::act, false, "Because of {a}, what do I eventually end up doing?"},
-    {Kind::moment, Kind::feel, false, "{Lead}, how do I eventually end up feeling?"},
-    {Kind::moment, Kind::feel, false, "How do I ultimately end up feeling {lead}?"},
-    {Kind::act, Kind::feel, false, "When I {a}, how do I eventually end up feeling?"},
-    {Kind::act, Kind::feel, false, "How do I ultimately end up feeling once I {a}?"},
-    {Kind::feel, Kind::feel, false, "When I'm {a}, how do I eventually end up feeling?"},
-    {Kind::feel, Kind::feel, false, "When I feel {a}, how do I end up feeling in the end?"},
-    {Kind::thing, Kind::feel, false, "How [do|does] {a} eventually leave me feeling?"},
-    {Kind::thing, Kind::feel, false, "Because of {a}, how do I ultimately end up feeling?"},
-    {Kind::person, Kind::act, true,
-     "What does {N} eventually end up doing because of {his} favorite {cat}?"},
-    {Kind::person, Kind::act, true,
-     "Starting from the {cat} {N} likes best, what does {he} eventually end up doing?"},
-    {Kind::person, Kind::feel, true,
-     "How does {N} eventually end up feeling because of {his} favorite {cat}?"},
-    {Kind::person, Kind::feel, true,
-     "Starting from the {cat} {N} likes best, how does {he} ultimately end up feeling?"},
 };
 
 using Vars = std::map<std::string, std::string, std::less<>>;
@@ -343,9 +217,9 @@ class ChainBuilder {
     }
 
     // A chain of `hops` hops satisfying every construction rule; its anchors leave the pools.
-    Chain build(std::size_t hops, const MinHashDeduper& similarity) {
+    Chain build(std::size_t hops, bool named, const MinHashDeduper& similarity) {
         for (int attempt = 0; attempt < 200; ++attempt) {
-            Chain c = draft(hops);
+            Chain c = draft(hops, named);
             if (chain_problem(c, similarity).empty() && apart_from_kept(c))
                 return c;
             release(c);
@@ -372,8 +246,7 @@ class ChainBuilder {
 
     static bool named_thing(std::size_t entry) {
         const auto& t = long_hop::thing_anchors()[entry];
-        return *t.category != '\0' &&
-               std::string_view(t.text).find("{pos}") == std::string_view::npos;
+        return !t.category.empty() && t.text.find("{pos}") == std::string::npos;
     }
 
     std::size_t free_count(Kind k, bool named) const {
@@ -506,11 +379,10 @@ class ChainBuilder {
             m_free[kind_index(a.kind)].push_back(a.entry);
     }
 
-    Chain draft(std::size_t hops) {
+    Chain draft(std::size_t hops, bool named) {
         Chain c;
         c.hops = hops;
-        c.voice.named = m_rng.chance(k_named_share) && free_count(Kind::person, true) > 0 &&
-                        free_count(Kind::thing, true) > 0;
+        c.voice.named = named && free_count(Kind::person, true) > 0 && free_count(Kind::thing, true) > 0;
         const std::vector<Kind> kinds = kinds_for(hops, c.voice.named);
         if (c.voice.named) {
             c.anchors.push_back(take(Kind::person, c.voice));
@@ -523,18 +395,32 @@ class ChainBuilder {
 
         Vars voice_vars;
         add_voice_vars(voice_vars, c.voice);
-        std::set<const char*> used; // no template twice in one chain, so the links read differently
+        // No template twice in one chain and, where the link allows, no relation family twice in a
+        // row ("Whenever I ..." then "Whenever I ..."), so the links read differently.
+        std::set<const FactTemplate*> used;
+        std::string last_family;
         for (std::size_t i = 0; i + 1 < c.anchors.size(); ++i) {
             const Anchor& from = c.anchors[i];
             const Anchor& to = c.anchors[i + 1];
-            std::vector<const FactTemplate*> options;
-            for (const auto& t : k_fact_templates)
-                if (t.from == from.kind && t.to == to.kind && t.named == c.voice.named &&
-                    !used.count(t.text))
+            std::vector<const FactTemplate*> options, fresh_family;
+            for (const auto& t : long_hop::lexicon().facts)
+                if (t.from == from.kind && t.to == to.kind && t.named == c.voice.named && !used.count(&t))
                     options.push_back(&t);
             MF_ASSERT(!options.empty(), "no Long-Hop template links these anchor kinds");
-            const FactTemplate* t = m_rng.pick(options);
-            used.insert(t->text);
+            // Families first, then a template of the family, so a family with many templates is not
+            // favoured over one with few.
+            std::vector<std::string> families;
+            for (const FactTemplate* t : options)
+                if (t->family != last_family &&
+                    std::find(families.begin(), families.end(), t->family) == families.end())
+                    families.push_back(t->family);
+            const std::string family = families.empty() ? last_family : m_rng.pick(families);
+            for (const FactTemplate* t : options)
+                if (t->family == family)
+                    fresh_family.push_back(t);
+            const FactTemplate* t = m_rng.pick(fresh_family);
+            used.insert(t);
+            last_family = t->family;
             Vars vars = voice_vars;
             add_from_vars(vars, from);
             vars["b"] = to.text;
@@ -548,7 +434,7 @@ class ChainBuilder {
         }
 
         std::vector<const QuestionTemplate*> questions;
-        for (const auto& t : k_question_templates)
+        for (const auto& t : long_hop::lexicon().questions)
             if (t.head == kinds.front() && t.terminal == kinds.back() && t.named == c.voice.named)
                 questions.push_back(&t);
         MF_ASSERT(!questions.empty(), "no Long-Hop question template for this chain shape");
@@ -568,7 +454,7 @@ class ChainBuilder {
         std::set<std::string> blocked;
         for (const auto& a : c.anchors) {
             blocked.insert(a.topic);
-            for (const char* r : long_hop::related_topics(a.topic))
+            for (const std::string& r : long_hop::related_topics(a.topic))
                 blocked.insert(r);
         }
         std::set<std::string> chain_words = content_words(c.question);
@@ -717,18 +603,29 @@ data::Scenario generate_long_hop(const GenerateOptions& options) {
     ChainBuilder builder(root.fork("long_hop/chains"));
     MinHashDeduper deduper(k_dedup_threshold);
 
-    std::vector<std::size_t> hop_plan;
-    for (std::size_t k = 0; k < k_chains_per_hops.size(); ++k)
-        hop_plan.insert(hop_plan.end(), k_chains_per_hops[k], k + 1);
+    // The plan: every chain's hop count and voice. Named chains are an exact share of each hop
+    // count, so the named share holds for every K and every seed.
+    const LongHopSettings& settings = options.long_hop;
+    struct Planned {
+        std::size_t hops = 0;
+        bool named = false;
+    };
+    std::vector<Planned> hop_plan;
+    for (std::size_t k = 0; k < k_chains_per_hops.size(); ++k) {
+        const auto named = static_cast<std::size_t>(
+            std::lround(settings.named_share * static_cast<double>(k_chains_per_hops[k])));
+        for (std::size_t i = 0; i < k_chains_per_hops[k]; ++i)
+            hop_plan.push_back({k + 1, i < named});
+    }
     order_rng.shuffle(hop_plan);
 
     // Fact-level dedup: a chain with any fact close to an already kept fact is dropped wholesale
     // and replaced by a fresh chain of the same length, so the hop counts stay exact.
     std::vector<Chain> chains;
     std::size_t candidates = 0, drafted = 0;
-    for (std::size_t hops : hop_plan) {
+    for (const auto& [hops, named] : hop_plan) {
         for (;;) {
-            Chain c = builder.build(hops, deduper);
+            Chain c = builder.build(hops, named, deduper);
             ++drafted;
             std::size_t clash = c.facts.size();
             for (std::size_t f = 0; f < c.facts.size() && clash == c.facts.size(); ++f)
@@ -751,6 +648,8 @@ data::Scenario generate_long_hop(const GenerateOptions& options) {
     }
 
     data::Scenario s = make_scenario(k_dataset, options.seed);
+    // The settings are part of what the file is, so they travel with it.
+    s.meta["settings"] = {{"long_hop.named_share", settings.named_share}};
     std::vector<std::vector<std::string>> fact_messages(chains.size());
     for (std::size_t c = 0; c < chains.size(); ++c)
         fact_messages[c].resize(chains[c].facts.size());

@@ -1,768 +1,307 @@
 // SPDX-License-Identifier: MIT
-// The Long-Hop anchor, people and distractor lists (American spelling throughout).
-#include <memfail/core/error.hpp>
+// Loading and checking the Long-Hop lexicon (lexicon/long_hop.json, embedded at build time). The
+// Reader keeps the first problem with its JSON path and lets parsing run on with defaults, so each
+// part of the file is read by a short function that mirrors it.
+#include <memfail/embedded/long_hop_lexicon.hpp>
+#include <memfail/core/text.hpp>
+#include <memfail/suites/lexicon_reader.hpp>
 #include <memfail/suites/memfail/long_hop_lexicon.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include <array>
-#include <string_view>
+#include <set>
 #include <utility>
 
 namespace memfail::suites::memfail_suite::long_hop {
 
 namespace {
 
-// Chain heads only: recurring situations that set a habit off.
-constexpr MomentEntry k_moments[] = {
-    {"on", "rainy afternoons", true, "weather"},
-    {"on", "slow Sunday mornings", true, "rest"},
-    {"after", "a sleepless night", false, "rest"},
-    {"during", "long layovers", true, "travel"},
-    {"on", "the first snowy day of the year", false, "weather"},
-    {"on", "windy evenings", true, "weather"},
-    {"during", "thunderstorms", true, "weather"},
-    {"after", "a long day at work", false, "work"},
-    {"on", "muggy summer nights", true, "weather"},
-    {"in", "the middle of the night", false, "rest"},
-    {"on", "{pos} birthday", false, "social"},
-    {"on", "the last day of a vacation", false, "travel"},
-    {"after", "a haircut", false, "selfcare"},
-    {"after", "a dentist appointment", false, "errands"},
-    {"on", "payday", false, "money"},
-    {"during", "power outages", true, "home"},
-    {"on", "foggy mornings", true, "weather"},
-    {"on", "gray Mondays", true, "work"},
-    {"after", "a big family dinner", false, "social"},
-    {"during", "heat waves", true, "weather"},
-    {"on", "long holiday weekends", true, "rest"},
-    {"after", "an argument", false, "social"},
-    {"on", "long train rides", true, "travel"},
-    {"during", "long car trips", true, "travel"},
-    {"after", "a job interview", false, "work"},
-    {"on", "the first warm day of spring", false, "weather"},
-    {"after", "a big presentation", false, "work"},
-    {"on", "chilly fall evenings", true, "weather"},
-    {"during", "the quiet hour after lunch", false, "rest"},
-    {"on", "snow days", true, "weather"},
-    {"after", "a wedding", false, "social"},
-    {"on", "Friday nights", true, "social"},
-    {"on", "Saturday mornings", true, "rest"},
-    {"after", "a doctor's appointment", false, "errands"},
-    {"in", "the dark days of January", true, "weather"},
-    {"during", "the holiday rush", false, "errands"},
-    {"after", "a long flight", false, "travel"},
-    {"on", "quiet weeknights", true, "rest"},
-    {"after", "a loud party", false, "social"},
-    {"on", "the first day of a new month", false, "planning"},
-    {"on", "cloudy afternoons", true, "weather"},
-    {"on", "hot July afternoons", true, "weather"},
-    {"during", "the morning commute", false, "travel"},
-    {"after", "a tough workout", false, "exercise"},
-    {"on", "lazy days off", true, "rest"},
-    {"on", "early winter evenings", true, "weather"},
-    {"after", "a live concert", false, "music"},
-    {"on", "moving day", false, "home"},
-    {"on", "laundry day", false, "chores"},
-    {"after", "a long meeting", false, "work"},
-    {"during", "the first week of a new job", false, "work"},
-    {"on", "the night before a trip", false, "travel"},
-};
+using nlohmann::json;
+using Reader = suites::LexiconReader;
 
-// Base-form verb phrases; "{pos}" becomes my / his / her.
-constexpr ActEntry k_acts[] = {
-    // food and drink
-    {"bake banana bread", "food"},
-    {"make a big pot of lentil soup", "food"},
-    {"order takeout noodles", "food"},
-    {"snack on dill pickles", "food"},
-    {"try a new pasta recipe", "food"},
-    {"eat cereal straight from the box", "food"},
-    {"roast a tray of vegetables", "food"},
-    {"knead pizza dough by hand", "food"},
-    {"bake a batch of oatmeal cookies", "food"},
-    {"eat dinner standing at the counter", "food"},
-    {"blend a fruit smoothie", "food"},
-    {"cook {pos} grandmother's dumpling recipe", "food"},
-    {"toast a sesame bagel", "food"},
-    {"bake a lemon drizzle cake", "food"},
-    {"make homemade granola", "food"},
-    {"draw up a meal plan", "food"},
-    {"bake bread for the neighbors", "food"},
-    {"brew a pot of green tea", "drink"},
-    {"make an extra-strong coffee", "drink"},
-    {"sip hot lemon water", "drink"},
-    {"mix a fancy mocktail", "drink"},
-    {"drink a glass of cold milk", "drink"},
-    // music
-    {"play old vinyl records", "music"},
-    {"practice piano scales", "music"},
-    {"sing along to show tunes", "music"},
-    {"make a new playlist", "music"},
-    {"hum an old folk song", "music"},
-    {"put one album on repeat", "music"},
-    {"strum {pos} ukulele", "music"},
-    {"dance around the kitchen", "music"},
-    {"look up song lyrics", "music"},
-    {"restring {pos} old guitar", "music"},
-    {"go to an open mic night", "music"},
-    // exercise
-    {"go for a long run", "exercise"},
-    {"do twenty push-ups", "exercise"},
-    {"stretch on the living room floor", "exercise"},
-    {"swim a few slow laps", "exercise"},
-    {"ride {pos} bike along the river", "exercise"},
-    {"do a short yoga routine", "exercise"},
-    {"skip rope in the driveway", "exercise"},
-    {"jog around the block", "exercise"},
-    {"lift weights in the garage", "exercise"},
-    {"go to the early spin class", "exercise"},
-    {"shoot hoops at the park", "exercise"},
-    // outdoors
-    {"go for a walk in the rain", "outdoors"},
-    {"sit on the front steps", "outdoors"},
-    {"lie in the grass and watch clouds", "outdoors"},
-    {"watch the sky for shooting stars", "outdoors"},
-    {"walk to the corner bakery", "outdoors"},
-    {"feed the ducks at the pond", "outdoors"},
-    {"collect pebbles on the beach", "outdoors"},
-    {"take a detour through the park", "outdoors"},
-    {"sit on a bench and people-watch", "outdoors"},
-    {"pick wild blackberries", "outdoors"},
-    {"fill the bird feeder", "outdoors"},
-    {"light a fire in the fireplace", "home"},
-    // chores and home
-    {"reorganize {pos} sock drawer", "chores"},
-    {"vacuum the whole apartment", "chores"},
-    {"scrub the bathroom tiles", "chores"},
-    {"iron a week's worth of shirts", "chores"},
-    {"alphabetize {pos} spice rack", "home"},
-    {"rearrange the living room furniture", "home"},
-    {"wash the car by hand", "chores"},
-    {"clean out the fridge", "chores"},
-    {"declutter {pos} closet", "home"},
-    {"polish {pos} shoes", "clothes"},
-    {"change the bedsheets", "chores"},
-    {"sort through old receipts", "money"},
-    {"wipe down every kitchen surface", "chores"},
-    {"hang the laundry outside", "chores"},
-    {"label every jar in the pantry", "home"},
-    {"organize {pos} bookshelf by color", "home"},
-    {"polish the silverware", "chores"},
-    {"repaint the garden fence", "home"},
-    {"wash all the windows", "chores"},
-    // social
-    {"call {pos} sister", "social"},
-    {"text an old school friend", "social"},
-    {"invite the neighbors over for tea", "social"},
-    {"send voice notes to {pos} best friend", "social"},
-    {"video-call {pos} parents", "social"},
-    {"write a postcard to {pos} aunt", "social"},
-    {"plan a game night with friends", "social"},
-    {"visit {pos} grandmother", "social"},
-    {"call {pos} mom", "social"},
-    {"host a potluck dinner", "social"},
-    {"catch up with {pos} cousin over lunch", "social"},
-    {"have a long chat with the neighbor", "social"},
-    {"play cards with {pos} roommate", "games"},
-    {"write thank-you notes", "social"},
-    // plants
-    {"water {pos} balcony plants", "plants"},
-    {"repot {pos} succulents", "plants"},
-    {"mist the ferns", "plants"},
-    {"pull weeds in the garden", "plants"},
-    {"prune the tomato plants", "plants"},
-    {"plant herbs on the windowsill", "plants"},
-    {"plant bulbs for spring", "plants"},
-    // reading and writing
-    {"reread an old mystery novel", "reading"},
-    {"browse the library shelves", "reading"},
-    {"read poetry out loud", "reading"},
-    {"start a new crossword", "games"},
-    {"read in the bath", "reading"},
-    {"leaf through old magazines", "reading"},
-    {"write in {pos} journal", "writing"},
-    {"jot down ideas for a short story", "writing"},
-    {"write a letter to {pos} younger self", "writing"},
-    {"update {pos} gratitude list", "writing"},
-    {"write a long email to {pos} brother", "writing"},
-    {"practice calligraphy", "art"},
-    // crafts and art
-    {"knit a few rows of {pos} scarf", "craft"},
-    {"sketch in {pos} notebook", "art"},
-    {"fold paper cranes", "craft"},
-    {"work on a jigsaw puzzle", "games"},
-    {"glue together a model airplane", "craft"},
-    {"sew a loose button back on", "craft"},
-    {"paint a small watercolor", "art"},
-    {"whittle a small wooden spoon", "craft"},
-    {"crochet a dishcloth", "craft"},
-    {"doodle in the margins of {pos} notes", "art"},
-    {"fix up an old chair", "craft"},
-    {"make a scrapbook page", "craft"},
-    {"take photos of street signs", "art"},
-    {"photograph the sunset", "art"},
-    {"print out photos for the fridge", "art"},
-    {"rearrange the pictures on {pos} wall", "home"},
-    {"visit a small art gallery", "art"},
-    // screens and games
-    {"binge a baking competition show", "screen"},
-    {"play a few rounds of online chess", "games"},
-    {"scroll through old photos on {pos} phone", "screen"},
-    {"rewatch {pos} favorite sitcom", "screen"},
-    {"watch nature documentaries", "screen"},
-    {"play a word game on {pos} phone", "games"},
-    {"look at houses for sale online", "screen"},
-    {"watch old home videos", "screen"},
-    {"go to the movies alone", "screen"},
-    // self-care and rest
-    {"take a long bubble bath", "selfcare"},
-    {"put on a face mask", "selfcare"},
-    {"paint {pos} nails", "selfcare"},
-    {"take a nap on the couch", "rest"},
-    {"light a scented candle", "selfcare"},
-    {"go to bed early", "rest"},
-    {"take a hot shower", "selfcare"},
-    {"sleep in until noon", "rest"},
-    {"meditate for ten minutes", "selfcare"},
-    {"curl up under a heavy blanket", "rest"},
-    {"soak {pos} feet in warm water", "selfcare"},
-    // planning, money and errands
-    {"plan a day trip to the coast", "travel"},
-    {"update {pos} budget spreadsheet", "money"},
-    {"reorganize {pos} calendar", "planning"},
-    {"make a packing list", "planning"},
-    {"map out {pos} week on a whiteboard", "planning"},
-    {"research cheap flights", "travel"},
-    {"go grocery shopping", "errands"},
-    {"browse a secondhand bookshop", "errands"},
-    {"wander around a hardware store", "errands"},
-    {"buy fresh flowers", "errands"},
-    {"pick up pastries for the office", "errands"},
-    {"return {pos} library books", "errands"},
-    {"go to a flea market", "errands"},
-    {"go window shopping", "errands"},
-    {"count the money in {pos} coin jar", "money"},
-    {"sort {pos} old coin collection", "money"},
-    // pets
-    {"brush {pos} cat", "pets"},
-    {"take {pos} dog to the park", "pets"},
-    {"teach {pos} dog a new trick", "pets"},
-    {"refill the fish tank", "pets"},
-    // learning
-    {"practice {pos} Spanish vocabulary", "learning"},
-    {"watch a chess tutorial", "learning"},
-    {"learn a new card trick", "games"},
-    {"read about ancient history", "learning"},
-    {"do a sudoku puzzle", "games"},
-    {"study a map of the city", "learning"},
-    {"look up words in the dictionary", "learning"},
-    // travel and work
-    {"take the long way home", "travel"},
-    {"ride the bus to the last stop", "travel"},
-    {"drive along the coast road", "travel"},
-    {"book a train ticket somewhere new", "travel"},
-    {"drive with the windows rolled down", "travel"},
-    {"clear out {pos} email inbox", "work"},
-    {"tidy {pos} desk", "work"},
-    {"start work an hour early", "work"},
-    {"answer every unread message", "work"},
-    {"organize {pos} photo albums", "home"},
-    {"rearrange {pos} kitchen cupboards", "home"},
-    {"change the batteries in every remote", "home"},
-};
+std::string at(const std::string& path, const char* key, std::size_t i) {
+    return path + "." + key + "[" + std::to_string(i) + "]";
+}
 
-// Adjective phrases; families double as topics.
-constexpr FeelEntry k_feels[] = {
-    {"drowsy", "tired"},
-    {"sluggish", "tired"},
-    {"pleasantly worn out", "tired"},
-    {"completely drained", "tired"},
-    {"a bit lethargic", "tired"},
-    {"ready for an early night", "tired"},
-    {"half asleep", "tired"},
-    {"groggy", "tired"},
-    {"jittery", "wired"},
-    {"wide awake", "wired"},
-    {"energized", "wired"},
-    {"fidgety", "wired"},
-    {"keyed up", "wired"},
-    {"full of nervous energy", "wired"},
-    {"hyper", "wired"},
-    {"oddly calm", "calm"},
-    {"at ease", "calm"},
-    {"settled", "calm"},
-    {"unhurried", "calm"},
-    {"peaceful", "calm"},
-    {"serene", "calm"},
-    {"grounded", "calm"},
-    {"mellow", "calm"},
-    {"quietly content", "calm"},
-    {"giddy", "happy"},
-    {"lighthearted", "happy"},
-    {"upbeat", "happy"},
-    {"bubbly", "happy"},
-    {"silly", "playful"},
-    {"elated", "happy"},
-    {"carefree", "happy"},
-    {"blue", "sad"},
-    {"a little melancholy", "sad"},
-    {"downcast", "sad"},
-    {"gloomy", "sad"},
-    {"teary", "sad"},
-    {"down in the dumps", "sad"},
-    {"heavy-hearted", "sad"},
-    {"mopey", "sad"},
-    {"sentimental", "nostalgic"},
-    {"homesick", "nostalgic"},
-    {"misty-eyed", "nostalgic"},
-    {"nostalgic for childhood", "nostalgic"},
-    {"wistful", "nostalgic"},
-    {"chatty", "sociable"},
-    {"sociable", "sociable"},
-    {"outgoing", "sociable"},
-    {"affectionate", "tender"},
-    {"clingy", "tender"},
-    {"generous", "sociable"},
-    {"talkative", "sociable"},
-    {"unusually focused", "focus"},
-    {"mentally sharp", "focus"},
-    {"clear-headed", "focus"},
-    {"productive", "focus"},
-    {"motivated", "focus"},
-    {"determined", "focus"},
-    {"single-minded", "focus"},
-    {"cranky", "cranky"},
-    {"irritable", "cranky"},
-    {"grumpy", "cranky"},
-    {"short-tempered", "cranky"},
-    {"snappish", "cranky"},
-    {"prickly", "cranky"},
-    {"impatient", "cranky"},
-    {"fed up with everything", "cranky"},
-    {"uneasy", "anxious"},
-    {"on edge", "anxious"},
-    {"jumpy", "anxious"},
-    {"self-conscious", "anxious"},
-    {"tense", "anxious"},
-    {"overwhelmed", "anxious"},
-    {"frazzled", "anxious"},
-    {"scatterbrained", "anxious"},
-    {"proud of {self}", "confident"},
-    {"bold", "confident"},
-    {"unstoppable", "confident"},
-    {"self-assured", "confident"},
-    {"brave", "confident"},
-    {"listless", "bored"},
-    {"restless", "bored"},
-    {"antsy", "bored"},
-    {"unmotivated", "bored"},
-    {"aimless", "bored"},
-    {"uninspired", "bored"},
-    {"ravenous", "hungry"},
-    {"peckish", "hungry"},
-    {"hungry for something sweet", "hungry"},
-    {"grateful", "grateful"},
-    {"thankful", "grateful"},
-    {"appreciative", "grateful"},
-    {"curious", "curious"},
-    {"adventurous", "curious"},
-    {"daring", "curious"},
-    {"eager to explore", "curious"},
-    {"lonely", "lonely"},
-    {"unsociable", "lonely"},
-    {"withdrawn", "lonely"},
-    {"playful", "playful"},
-    {"mischievous", "playful"},
-    {"goofy", "playful"},
-    {"cheeky", "playful"},
-    {"inspired", "creative"},
-    {"imaginative", "creative"},
-    {"full of ideas", "creative"},
-    {"hopeful", "hopeful"},
-    {"optimistic", "hopeful"},
-    {"full of plans", "hopeful"},
-    {"excited about the future", "hopeful"},
-    {"guilt-ridden", "guilty"},
-    {"sheepish", "guilty"},
-    {"a bit embarrassed", "guilty"},
-    {"soft-hearted", "tender"},
-    {"emotional", "tender"},
-    {"vulnerable", "tender"},
-    {"sappy", "tender"},
-    {"reflective", "reflective"},
-    {"philosophical", "reflective"},
-    {"dreamy", "reflective"},
-    {"spacey", "reflective"},
-    {"introspective", "reflective"},
-    {"cozy", "cozy"},
-    {"snug", "cozy"},
-    {"comfy", "cozy"},
-    {"refreshed", "fresh"},
-    {"invigorated", "fresh"},
-    {"free of worries", "fresh"},
-    {"free-spirited", "spontaneous"},
-    {"rebellious", "spontaneous"},
-    {"spontaneous", "spontaneous"},
-    {"competitive", "competitive"},
-};
+bool has(const std::string& s, const char* token) { return s.find(token) != std::string::npos; }
 
-// Objects, foods and drinks; the category is only set where "X's favorite <category>" reads well
-// and the text has no possessive, since named-person chains open with that phrase.
-constexpr ThingEntry k_things[] = {
-    {"chamomile tea", "brew", "tea", false, "drink"},
-    {"iced coffee", "make", "drink", false, "drink"},
-    {"hot cocoa", "make", "winter drink", false, "drink"},
-    {"ginger ale", "drink", "soda", false, "drink"},
-    {"oat milk lattes", "order", "", true, "drink"},
-    {"peppermint tea", "brew", "evening drink", false, "drink"},
-    {"homemade lemonade", "pour", "summer drink", false, "drink"},
-    {"strong black coffee", "drink", "morning drink", false, "drink"},
-    {"hot apple cider", "sip", "fall drink", false, "drink"},
-    {"matcha lattes", "make", "", true, "drink"},
-    {"fresh orange juice", "drink", "breakfast drink", false, "drink"},
-    {"jasmine tea", "brew", "", false, "drink"},
-    {"spiced chai", "brew", "", false, "drink"},
-    {"salted pistachios", "snack on", "snack", true, "food"},
-    {"sour gummy worms", "snack on", "candy", true, "food"},
-    {"buttered popcorn", "make", "movie snack", false, "food"},
-    {"dark chocolate", "nibble on", "treat", false, "food"},
-    {"cinnamon toast", "make", "breakfast", false, "food"},
-    {"spicy ramen", "cook", "late-night meal", false, "food"},
-    {"peanut butter crackers", "snack on", "", true, "food"},
-    {"mango slices", "eat", "fruit snack", true, "food"},
-    {"green olives", "snack on", "", true, "food"},
-    {"cold leftover pizza", "eat", "breakfast food", false, "food"},
-    {"blueberry muffins", "bake", "baked treat", true, "food"},
-    {"jam doughnuts", "eat", "sweet treat", true, "food"},
-    {"roasted chestnuts", "eat", "winter snack", true, "food"},
-    {"tomato soup", "heat up", "soup", false, "food"},
-    {"mac and cheese", "make", "comfort food", false, "food"},
-    {"cinnamon rolls", "bake", "pastry", true, "food"},
-    {"pan-fried dumplings", "cook", "dish", true, "food"},
-    {"lemon sorbet", "eat", "dessert", false, "food"},
-    {"salt and vinegar chips", "snack on", "", true, "food"},
-    {"miso soup", "make", "", false, "food"},
-    {"black licorice", "chew on", "", false, "food"},
-    {"spicy tortilla chips", "snack on", "", true, "food"},
-    {"apple pie", "bake", "dessert", false, "food"},
-    {"grilled cheese sandwiches", "make", "lunch", true, "food"},
-    {"fish tacos", "order", "takeout order", true, "food"},
-    {"Greek yogurt with honey", "eat", "", false, "food"},
-    {"frozen grapes", "snack on", "summer snack", true, "food"},
-    {"warm croissants", "buy", "bakery treat", true, "food"},
-    {"sea salt caramels", "unwrap", "", true, "food"},
-    {"cedar-scented candles", "light", "", true, "home"},
-    {"eucalyptus bath salts", "use", "", true, "selfcare"},
-    {"lavender hand cream", "put on", "", false, "selfcare"},
-    {"old jazz records", "put on", "", true, "music"},
-    {"lo-fi study playlists", "put on", "", true, "music"},
-    {"true crime podcasts", "listen to", "", true, "screen"},
-    {"{pos} old denim jacket", "put on", "", false, "clothes"},
-    {"{pos} fuzzy slippers", "put on", "", true, "clothes"},
-    {"{pos} grandmother's quilt", "wrap up in", "", false, "home"},
-    {"{pos} noise-cancelling headphones", "put on", "", true, "music"},
-    {"{pos} lucky socks", "pull on", "", true, "clothes"},
-    {"{pos} film camera", "dig out", "", false, "art"},
-    {"{pos} battered book of poems", "flip through", "", false, "reading"},
-    {"{pos} sketchbook", "open", "", false, "art"},
-    {"{pos} weighted blanket", "crawl under", "", false, "rest"},
-    {"{pos} favorite hoodie", "pull on", "", false, "clothes"},
-    {"{pos} vintage typewriter", "sit down at", "", false, "writing"},
-    {"{pos} rain boots", "put on", "", true, "clothes"},
-    {"{pos} wool beanie", "pull on", "", false, "clothes"},
-    {"{pos} yoga mat", "roll out", "", false, "exercise"},
-    {"{pos} bullet journal", "open", "", false, "planning"},
-    {"{pos} record player", "switch on", "", false, "music"},
-    {"{pos} box of old letters", "dig out", "", false, "nostalgic"},
-    {"{pos} silk pajamas", "put on", "", true, "clothes"},
-    {"{pos} hiking boots", "lace up", "", true, "outdoors"},
-    {"{pos} reading glasses", "put on", "", true, "reading"},
-    {"{pos} childhood teddy bear", "hug", "", false, "nostalgic"},
-    {"{pos} oversized cardigan", "pull on", "", false, "clothes"},
-    {"{pos} crossword book", "open", "", false, "games"},
-    {"{pos} old school yearbook", "flip through", "", false, "nostalgic"},
-    {"{pos} tin of colored pencils", "open", "", false, "art"},
-    {"{pos} leather-bound planner", "open", "", false, "planning"},
-    {"{pos} mini waffle maker", "plug in", "", false, "food"},
-    {"{pos} heated throw", "switch on", "", false, "rest"},
-    {"{pos} vintage board games", "dig out", "", true, "games"},
-    {"{pos} tinted lip balm", "put on", "", false, "selfcare"},
-    {"{pos} pocket radio", "switch on", "", false, "music"},
-    {"{pos} sheepskin mittens", "pull on", "", true, "clothes"},
-    {"{pos} chipped enamel teapot", "fill", "", false, "drink"},
-    {"{pos} trusty bread maker", "set up", "", false, "food"},
-    {"rosemary shortbread", "bake", "cookie", false, "food"},
-    {"pickled ginger", "eat", "", false, "food"},
-    {"butterscotch pudding", "make", "pudding", false, "food"},
-    {"sparkling elderflower", "pour", "party drink", false, "drink"},
-    {"honey-roasted peanuts", "snack on", "road-trip snack", true, "food"},
-};
+bool read_bool(Reader& r, const json& obj, const char* key, const std::string& path) {
+    const json& v = r.member(obj, key, path);
+    if (v.is_boolean()) return v.get<bool>();
+    if (!v.is_null()) r.fail(path + "." + key, "must be true or false");
+    return false;
+}
 
-// Named people of third-person chains (first names only, each used at most once per dataset).
-constexpr PersonEntry k_people[] = {
-    {"Tobias", false},  {"Ines", true},    {"Kwame", false},  {"Freya", true},   {"Rohan", false},
-    {"Lucia", true},    {"Anton", false},  {"Niamh", true},   {"Mateo", false},  {"Saoirse", true},
-    {"Hugo", false},    {"Aiko", true},    {"Bram", false},   {"Leonie", true},  {"Omar", false},
-    {"Greta", true},    {"Felipe", false}, {"Mina", true},    {"Rafael", false}, {"Esther", true},
-    {"Joaquin", false}, {"Thea", true},    {"Dmitri", false}, {"Nadia", true},   {"Casper", false},
-    {"Ingrid", true},   {"Emeka", false},  {"Paloma", true},  {"Soren", false},  {"Yasmin", true},
-    {"Callum", false},  {"Beatriz", true}, {"Arjun", false},  {"Vera", true},    {"Otto", false},
-    {"Marta", true},    {"Kofi", false},   {"Selma", true},   {"Ewan", false},   {"Rosalind", true},
-};
-
-constexpr ActEntry k_act_distractors[] = {
-    {"fold the laundry", "chores"},
-    {"empty the dishwasher", "chores"},
-    {"check the mailbox", "errands"},
-    {"sweep the porch", "chores"},
-    {"take out the recycling", "chores"},
-    {"dust the ceiling fan", "chores"},
-    {"charge {pos} phone", "screen"},
-    {"sharpen the kitchen knives", "chores"},
-    {"replace a light bulb", "home"},
-    {"pay the electricity bill", "money"},
-    {"renew {pos} library card", "reading"},
-    {"set the dinner table", "food"},
-    {"walk to the post office", "errands"},
-    {"practice guitar chords", "music"},
-    {"water the houseplants", "plants"},
-    {"oil a squeaky door hinge", "home"},
-    {"update {pos} phone", "screen"},
-    {"back up {pos} laptop", "work"},
-    {"book a dentist appointment", "errands"},
-    {"wash the dishes", "chores"},
-    {"clean the oven", "chores"},
-    {"check the weather forecast", "planning"},
-    {"refill the water filter", "home"},
-    {"read the morning news", "reading"},
-    {"brush up on French", "learning"},
-    {"organize the garage", "home"},
-    {"tidy the hallway", "chores"},
-    {"mend a pair of jeans", "craft"},
-    {"cook a pot of rice", "food"},
-    {"make a shopping list", "planning"},
-    {"call the bank", "money"},
-    {"write a birthday card", "social"},
-    {"play a board game", "games"},
-    {"watch the evening news", "screen"},
-    {"go to the gym", "exercise"},
-    {"read a magazine", "reading"},
-    {"listen to a podcast", "music"},
-    {"defrost the freezer", "chores"},
-    {"buy new socks", "errands"},
-    {"clean out the car", "chores"},
-    {"get a haircut", "selfcare"},
-    {"rake the leaves", "outdoors"},
-    {"mow the lawn", "outdoors"},
-    {"file old paperwork", "work"},
-    {"fix a wobbly table leg", "home"},
-    {"make a cup of tea", "drink"},
-    {"eat an apple", "food"},
-    {"learn a few chess openings", "learning"},
-    {"visit the farmers' market", "errands"},
-    {"clean the bathroom mirror", "chores"},
-    {"update {pos} address book", "planning"},
-    {"vacuum the stairs", "chores"},
-    {"bring in the washing", "chores"},
-    {"print a boarding pass", "travel"},
-    {"pump up {pos} bike tires", "exercise"},
-    {"take {pos} vitamins", "selfcare"},
-    {"check {pos} bank balance", "money"},
-    {"wipe the kitchen table", "chores"},
-    {"clean {pos} keyboard", "work"},
-    {"test the smoke alarm", "home"},
-    {"water the lawn", "outdoors"},
-    {"organize the junk drawer", "home"},
-    {"restock the pantry", "food"},
-    {"call the plumber", "home"},
-    {"walk to the library", "reading"},
-    {"make a packed lunch", "food"},
-    {"sew a patch on a jacket", "craft"},
-    {"play a game of darts", "games"},
-    {"practice touch typing", "learning"},
-    {"learn a new card game", "games"},
-    {"clear the leaves from the gutters", "outdoors"},
-    {"sort the mail into piles", "work"},
-    {"write a list of chores for the week", "planning"},
-    {"take the trash cans to the curb", "chores"},
-    {"look for a new winter coat", "errands"},
-    {"do a load of towels", "chores"},
-    {"go to the car wash", "errands"},
-    {"descale the kettle", "chores"},
-    {"frame an old poster", "art"},
-    {"tune the bike brakes", "exercise"},
-    {"polish the bathroom taps", "chores"},
-    {"buy stamps", "errands"},
-    {"put away the winter clothes for spring", "chores"},
-    {"sort the recycling into the right bins", "chores"},
-    {"look up the bus times for tomorrow", "planning"},
-    {"clean the crumbs out of the toaster", "chores"},
-    {"check the tire pressure on the car", "errands"},
-    {"book a table for dinner on Friday", "planning"},
-    {"fill in a form for the landlord", "home"},
-    {"make an appointment with the eye doctor", "errands"},
-    {"hang a new shelf in the hallway", "home"},
-    {"sort old cables into a labeled box", "home"},
-    {"wipe the fingerprints off the fridge door", "chores"},
-    {"top up the windshield washer fluid", "errands"},
-    {"renew the parking permit online", "money"},
-    {"find a new dentist closer to work", "errands"},
-    {"swap the summer duvet for a thicker one", "home"},
-    {"write down the meter readings", "home"},
-};
-
-constexpr FeelEntry k_feel_distractors[] = {
-    {"sleepy", "tired"},
-    {"exhausted", "tired"},
-    {"relaxed", "calm"},
-    {"calm", "calm"},
-    {"patient", "calm"},
-    {"cheerful", "happy"},
-    {"happy", "happy"},
-    {"content", "calm"},
-    {"excited", "wired"},
-    {"energetic", "wired"},
-    {"nervous", "anxious"},
-    {"anxious", "anxious"},
-    {"worried", "anxious"},
-    {"stressed", "anxious"},
-    {"annoyed", "cranky"},
-    {"frustrated", "cranky"},
-    {"moody", "cranky"},
-    {"sad", "sad"},
-    {"unhappy", "sad"},
-    {"bored", "bored"},
-    {"distracted", "bored"},
-    {"focused", "focus"},
-    {"alert", "focus"},
-    {"confident", "confident"},
-    {"proud", "confident"},
-    {"shy", "lonely"},
-    {"quiet", "lonely"},
-    {"friendly", "sociable"},
-    {"warm-hearted", "tender"},
-    {"nostalgic", "nostalgic"},
-    {"hungry", "hungry"},
-    {"amused", "playful"},
-    {"thoughtful", "reflective"},
-    {"pensive", "reflective"},
-    {"lucky", "hopeful"},
-    {"ashamed", "guilty"},
-    {"jealous", "cranky"},
-    {"cautious", "anxious"},
-    {"rested", "fresh"},
-    {"a little nervous", "anxious"},
-    {"slightly annoyed", "cranky"},
-    {"very relaxed", "calm"},
-    {"rather sleepy", "tired"},
-    {"strangely excited", "wired"},
-    {"calm and collected", "calm"},
-    {"tired but happy", "tired"},
-    {"eager to get going", "wired"},
-    {"ready to celebrate", "happy"},
-    {"worried about money", "anxious"},
-    {"fairly confident", "confident"},
-    {"a bit distracted", "bored"},
-    {"quietly proud", "confident"},
-    {"a little sad", "sad"},
-    {"keen to be alone", "lonely"},
-    {"in the mood to chat", "sociable"},
-    {"eager to learn something new", "curious"},
-    {"hungry for a proper meal", "hungry"},
-    {"thankful for good friends", "grateful"},
-    {"sure of {self}", "confident"},
-    {"pleased with {self}", "confident"},
-    {"annoyed with {self}", "cranky"},
-    {"silly and giggly", "playful"},
-    {"ready to start something new", "hopeful"},
-    {"nostalgic about old friends", "nostalgic"},
-    {"a little cold", "cozy"},
-    {"warm and sheltered", "cozy"},
-    {"wide open to new ideas", "creative"},
-    {"curious about everything", "curious"},
-};
-
-// Symmetric pairs: items of one topic are a likely consequence or companion of the other.
-constexpr std::pair<std::string_view, std::string_view> k_related[] = {
-    {"exercise", "tired"},     {"exercise", "wired"},      {"exercise", "hungry"},
-    {"exercise", "fresh"},     {"exercise", "confident"},  {"food", "hungry"},
-    {"food", "tired"},         {"food", "cozy"},           {"drink", "wired"},
-    {"drink", "calm"},         {"drink", "cozy"},          {"drink", "hungry"},
-    {"rest", "tired"},         {"rest", "fresh"},          {"rest", "calm"},
-    {"rest", "cozy"},          {"selfcare", "calm"},       {"selfcare", "fresh"},
-    {"selfcare", "cozy"},      {"social", "sociable"},     {"social", "lonely"},
-    {"social", "happy"},       {"social", "tender"},       {"music", "happy"},
-    {"music", "nostalgic"},    {"music", "creative"},      {"chores", "tired"},
-    {"chores", "cranky"},      {"chores", "focus"},        {"chores", "home"},
-    {"work", "focus"},         {"work", "anxious"},        {"work", "tired"},
-    {"work", "cranky"},        {"planning", "focus"},      {"planning", "hopeful"},
-    {"planning", "anxious"},   {"planning", "work"},       {"money", "anxious"},
-    {"money", "hopeful"},      {"money", "guilty"},        {"money", "errands"},
-    {"travel", "curious"},     {"travel", "tired"},        {"travel", "hopeful"},
-    {"weather", "cozy"},       {"weather", "calm"},        {"weather", "sad"},
-    {"weather", "outdoors"},   {"outdoors", "fresh"},      {"outdoors", "calm"},
-    {"outdoors", "curious"},   {"outdoors", "plants"},     {"art", "creative"},
-    {"art", "craft"},          {"craft", "creative"},      {"craft", "focus"},
-    {"writing", "creative"},   {"writing", "reflective"},  {"writing", "reading"},
-    {"reading", "reflective"}, {"reading", "calm"},        {"reading", "curious"},
-    {"reading", "learning"},   {"screen", "bored"},        {"screen", "guilty"},
-    {"screen", "tired"},       {"games", "competitive"},   {"games", "playful"},
-    {"games", "focus"},        {"pets", "happy"},          {"pets", "tender"},
-    {"pets", "outdoors"},      {"plants", "calm"},         {"learning", "curious"},
-    {"learning", "focus"},     {"errands", "bored"},       {"errands", "tired"},
-    {"clothes", "cozy"},       {"clothes", "confident"},   {"home", "cozy"},
-    {"nostalgic", "sad"},      {"nostalgic", "tender"},    {"sad", "lonely"},
-    {"happy", "playful"},      {"calm", "cozy"},           {"wired", "anxious"},
-    {"bored", "lonely"},       {"cranky", "tired"},        {"hopeful", "happy"},
-    {"confident", "focus"},    {"spontaneous", "curious"}, {"grateful", "happy"},
-    {"fresh", "calm"},         {"reflective", "calm"},
-};
-
-} // namespace
-
-std::span<const MomentEntry> moment_anchors() { return k_moments; }
-std::span<const ActEntry> act_anchors() { return k_acts; }
-std::span<const FeelEntry> feel_anchors() { return k_feels; }
-std::span<const ThingEntry> thing_anchors() { return k_things; }
-std::span<const PersonEntry> people() { return k_people; }
-std::span<const ActEntry> act_distractors() { return k_act_distractors; }
-std::span<const FeelEntry> feel_distractors() { return k_feel_distractors; }
-
-std::span<const char* const> related_topics(std::string_view topic) {
-    // Built once from the pair table, so callers get a stable span per topic.
-    struct Entry {
-        std::string_view topic;
-        std::array<const char*, 16> related{};
-        std::size_t count = 0;
-    };
-    static const auto k_table = [] {
-        std::array<Entry, 64> table{};
-        std::size_t used = 0;
-        auto slot = [&](std::string_view t) -> Entry& {
-            for (std::size_t i = 0; i < used; ++i)
-                if (table[i].topic == t)
-                    return table[i];
-            MF_ASSERT(used < table.size(), "too many related topics");
-            table[used].topic = t;
-            return table[used++];
-        };
-        for (const auto& [a, b] : k_related) {
-            Entry& ea = slot(a);
-            MF_ASSERT(ea.count < ea.related.size(), "too many topics related to one topic");
-            ea.related[ea.count++] = b.data();
-            Entry& eb = slot(b);
-            MF_ASSERT(eb.count < eb.related.size(), "too many topics related to one topic");
-            eb.related[eb.count++] = a.data();
+bool parse_kind(const std::string& s, Kind& out) {
+    static const std::array<std::pair<const char*, Kind>, k_kind_count> k_kinds = {
+        {{"person", Kind::person}, {"moment", Kind::moment}, {"act", Kind::act}, {"feel", Kind::feel},
+         {"thing", Kind::thing}}};
+    for (const auto& [name, kind] : k_kinds)
+        if (s == name) {
+            out = kind;
+            return true;
         }
-        return std::pair{table, used};
+    return false;
+}
+
+// Every {token} is one the generator fills; [x|y] and <x|y> are closed and hold one bar.
+void check_tokens(Reader& r, const std::string& tmpl, const std::string& path) {
+    static const std::set<std::string> k_tokens = {"a",   "A", "b",  "lead", "Lead", "av",  "av3", "bv",
+                                                   "N",   "he", "He", "his", "him",  "cat", "cats"};
+    for (std::size_t i = 0; i < tmpl.size(); ++i) {
+        const char c = tmpl[i];
+        if (c == '{') {
+            const std::size_t end = tmpl.find('}', i);
+            if (end == std::string::npos) return r.fail(path, "has an unclosed '{'");
+            const std::string token = tmpl.substr(i + 1, end - i - 1);
+            if (!k_tokens.count(token)) return r.fail(path, "has an unknown placeholder {" + token + "}");
+            i = end;
+        } else if (c == '[' || c == '<') {
+            const std::size_t end = tmpl.find(c == '[' ? ']' : '>', i);
+            const std::size_t bar = tmpl.find('|', i);
+            if (end == std::string::npos || bar == std::string::npos || bar > end ||
+                tmpl.find('|', bar + 1) < end)
+                return r.fail(path, std::string("has a malformed agreement choice ") + c + "x|y" +
+                                        (c == '[' ? ']' : '>'));
+            i = end;
+        } else if (c == '}' || c == ']' || c == '>' || c == '|') {
+            return r.fail(path, std::string("has a stray '") + c + "'");
+        }
+    }
+}
+
+// The token(s) that name the anchor a fact or question starts from, by its kind.
+bool names_start(const std::string& tmpl, Kind from) {
+    switch (from) {
+    case Kind::person: return has(tmpl, "{N}");
+    case Kind::moment: return has(tmpl, "{a}") || has(tmpl, "{A}") || has(tmpl, "{lead}") || has(tmpl, "{Lead}");
+    default: return has(tmpl, "{a}") || has(tmpl, "{A}");
+    }
+}
+
+void read_facts(Reader& r, const json& doc, Lexicon& lex) {
+    const json& list = r.array(doc, "facts", "$");
+    for (std::size_t i = 0; i < list.size(); ++i) {
+        const std::string path = at("$", "facts", i);
+        const std::string link = r.str(list[i], "link", path);
+        const std::string family = r.str(list[i], "family", path);
+        Kind from{}, to{};
+        const std::size_t sep = link.find('>');
+        if (!link.empty() && (sep == std::string::npos || !parse_kind(link.substr(0, sep), from) ||
+                              !parse_kind(link.substr(sep + 1), to) || to == Kind::person || to == Kind::moment))
+            r.fail(path + ".link", "must be \"FROM>TO\" with kinds person, moment, act, feel, thing (TO: act, feel or thing)");
+        const bool any = list[i].is_object() && (list[i].contains("first_person") || list[i].contains("named"));
+        if (!any) r.fail(path, "needs \"first_person\" or \"named\" templates");
+        for (const char* voice : {"first_person", "named"}) {
+            const bool named = std::string(voice) == "named";
+            const auto texts = r.strings(list[i], voice, path, false);
+            for (std::size_t t = 0; t < texts.size(); ++t) {
+                const std::string tpath = at(path, voice, t);
+                const std::string& s = texts[t];
+                check_tokens(r, s, tpath);
+                if (!names_start(s, from)) r.fail(tpath, "must name the anchor the fact starts from");
+                if (!has(s, "{b}")) r.fail(tpath, "must name the anchor the fact leads to, as {b}");
+                if (named && !has(s, "{N}")) r.fail(tpath, "a named chain's fact names its person, as {N}");
+                if (!named && (has(s, "{N}") || has(s, "{he}") || has(s, "{his}")))
+                    r.fail(tpath, "a first-person fact names no other person");
+                if (to == Kind::thing && from != Kind::person && !has(s, "{bv}"))
+                    r.fail(tpath, "a link to a thing uses the thing's verb, as {bv}");
+                if (from == Kind::person && !named) r.fail(tpath, "only a named chain starts from a person");
+                if (!s.empty() && s.back() != '.') r.fail(tpath, "a fact is one sentence ending in '.'");
+                lex.facts.push_back({from, to, named, family, s});
+            }
+        }
+    }
+}
+
+void read_questions(Reader& r, const json& doc, Lexicon& lex) {
+    const json& list = r.array(doc, "questions", "$");
+    for (std::size_t i = 0; i < list.size(); ++i) {
+        const std::string path = at("$", "questions", i);
+        Kind head{}, terminal{};
+        const std::string h = r.str(list[i], "head", path), t = r.str(list[i], "terminal", path);
+        if (!h.empty() && !parse_kind(h, head)) r.fail(path + ".head", "must be person, moment, act, feel or thing");
+        if (!t.empty() && (!parse_kind(t, terminal) || (terminal != Kind::act && terminal != Kind::feel)))
+            r.fail(path + ".terminal", "must be act or feel: chains end on something one does or feels");
+        const std::string voice = r.str(list[i], "voice", path);
+        if (!voice.empty() && voice != "first_person" && voice != "named")
+            r.fail(path + ".voice", "must be \"first_person\" or \"named\"");
+        const bool named = voice == "named";
+        if (named != (head == Kind::person)) r.fail(path, "named questions, and only they, start from a person");
+        const auto texts = r.strings(list[i], "templates", path);
+        for (std::size_t k = 0; k < texts.size(); ++k) {
+            const std::string tpath = at(path, "templates", k);
+            check_tokens(r, texts[k], tpath);
+            if (!names_start(texts[k], head)) r.fail(tpath, "must name the head of the chain");
+            if (has(texts[k], "{b}")) r.fail(tpath, "names only the head, never a later anchor ({b})");
+            if (!texts[k].empty() && texts[k].back() != '?') r.fail(tpath, "must end in '?'");
+            lex.questions.push_back({head, terminal, named, texts[k]});
+        }
+    }
+}
+
+}  // namespace
+
+const char* kind_name(Kind k) {
+    switch (k) {
+    case Kind::person: return "person";
+    case Kind::moment: return "moment";
+    case Kind::act: return "act";
+    case Kind::feel: return "feel";
+    case Kind::thing: return "thing";
+    }
+    return "?";
+}
+
+Result<Lexicon> parse_lexicon(const std::string& file, const std::string& content) {
+    Reader r(file);
+    json doc = json::parse(content, nullptr, false);
+    if (doc.is_discarded() || !doc.is_object()) return make_error(ErrorKind::invalid_input, "is not a JSON object", file);
+    Lexicon lex;
+    const json& anchors = r.member(doc, "anchors", "$");
+    const std::string apath = "$.anchors";
+    const json& moments = r.array(anchors, "moments", apath);
+    for (std::size_t i = 0; i < moments.size(); ++i) {
+        const std::string p = at(apath, "moments", i);
+        lex.moments.push_back({r.str(moments[i], "prep", p), r.str(moments[i], "text", p),
+                               read_bool(r, moments[i], "plural", p), r.str(moments[i], "topic", p)});
+    }
+    auto read_simple = [&](const json& obj, const char* key, const std::string& path, std::vector<ActEntry>& out) {
+        const json& list = r.array(obj, key, path);
+        for (std::size_t i = 0; i < list.size(); ++i) {
+            const std::string p = at(path, key, i);
+            out.push_back({r.str(list[i], "text", p), r.str(list[i], "topic", p)});
+        }
+    };
+    read_simple(anchors, "acts", apath, lex.acts);
+    read_simple(anchors, "feelings", apath, lex.feels);
+    const json& things = r.array(anchors, "things", apath);
+    for (std::size_t i = 0; i < things.size(); ++i) {
+        const std::string p = at(apath, "things", i);
+        ThingEntry t{r.str(things[i], "text", p), r.str(things[i], "verb", p), r.str(things[i], "category", p, false),
+                     read_bool(r, things[i], "plural", p), r.str(things[i], "topic", p)};
+        // Named chains open with "his favorite <category>": no "{pos}" that would read "his his".
+        if (!t.category.empty() && has(t.text, "{pos}"))
+            r.fail(p + ".category", "a thing with a category is a named chain's favorite; its text holds no {pos}");
+        lex.things.push_back(std::move(t));
+    }
+
+    const json& people = r.array(doc, "people", "$");
+    std::set<std::string> names;
+    for (std::size_t i = 0; i < people.size(); ++i) {
+        const std::string p = at("$", "people", i);
+        const std::string name = r.str(people[i], "name", p);
+        const std::string pronoun = r.str(people[i], "pronoun", p);
+        if (!name.empty() && (name.find(' ') != std::string::npos || !std::isupper(static_cast<unsigned char>(name[0]))))
+            r.fail(p + ".name", "must be one capitalised first name");
+        if (!names.insert(name).second) r.fail(p + ".name", "'" + name + "' is listed twice");
+        if (pronoun != "she" && pronoun != "he") r.fail(p + ".pronoun", "must be \"she\" or \"he\"");
+        lex.people.push_back({name, pronoun == "she"});
+    }
+
+    const json& distractors = r.member(doc, "distractors", "$");
+    read_simple(distractors, "acts", "$.distractors", lex.act_distractors);
+    read_simple(distractors, "feelings", "$.distractors", lex.feel_distractors);
+
+    const json& related = r.array(doc, "related_topics", "$");
+    for (std::size_t i = 0; i < related.size(); ++i) {
+        const json& pair = related[i];
+        if (!pair.is_array() || pair.size() != 2 || !pair[0].is_string() || !pair[1].is_string()) {
+            r.fail(at("$", "related_topics", i), "must be a pair of topics [\"exercise\", \"tired\"]");
+            continue;
+        }
+        const std::string a = pair[0].get<std::string>(), b = pair[1].get<std::string>();
+        lex.related[a].push_back(b);
+        lex.related[b].push_back(a);
+    }
+    read_facts(r, doc, lex);
+    read_questions(r, doc, lex);
+
+    // Anchors are distinct across kinds (a chain's anchors lead to it alone), and no distractor is
+    // an anchor, so a wrong option is never something stored.
+    std::set<std::string> seen;
+    auto unique = [&](const std::string& text, const std::string& path) {
+        if (!text.empty() && !seen.insert(text::normalize(text)).second) r.fail(path, "'" + text + "' is listed twice");
+    };
+    for (std::size_t i = 0; i < lex.moments.size(); ++i) unique(lex.moments[i].text, at(apath, "moments", i) + ".text");
+    for (std::size_t i = 0; i < lex.acts.size(); ++i) unique(lex.acts[i].text, at(apath, "acts", i) + ".text");
+    for (std::size_t i = 0; i < lex.feels.size(); ++i) unique(lex.feels[i].text, at(apath, "feelings", i) + ".text");
+    for (std::size_t i = 0; i < lex.things.size(); ++i) unique(lex.things[i].text, at(apath, "things", i) + ".text");
+    for (std::size_t i = 0; i < lex.act_distractors.size(); ++i)
+        unique(lex.act_distractors[i].text, at("$.distractors", "acts", i) + ".text");
+    for (std::size_t i = 0; i < lex.feel_distractors.size(); ++i)
+        unique(lex.feel_distractors[i].text, at("$.distractors", "feelings", i) + ".text");
+
+    // Every link and chain shape the generator builds has a template.
+    auto covered = [&](Kind from, Kind to, bool named) {
+        for (const auto& f : lex.facts)
+            if (f.from == from && f.to == to && f.named == named) return true;
+        return false;
+    };
+    const std::pair<Kind, Kind> first_person_links[] = {
+        {Kind::moment, Kind::act}, {Kind::moment, Kind::feel}, {Kind::moment, Kind::thing}, {Kind::act, Kind::act},
+        {Kind::act, Kind::feel},   {Kind::act, Kind::thing},   {Kind::feel, Kind::act},     {Kind::feel, Kind::thing},
+        {Kind::thing, Kind::act},  {Kind::thing, Kind::feel}};
+    const std::pair<Kind, Kind> named_links[] = {{Kind::person, Kind::thing}, {Kind::thing, Kind::act},
+                                                 {Kind::thing, Kind::feel},   {Kind::act, Kind::act},
+                                                 {Kind::act, Kind::feel},     {Kind::feel, Kind::act}};
+    for (const auto& [from, to] : first_person_links)
+        if (!covered(from, to, false))
+            r.fail("$.facts", std::string("has no first_person template for the link ") + kind_name(from) + ">" + kind_name(to));
+    for (const auto& [from, to] : named_links)
+        if (!covered(from, to, true))
+            r.fail("$.facts", std::string("has no named template for the link ") + kind_name(from) + ">" + kind_name(to));
+    auto asked = [&](Kind head, Kind terminal, bool named) {
+        for (const auto& q : lex.questions)
+            if (q.head == head && q.terminal == terminal && q.named == named) return true;
+        return false;
+    };
+    for (Kind head : {Kind::moment, Kind::act, Kind::feel, Kind::thing, Kind::person})
+        for (Kind terminal : {Kind::act, Kind::feel})
+            if (!asked(head, terminal, head == Kind::person))
+                r.fail("$.questions", std::string("has no question for a chain from ") + kind_name(head) + " to " +
+                                          kind_name(terminal));
+    if (r.error()) return *r.error();
+    return lex;
+}
+
+std::string_view embedded_lexicon_text() {
+    const auto* f = embedded::long_hop_lexicon::find("long_hop.json");
+    MF_ASSERT(f, "long_hop.json is embedded in memfail_suites");
+    return f->content;
+}
+
+const Lexicon& lexicon() {
+    static const Lexicon k_lexicon = [] {
+        Result<Lexicon> parsed = parse_lexicon("long_hop.json", std::string(embedded_lexicon_text()));
+        if (!parsed) {
+            const std::string why = "the Long-Hop lexicon is invalid: " + parsed.error().describe();
+            assert_fail("long-hop lexicon", why.c_str(), __FILE__, __LINE__);
+        }
+        return std::move(parsed).value();
     }();
-    for (std::size_t i = 0; i < k_table.second; ++i)
-        if (k_table.first[i].topic == topic)
-            return {k_table.first[i].related.data(), k_table.first[i].count};
-    return {};
+    return k_lexicon;
+}
+
+std::span<const MomentEntry> moment_anchors() { return lexicon().moments; }
+std::span<const ActEntry> act_anchors() { return lexicon().acts; }
+std::span<const FeelEntry> feel_anchors() { return lexicon().feels; }
+std::span<const ThingEntry> thing_anchors() { return lexicon().things; }
+std::span<const PersonEntry> people() { return lexicon().people; }
+std::span<const ActEntry> act_distractors() { return lexicon().act_distractors; }
+std::span<const FeelEntry> feel_distractors() { return lexicon().feel_distractors; }
+
+std::span<const std::string> related_topics(std::string_view topic) {
+    const auto& related = lexicon().related;
+    const auto it = related.find(topic);
+    if (it == related.end()) return {};
+    return it->second;
 }
 
 std::size_t anchor_lexicon_size() {
-    return std::size(k_moments) + std::size(k_acts) + std::size(k_feels) + std::size(k_things);
+    const Lexicon& lex = lexicon();
+    return lex.moments.size() + lex.acts.size() + lex.feels.size() + lex.things.size();
 }
 
-} // namespace memfail::suites::memfail_suite::long_hop
+}  // namespace memfail::suites::memfail_suite::long_hop
