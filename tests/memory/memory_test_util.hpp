@@ -56,6 +56,14 @@ T ok(Result<T> result) {
     if (!result) throw std::runtime_error(result.error().describe());
     return std::move(result).value();
 }
+// A plain inner product: the reference the vector indexes' scores are checked against (not the
+// product's own kernel).
+inline float dot(const std::vector<float>& a, const std::vector<float>& b) {
+    float s = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) s += a[i] * b[i];
+    return s;
+}
+
 inline void ok(const Result<void>& result) {
     if (!result) throw std::runtime_error(result.error().describe());
 }

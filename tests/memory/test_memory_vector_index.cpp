@@ -8,14 +8,12 @@
 #include <memfail/memory/embedder.hpp>
 #include <memfail/memory/vector_index.hpp>
 
+#include "memory_test_util.hpp"
+
 namespace memfail::memory {
 namespace {
 
-float dot(const std::vector<float>& a, const std::vector<float>& b) {
-    float s = 0;
-    for (std::size_t i = 0; i < a.size(); ++i) s += a[i] * b[i];
-    return s;
-}
+using test::dot;
 
 std::vector<float> random_unit(Rng& rng, int dim) {
     std::vector<float> v(static_cast<std::size_t>(dim));

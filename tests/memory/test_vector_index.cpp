@@ -14,14 +14,12 @@
 #include <memfail/memory/embedder.hpp>
 #include <memfail/memory/vector_index.hpp>
 
+#include "memory_test_util.hpp"
+
 namespace memfail::memory {
 namespace {
 
-float dot(const std::vector<float>& a, const std::vector<float>& b) {
-    float s = 0;
-    for (std::size_t i = 0; i < a.size(); ++i) s += a[i] * b[i];
-    return s;
-}
+using test::dot;
 
 // Sentences of made-up words drawn with a skew (a few words are common, most are rare), hashed as
 // the `hashed` retriever does: near-orthogonal 512-dimension vectors, the hard case for graphs.

@@ -124,15 +124,21 @@ void mutate(Rng& rng, nlohmann::json& root, RandomValue value) {
     }
 }
 
-// One byte-level mutation of a JSON file's text.
-inline void mutate_bytes(Rng& rng, std::string& text) {
-    if (text.empty()) return;
-    const std::size_t at = rng.below(text.size());
+// The bytes a JSON file's damage is made of: its punctuation, a curly quote, invalid UTF-8, NUL.
+inline const std::vector<std::string>& json_bytes() {
     static const std::vector<std::string> k_bytes = {"\"", ",", "\n", "\\", "[", "]", "{", "}", ":", "0",
                                                      "\xE2\x80\x99", "\xff", std::string(1, '\0'), "null"};
+    return k_bytes;
+}
+
+// One byte-level mutation of a file's text (what a bad download or an editor does): a cut, an
+// insertion of one of `bytes`, a repeated stretch, or a truncation.
+inline void mutate_bytes(Rng& rng, std::string& text, const std::vector<std::string>& bytes = json_bytes()) {
+    if (text.empty()) return;
+    const std::size_t at = rng.below(text.size());
     switch (rng.below(4)) {
         case 0: text.erase(at, 1 + rng.below(16)); break;
-        case 1: text.insert(at, rng.pick(k_bytes)); break;
+        case 1: text.insert(at, rng.pick(bytes)); break;
         case 2: text.insert(at, text.substr(rng.below(text.size()), rng.below(64))); break;
         default: text.resize(at); break;
     }

@@ -1067,18 +1067,11 @@ void mutate_cell(memfail::Rng& rng, mf::CsvTable& table) {
     }
 }
 
-// One byte-level mutation of the whole file: what a bad download or an editor does.
-void mutate_bytes(memfail::Rng& rng, std::string& text) {
-    if (text.empty()) return;
-    const std::size_t at = rng.below(text.size());
+// The bytes a CSV file's damage is made of, for testing::fuzz::mutate_bytes.
+const std::vector<std::string>& csv_bytes() {
     static const std::vector<std::string> k_bytes = {"\"", ",", "\n", "\r\n", "\\", "[", "]", "{",
                                                      "\xE2\x80\x99", "\xff", "\x00", "'", "\xEF\xBB\xBF"};
-    switch (rng.below(4)) {
-        case 0: text.erase(at, 1 + rng.below(16)); break;
-        case 1: text.insert(at, rng.pick(k_bytes)); break;
-        case 2: text.insert(at, text.substr(rng.below(text.size()), rng.below(64))); break;
-        default: text.resize(at); break;
-    }
+    return k_bytes;
 }
 
 }  // namespace fuzz
@@ -1100,7 +1093,7 @@ TEST(ImportCsvFuzz, MutatedRowsNeverCrashAndAreReportedByLine) {
             std::string text;
             if (round % 4 == 3) {
                 text = original;
-                for (std::size_t n = 1 + rng.below(3); n > 0; --n) fuzz::mutate_bytes(rng, text);
+                for (std::size_t n = 1 + rng.below(3); n > 0; --n) memfail::testing::fuzz::mutate_bytes(rng, text, fuzz::csv_bytes());
             } else {
                 mf::CsvTable mutated = *table;
                 for (std::size_t n = 1 + rng.below(4); n > 0; --n) fuzz::mutate_cell(rng, mutated);

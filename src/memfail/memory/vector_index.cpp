@@ -133,15 +133,21 @@ struct VectorIndex::Impl {
         live = 0;
     }
 
-    // Copies the exact index into one with twice the room (BruteforceSearch cannot grow).
-    void grow_exact() {
-        auto bigger = std::make_unique<Exact>(&space, exact_capacity * 2);
+    // Calls visit(vector, label) for each vector the exact index holds, in its order.
+    template <class Visit>
+    void each_exact(Visit&& visit) const {
         for (std::size_t i = 0; i < exact->cur_element_count; ++i) {
             const char* element = exact->data_ + exact->size_per_element_ * i;
             hnswlib::labeltype label = 0;
             std::memcpy(&label, element + exact->data_size_, sizeof label);
-            bigger->addPoint(element, label);
+            visit(reinterpret_cast<const float*>(element), label);
         }
+    }
+
+    // Copies the exact index into one with twice the room (BruteforceSearch cannot grow).
+    void grow_exact() {
+        auto bigger = std::make_unique<Exact>(&space, exact_capacity * 2);
+        each_exact([&](const float* vector, hnswlib::labeltype label) { bigger->addPoint(vector, label); });
         exact = std::move(bigger);
         exact_capacity *= 2;
     }
@@ -153,12 +159,9 @@ struct VectorIndex::Impl {
             return;
         }
         columns = std::make_unique<ColumnIndex>(dim, options.columns);
-        for (std::size_t i = 0; i < exact->cur_element_count; ++i) {
-            const char* element = exact->data_ + exact->size_per_element_ * i;
-            hnswlib::labeltype label = 0;
-            std::memcpy(&label, element + exact->data_size_, sizeof label);
-            columns->add(static_cast<std::int64_t>(label), reinterpret_cast<const float*>(element));
-        }
+        each_exact([&](const float* vector, hnswlib::labeltype label) {
+            columns->add(static_cast<std::int64_t>(label), vector);
+        });
         exact.reset();
     }
 
@@ -170,12 +173,7 @@ struct VectorIndex::Impl {
         hnsw = std::make_unique<Hnsw>(graph_space, std::max(count * 2, k_initial_capacity), options.hnsw_m,
                                       options.hnsw_ef_construction, options.hnsw_seed);
         if (options.hnsw_quantize) full.reserve(std::max(count * 2, k_initial_capacity) * dim);
-        for (std::size_t i = 0; i < count; ++i) {
-            const char* element = exact->data_ + exact->size_per_element_ * i;
-            hnswlib::labeltype label = 0;
-            std::memcpy(&label, element + exact->data_size_, sizeof label);
-            graph_add(reinterpret_cast<const float*>(element), label);
-        }
+        each_exact([&](const float* vector, hnswlib::labeltype label) { graph_add(vector, label); });
         live = count;
         exact.reset();
         sync_ef();

@@ -2,47 +2,33 @@
 // Probes answered right without memory, from the `none` runs of a results file.
 #include <memfail/report/leaky.hpp>
 
+#include <algorithm>
 #include <cstdio>
-#include <map>
+
+#include <memfail/core/text.hpp>
 
 #include <memfail/store/leaky_sql.hpp>
 
 namespace memfail::report {
 
 Result<std::vector<LeakyDataset>> leaky_datasets(store::ResultsDb& db) {
-    // One row per (dataset hash, none run): probes asked and probes answered right, distinct over k.
+    // One row per dataset content: its `none` runs, the probes they asked and those answered right,
+    // each probe counted once over k and over runs.
     MF_TRY_ASSIGN(store::Statement s, db.database().prepare(
-        "SELECT sc.dataset, sc.dataset_hash, p.run_id, "
+        "SELECT MIN(sc.dataset), sc.dataset_hash, group_concat(DISTINCT p.run_id), "
         "  COUNT(DISTINCT p.scenario_id || char(31) || p.probe_id), "
         "  COUNT(DISTINCT CASE WHEN p.answer_correct = 1 THEN p.scenario_id || char(31) || p.probe_id END) "
         "FROM probe_results p JOIN runs r ON r.id = p.run_id "
         "JOIN run_scenarios sc ON sc.run_id = p.run_id AND sc.scenario_id = p.scenario_id "
         "WHERE " + store::no_memory_run_sql("r") + " AND p.kind != 'abstain' AND p.answer_correct IS NOT NULL "
-        "GROUP BY sc.dataset_hash, p.run_id ORDER BY MIN(sc.rowid), p.run_id"));
+        "GROUP BY sc.dataset_hash ORDER BY MIN(sc.rowid)"));
     std::vector<LeakyDataset> out;
-    std::map<std::string, std::size_t> at;
     MF_TRY(s.for_each_row([&] {
-        const std::string hash = s.column_text(1);
-        auto [it, fresh] = at.emplace(hash, out.size());
-        if (fresh) out.push_back({s.column_text(0), hash, {}, 0, 0});
-        out[it->second].none_runs.push_back(s.column_int(2));
+        LeakyDataset d{s.column_text(0), s.column_text(1), {}, s.column_int(3), s.column_int(4)};
+        for (const std::string& id : text::split(s.column_text(2), ',')) d.none_runs.push_back(std::stoll(id));
+        std::sort(d.none_runs.begin(), d.none_runs.end());
+        out.push_back(std::move(d));
     }));
-    // Counted again per dataset, so a probe two `none` runs asked counts once.
-    MF_TRY_ASSIGN(store::Statement counts, db.database().prepare(
-        "SELECT COUNT(DISTINCT p.scenario_id || char(31) || p.probe_id), "
-        "  COUNT(DISTINCT CASE WHEN p.answer_correct = 1 THEN p.scenario_id || char(31) || p.probe_id END) "
-        "FROM probe_results p JOIN runs r ON r.id = p.run_id "
-        "JOIN run_scenarios sc ON sc.run_id = p.run_id AND sc.scenario_id = p.scenario_id "
-        "WHERE " + store::no_memory_run_sql("r") + " AND p.kind != 'abstain' AND p.answer_correct IS NOT NULL "
-        "AND sc.dataset_hash = ?"));
-    for (LeakyDataset& d : out) {
-        counts.reset();
-        counts.bind(1, d.dataset_hash);
-        MF_TRY(counts.for_each_row([&] {
-            d.asked = counts.column_int(0);
-            d.leaky = counts.column_int(1);
-        }));
-    }
     return out;
 }
 
