@@ -101,7 +101,12 @@ Result<double> share_setting(const std::string& key, const std::string& value) {
 Result<void> apply_settings(const std::map<std::string, std::string>& params, GenerateOptions& options) {
     static const std::vector<std::string> k_keys = {"persona.name_pool", "persona.distinct_names",
                                                     "persona.pronoun_share", "persona.multi_sentence_share",
-                                                    "persona.context_share", "long_hop.named_share"};
+                                                    "persona.context_share", "long_hop.named_share",
+                                                    "conditional.name_reuse", "conditional.paraphrase_share",
+                                                    "conditional.easy_paraphrase_share",
+                                                    "conditional.hard_paraphrase_share", "conditional.role_share", "conditional.easy_min_sentences",
+                                                    "conditional.easy_max_sentences", "conditional.hard_min_sentences",
+                                                    "conditional.hard_max_sentences"};
     PersonaSettings& persona = options.persona;
     for (const auto& [key, value] : params) {
         if (key == "persona.name_pool") {
@@ -125,13 +130,44 @@ Result<void> apply_settings(const std::map<std::string, std::string>& params, Ge
             MF_TRY_ASSIGN(persona.context_share, share_setting(key, value));
         } else if (key == "long_hop.named_share") {
             MF_TRY_ASSIGN(options.long_hop.named_share, share_setting(key, value));
+        } else if (key == "conditional.name_reuse") {
+            MF_TRY_ASSIGN(options.conditional.name_reuse, share_setting(key, value));
+        } else if (key == "conditional.paraphrase_share") {
+            MF_TRY_ASSIGN(options.conditional.easy_paraphrase_share, share_setting(key, value));
+            options.conditional.hard_paraphrase_share = options.conditional.easy_paraphrase_share;
+        } else if (key == "conditional.easy_paraphrase_share") {
+            MF_TRY_ASSIGN(options.conditional.easy_paraphrase_share, share_setting(key, value));
+        } else if (key == "conditional.hard_paraphrase_share") {
+            MF_TRY_ASSIGN(options.conditional.hard_paraphrase_share, share_setting(key, value));
+        } else if (key == "conditional.role_share") {
+            MF_TRY_ASSIGN(options.conditional.role_share, share_setting(key, value));
+        } else if (key == "conditional.easy_min_sentences" || key == "conditional.easy_max_sentences" ||
+                   key == "conditional.hard_min_sentences" || key == "conditional.hard_max_sentences") {
+            // The validator's bounds: Easy essays have 5-8 sentences, Hard ones 8-12.
+            const bool hard = key.find("hard") != std::string::npos;
+            const std::size_t low = hard ? 8 : 5, high = hard ? 12 : 8;
+            char* end = nullptr;
+            const unsigned long long n = std::strtoull(value.c_str(), &end, 10);
+            if (value.empty() || value[0] == '-' || end != value.c_str() + value.size() || n < low || n > high)
+                return make_error(ErrorKind::invalid_input,
+                                  key + " must be a whole number of sentences from " + std::to_string(low) + " to " +
+                                      std::to_string(high) + " (got '" + value + "')",
+                                  "--set");
+            ConditionalSettings& c = options.conditional;
+            if (key == "conditional.easy_min_sentences") c.easy_min_sentences = static_cast<std::size_t>(n);
+            else if (key == "conditional.easy_max_sentences") c.easy_max_sentences = static_cast<std::size_t>(n);
+            else if (key == "conditional.hard_min_sentences") c.hard_min_sentences = static_cast<std::size_t>(n);
+            else c.hard_max_sentences = static_cast<std::size_t>(n);
         } else {
             const std::string hint = did_you_mean(key, k_keys);
             return make_error(ErrorKind::invalid_input,
                               "unknown setting '" + key + "' for the MemFail datasets" +
                                   (hint.empty() ? std::string() : " (" + hint + ")") + "; known: persona.name_pool, "
                                   "persona.distinct_names, persona.pronoun_share, persona.multi_sentence_share, "
-                                  "persona.context_share, long_hop.named_share",
+                                  "persona.context_share, long_hop.named_share, conditional.name_reuse, conditional.paraphrase_share, "
+                                  "conditional.easy_paraphrase_share, conditional.hard_paraphrase_share, "
+                                  "conditional.role_share, conditional.easy_min_sentences, conditional.easy_max_sentences, "
+                                  "conditional.hard_min_sentences, conditional.hard_max_sentences",
                               "--set");
         }
     }
@@ -141,6 +177,10 @@ Result<void> apply_settings(const std::map<std::string, std::string>& params, Ge
                           "persona.distinct_names needs persona.name_pool of at least 100 (one name per essay; got " +
                               std::to_string(persona.name_pool) + ")",
                           "--set");
+    const ConditionalSettings& cond = options.conditional;
+    if (cond.easy_min_sentences > cond.easy_max_sentences || cond.hard_min_sentences > cond.hard_max_sentences)
+        return make_error(ErrorKind::invalid_input,
+                          "conditional.*_min_sentences must not exceed the matching *_max_sentences", "--set");
     return {};
 }
 

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Conditional-Facts Easy and Hard generators: 100 rules "entity does behaviour only under
-// condition", shared by both variants, wrapped in an essay that states the rule in one sentence
-// (Easy) or spreads it over three non-adjacent sentences with no conditional connective (Hard).
+// condition", shared by both variants, wrapped in a short narrative about the entity (its role,
+// place and habit; pronouns after the intro) that states the rule in one sentence (Easy) or
+// spreads it over three non-adjacent sentences with no conditional connective (Hard). The words
+// come from lexicon/conditional.json; ConditionalSettings sets the difficulty.
 #include <memfail/core/rng.hpp>
 #include <memfail/core/text.hpp>
 #include <memfail/suites/dedup.hpp>
@@ -43,13 +45,19 @@ struct RowSpec {
     std::string species;               // pets only
     std::string breed;                 // pets only
     std::string profile_a, profile_b;  // occupation+town, role+realm, or household
+    std::string role;                  // "the porter", "the old captain", "the cat"
+    std::string place;                 // workplace, realm or home
+    std::string town;                  // town, realm or household
     int age = 0;
+    // The question names the behaviour in its 'ask' wording, per variant ([0] Easy, [1] Hard).
+    std::array<bool, 2> paraphrased{};
     const BehaviourEntry* behaviour = nullptr;
     const ConditionEntry* condition = nullptr;
     bool condition_met = false;
     // Rendered pieces.
-    std::string vp_name, vp, base, ing, behaviour_key, habit;
-    std::string clause, condition_key, anchor, context, question, answer, rule;
+    std::string vp_name, vp, base, ing, ask, behaviour_key, habit;
+    std::string clause, condition_key, anchor, context, answer, rule;
+    std::array<std::string, 2> question;  // [0] Easy, [1] Hard: the same but for the behaviour's wording
 };
 
 std::string replace_token(std::string s, std::string_view token, const std::string& value) {
@@ -81,17 +89,18 @@ public:
     }
 
     bool operator()(std::size_t bi, std::size_t ci, const RowSpec& row) const {
-        const BehaviourEntry& b = behaviours()[bi];
-        const ConditionEntry& c = conditions()[ci];
+        const BehaviourEntry& b = lexicon().behaviours[bi];
+        const ConditionEntry& c = lexicon().conditions[ci];
         if (!(b.fit & row.fit) || !(c.fit & row.fit)) return false;
         const std::size_t g = row.pronouns.plural ? 2 : (row.pronouns.subj == "he" ? 0 : 1);
-        return m_cells[(bi * conditions().size() + ci) * 3 + g] != 0;
+        return m_cells[(bi * lexicon().conditions.size() + ci) * 3 + g] != 0;
     }
 
 private:
     Compatibility() {
-        const auto& bs = behaviours();
-        const auto& cs = conditions();
+        const Lexicon& lex = lexicon();
+        const auto& bs = lex.behaviours;
+        const auto& cs = lex.conditions;
         m_cells.assign(bs.size() * cs.size() * 3, 0);
         const std::string name = "Someone";
         const char genders[3] = {'m', 'f', 'n'};
@@ -101,6 +110,8 @@ private:
             for (const auto& b : bs) {
                 rests.push_back(text::normalize(render_fragment(b.rest, name, p)));
                 keys.push_back(b.key.empty() ? rests.back() : text::normalize(b.key));
+                // The question's wording of the behaviour must not name the condition either.
+                rests.back() += " " + text::normalize(render_fragment(b.ask, name, p));
             }
             for (const auto& c : cs) {
                 clauses.push_back(text::normalize(render_fragment(c.clause, name, p)));
@@ -115,6 +126,8 @@ private:
                     if ((c.flags & cond_needs_portable) && b.place != Place::anywhere) continue;
                     if ((c.flags & cond_indoors) && b.place == Place::yard) continue;
                     if (b.avoid_type == c.type) continue;
+                    // The compatibility table: the behaviour's kind must list the condition's type.
+                    if (!lex.compatible(b.kind, c.type)) continue;
                     // The question holds the behaviour, so the behaviour must not spell out the
                     // condition's key phrase; nor may the condition's texts repeat the behaviour's.
                     if (text::normalized_contains(rests[bi], condition_keys[ci]) ||
@@ -129,14 +142,25 @@ private:
     std::vector<char> m_cells;
 };
 
+// Names already given to a row, per category, for name reuse.
+struct UsedNames {
+    std::vector<const NameEntry*> person, character, pet;
+};
+
 void pick_entity(Rng& rng, Category category, RowSpec& row, std::vector<std::size_t>& person_order,
-                 std::vector<std::size_t>& character_order, std::vector<std::size_t>& pet_order) {
+                 std::vector<std::size_t>& character_order, std::vector<std::size_t>& pet_order,
+                 UsedNames& used, double name_reuse) {
+    const Lexicon& lex = lexicon();
     row.category = category;
-    auto take = [](std::vector<std::size_t>& order) {
+    // A fresh name from the shuffled pool, or (at the reuse share) one an earlier row already has.
+    auto take = [&rng, name_reuse](std::vector<std::size_t>& order, const std::vector<NameEntry>& names,
+                                   std::vector<const NameEntry*>& taken) -> const NameEntry& {
+        if (!taken.empty() && (order.empty() || rng.chance(name_reuse))) return *rng.pick(taken);
         MF_ASSERT(!order.empty(), "name pool exhausted");
         const std::size_t i = order.back();
         order.pop_back();
-        return i;
+        taken.push_back(&names[i]);
+        return names[i];
     };
     auto human_gender = [&rng](char listed) {
         if (listed == 'n') {
@@ -146,30 +170,42 @@ void pick_entity(Rng& rng, Category category, RowSpec& row, std::vector<std::siz
         return rng.chance(0.12) ? 'n' : listed;
     };
     if (category == Category::person) {
-        const NameEntry& n = person_names()[take(person_order)];
+        const NameEntry& n = take(person_order, lex.person_names, used.person);
+        const Profession& job = rng.pick(lex.professions);
         row.fit = fit_person;
-        row.name = std::string(n.name);
+        row.name = n.name;
         row.pronouns = pronouns_for(human_gender(n.gender));
-        row.profile_a = std::string(rng.pick(occupations()));
-        row.profile_b = std::string(rng.pick(towns()));
+        row.profile_a = job.profession;
+        row.profile_b = rng.pick(lex.towns);
+        row.role = job.role;
+        row.place = job.place;
+        row.town = row.profile_b;
         row.age = static_cast<int>(rng.between(23, 71));
     } else if (category == Category::character) {
-        const NameEntry& n = character_names()[take(character_order)];
+        const NameEntry& n = take(character_order, lex.character_names, used.character);
+        const CharacterRole& role = rng.pick(lex.character_roles);
         row.fit = fit_character;
-        row.name = std::string(n.name);
+        row.name = n.name;
         row.pronouns = pronouns_for(human_gender(n.gender));
-        row.profile_a = std::string(rng.pick(character_roles()));
-        row.profile_b = std::string(rng.pick(realms()));
+        row.profile_a = role.title;
+        row.profile_b = rng.pick(lex.realms);
+        row.role = role.role;
+        row.place = row.profile_b;
+        row.town = row.profile_b;
     } else {
-        const NameEntry& n = pet_names()[take(pet_order)];
-        const PetKind& kind = rng.pick(pet_kinds());
+        const NameEntry& n = take(pet_order, lex.pet_names, used.pet);
+        const PetKind& kind = rng.pick(lex.pet_kinds);
+        const Household& household = rng.pick(lex.households);
         row.fit = kind.fit;
-        row.name = std::string(n.name);
+        row.name = n.name;
         // Pets are he or she, never they: "they" for one named animal reads as a group.
         row.pronouns = pronouns_for(n.gender == 'n' ? (rng.chance(0.5) ? 'f' : 'm') : n.gender);
-        row.species = std::string(kind.species);
-        row.breed = std::string(kind.breed);
-        row.profile_a = std::string(rng.pick(households()));
+        row.species = kind.species;
+        row.breed = kind.breed;
+        row.profile_a = household.household;
+        row.role = "the " + kind.species;
+        row.place = household.home;
+        row.town = household.household;
         row.age = static_cast<int>(rng.between(1, 12));
     }
 }
@@ -183,6 +219,7 @@ void render_rule(RowSpec& row) {
     row.vp = std::string(p.plural ? b.verb : b.verb_s) + " " + rest;
     row.base = std::string(b.verb) + " " + rest;
     row.ing = std::string(b.verb_ing) + " " + rest;
+    row.ask = render_fragment(b.ask, row.name, p);
     row.behaviour_key = behaviour_key(b, row);
     row.habit = std::string(b.habit);
     row.clause = render_fragment(c.clause, row.name, p);
@@ -191,47 +228,37 @@ void render_rule(RowSpec& row) {
     row.rule = row.name + " " + row.vp_name + " only " + row.clause + ".";
 }
 
-void render_question(Rng& rng, RowSpec& row) {
+// The question: one situation, template and answer per row; the behaviour in the essay's words or
+// (per variant, at its share; one draw decides both) in its 'ask' wording.
+void render_question(Rng& rng, RowSpec& row, const ConditionalSettings& settings) {
+    const Lexicon& lex = lexicon();
     const ConditionEntry& c = *row.condition;
     const Pronouns& p = row.pronouns;
     row.context = render(row.condition_met ? c.yes_context : c.no_context, row.name, p);
+    const double draw = rng.unit();
+    row.paraphrased = {draw < settings.easy_paraphrase_share, draw < settings.hard_paraphrase_share};
+    std::string q;
     if (c.flags & cond_context_after) {
         // The context says "did it", so the question names the behaviour first.
-        static const std::array<std::string_view, 3> k_after = {
-            "Would {Name} {base} now? {ctx}", "Is {Name} likely to {base} at this point? {ctx}",
-            "Should we expect {Name} to {base} now? {ctx}"};
-        std::string q(k_after[rng.below(k_after.size())]);
+        q = rng.pick(lex.questions_after);
         q = replace_token(q, "{Name}", row.name);
-        q = replace_token(q, "{base}", row.base);
-        row.question = replace_token(q, "{ctx}", row.context);
     } else {
         // Once the context has named the entity, the question refers back with a pronoun.
         const bool named = row.context.find(row.name) != std::string::npos;
-        const std::string subject = named ? p.subj : row.name;
-        const std::string object = named ? p.obj : row.name;
-        const std::string be = named && p.plural ? "Are" : "Is";
-        static const std::array<std::string_view, 5> k_before = {
-            "{ctx} Would {subject} {base} right now?", "{ctx} {Be} {subject} likely to {base} at the moment?",
-            "{ctx} Do you think {subject} will {base} now?",
-            "{ctx} Should we expect {object} to {base} right now?",
-            "{ctx} Would {subject} {base} at this moment?"};
-        std::string q(k_before[rng.below(k_before.size())]);
-        q = replace_token(q, "{subject}", subject);
-        q = replace_token(q, "{object}", object);
-        q = replace_token(q, "{Be}", be);
-        q = replace_token(q, "{base}", row.base);
-        row.question = replace_token(q, "{ctx}", row.context);
+        q = rng.pick(lex.questions_before);
+        q = replace_token(q, "{subject}", named ? p.subj : row.name);
+        q = replace_token(q, "{object}", named ? p.obj : row.name);
+        q = replace_token(q, "{Be}", named && p.plural ? "Are" : "Is");
     }
+    q = replace_token(q, "{ctx}", row.context);
+    // {do} may hold pronoun agreement of its own ("as {subj} [climbs|climb]").
+    for (std::size_t v = 0; v < 2; ++v) row.question[v] = replace_token(q, "{do}", row.paraphrased[v] ? row.ask : row.base);
     const std::string stated = row.name + " " + row.vp_name + " only " + row.clause;
-    if (row.condition_met)
-        row.answer = rng.chance(0.5) ? "Yes — " + stated + ", and that is exactly the situation now."
-                                     : "Yes — the condition holds: " + stated + ".";
-    else
-        row.answer = rng.chance(0.5) ? "No — " + stated + ", and that is not the situation right now."
-                                     : "No — the condition is not met: " + stated + ".";
+    const std::string& tmpl = rng.pick(row.condition_met ? lex.answers_yes : lex.answers_no);
+    row.answer = replace_token(tmpl, "{stated}", stated);
 }
 
-std::vector<RowSpec> build_specs(std::uint64_t seed) {
+std::vector<RowSpec> build_specs(std::uint64_t seed, const ConditionalSettings& settings) {
     Rng rng = Rng(seed).fork("conditional-facts/specs");
     auto order_of = [&rng](std::size_t n) {
         std::vector<std::size_t> v(n);
@@ -239,9 +266,11 @@ std::vector<RowSpec> build_specs(std::uint64_t seed) {
         rng.shuffle(v);
         return v;
     };
-    std::vector<std::size_t> person_order = order_of(person_names().size());
-    std::vector<std::size_t> character_order = order_of(character_names().size());
-    std::vector<std::size_t> pet_order = order_of(pet_names().size());
+    const Lexicon& lex = lexicon();
+    std::vector<std::size_t> person_order = order_of(lex.person_names.size());
+    std::vector<std::size_t> character_order = order_of(lex.character_names.size());
+    std::vector<std::size_t> pet_order = order_of(lex.pet_names.size());
+    UsedNames used;
 
     // About 40-50% of questions satisfy the condition, fixed per seed rather than left to chance.
     const std::size_t yes_count = static_cast<std::size_t>(rng.between(40, 50));
@@ -249,8 +278,8 @@ std::vector<RowSpec> build_specs(std::uint64_t seed) {
     for (std::size_t i = 0; i < yes_count; ++i) met[i] = 1;
     rng.shuffle(met);
 
-    const auto& all_conditions = conditions();
-    const auto& all_behaviours = behaviours();
+    const auto& all_conditions = lex.conditions;
+    const auto& all_behaviours = lex.behaviours;
     const Compatibility& compatible = Compatibility::instance();
     std::vector<bool> condition_used(all_conditions.size(), false);
     std::vector<bool> behaviour_used(all_behaviours.size(), false);
@@ -262,7 +291,7 @@ std::vector<RowSpec> build_specs(std::uint64_t seed) {
         const Category category =
             u < 0.45 ? Category::person : (u < 0.75 ? Category::character : Category::pet);
         RowSpec row;
-        pick_entity(rng, category, row, person_order, character_order, pet_order);
+        pick_entity(rng, category, row, person_order, character_order, pet_order, used, settings.name_reuse);
 
         // Condition types are drawn uniformly from those that still have a usable condition and
         // behaviour for this entity (pets: the nine observable types only).
@@ -295,7 +324,7 @@ std::vector<RowSpec> build_specs(std::uint64_t seed) {
         row.behaviour = &all_behaviours[bi];
         row.condition_met = met[rows.size()] != 0;
         render_rule(row);
-        render_question(rng, row);
+        render_question(rng, row, settings);
         rows.push_back(std::move(row));
     }
     return rows;
@@ -312,21 +341,22 @@ std::string age_words(int n) {
 }
 
 std::string intro_sentence(Rng& rng, const RowSpec& row) {
+    const Lexicon& lex = lexicon();
     const Pronouns& p = row.pronouns;
     std::string s;
     if (row.category == Category::person) {
-        s = render(rng.pick(person_intros()), row.name, p);
+        s = render(rng.pick(lex.intros.person), row.name, p);
         s = replace_token(s, "{occupation}", row.profile_a);
         s = replace_token(s, "{town}", row.profile_b);
         s = replace_token(s, "{age}", std::to_string(row.age));
     } else if (row.category == Category::character) {
-        s = render(rng.pick(character_intros()), row.name, p);
+        s = render(rng.pick(lex.intros.character), row.name, p);
         s = replace_token(s, "{role}", row.profile_a);
         s = replace_token(s, "{realm}", row.profile_b);
     } else {
         const std::string words = age_words(row.age);
         const std::string article = words[0] == 'e' ? "an " : "a ";  // an eight-, an eleven-year-old
-        s = render(rng.pick(pet_intros()), row.name, p);
+        s = render(rng.pick(lex.intros.pet), row.name, p);
         s = replace_token(s, "{a_age}", article + words + "-year-old");
         s = replace_token(s, "{breed}", row.breed);
         s = replace_token(s, "{household}", row.profile_a);
@@ -334,61 +364,85 @@ std::string intro_sentence(Rng& rng, const RowSpec& row) {
     return text::capitalize(s);
 }
 
-// One filler fact in both forms: opening with the pronoun, and (where its one subject is the
-// opening pronoun) with the name, which then takes singular agreement.
-struct Filler {
-    std::string pronoun_form;
-    std::string name_form;  // empty when the fact cannot open with the name
-};
+// The entity's setting and habit in a template: {role} {Role} {place} {town} {habit} {Habit}.
+std::string fill_setting(std::string s, const RowSpec& row) {
+    s = replace_token(s, "{Role}", text::capitalize(row.role));
+    s = replace_token(s, "{role}", row.role);
+    s = replace_token(s, "{place}", row.place);
+    s = replace_token(s, "{town}", row.town);
+    s = replace_token(s, "{Habit}", text::capitalize(row.habit));
+    return replace_token(s, "{habit}", row.habit);
+}
 
-// `count` distinct filler facts that fit the entity, stay off the rule's topic and never repeat a
-// group ("two older brothers" and "the eldest of four" never meet).
-std::vector<Filler> pick_fillers(Rng& rng, const RowSpec& row, std::size_t count) {
+// Renders a template about the entity: by pronoun, or (`by_role`, when the template opens with
+// {Subj} and uses no other {subj}) by its role noun, which takes singular agreement.
+std::string render_about(const std::string& tmpl, const RowSpec& row, bool by_role) {
+    const bool opens_with_subject =
+        text::starts_with(tmpl, "{Subj} ") && tmpl.find("{subj}") == std::string::npos;
+    if (by_role && opens_with_subject) {
+        Pronouns singular = row.pronouns;
+        singular.plural = false;
+        return text::capitalize(render(fill_setting("{Role} " + tmpl.substr(7), row), row.name, singular));
+    }
+    return text::capitalize(render(fill_setting(tmpl, row), row.name, row.pronouns));
+}
+
+const std::vector<std::string>& setting_fillers(const RowSpec& row) {
+    const Lexicon& lex = lexicon();
+    if (row.category == Category::person) return lex.setting_fillers.person;
+    if (row.category == Category::character) return lex.setting_fillers.character;
+    return lex.setting_fillers.pet;
+}
+
+// `count` distinct filler sentences about the entity: about two thirds from its own setting (role,
+// place, town, habit), the rest personal background facts that fit it; none touches the rule's
+// key phrases or repeats a group ("two older brothers" and "the eldest of four" never meet).
+// Without `habit_fillers` no filler names the habit: a Hard essay mentions its behaviour only in
+// the rule's sentences, so no filler stands in for the link sentence ("the napkin sketching").
+std::vector<std::string> pick_fillers(Rng& rng, const RowSpec& row, std::size_t count, double role_share,
+                                      bool habit_fillers) {
+    const Lexicon& lex = lexicon();
+    std::vector<std::string> setting;
+    for (const auto& tmpl : setting_fillers(row))
+        if (habit_fillers || (tmpl.find("{habit}") == std::string::npos && tmpl.find("{Habit}") == std::string::npos))
+            setting.push_back(tmpl);
+    rng.shuffle(setting);
     std::vector<std::size_t> pool;
-    const auto& all = fillers();
-    for (std::size_t i = 0; i < all.size(); ++i)
-        if ((all[i].fit & row.fit) && all[i].avoid_type != row.condition->type) pool.push_back(i);
+    for (std::size_t i = 0; i < lex.background.size(); ++i)
+        if ((lex.background[i].fit & row.fit) && lex.background[i].avoid_type != row.condition->type) pool.push_back(i);
     rng.shuffle(pool);
-    std::set<std::string_view> groups;
-    std::vector<Filler> out;
+    const std::size_t from_setting = std::min(setting.size(), (count * 2 + 2) / 3);
+    std::vector<std::string> out;
+    auto usable = [&row](const std::string& sentence) {
+        return !mentions(sentence, row.condition_key) && !mentions(sentence, row.behaviour_key) &&
+               find_forbidden_connective(sentence).empty();
+    };
+    for (const auto& tmpl : setting) {
+        if (out.size() == from_setting) break;
+        std::string sentence = render_about(tmpl, row, rng.chance(role_share));
+        if (usable(sentence)) out.push_back(std::move(sentence));
+    }
+    std::set<std::string> groups;
     for (std::size_t i : pool) {
         if (out.size() == count) break;
-        const FillerEntry& f = all[i];
+        const FillerEntry& f = lex.background[i];
         if (!f.group.empty() && groups.count(f.group)) continue;
-        Filler filler{render(f.text, row.name, row.pronouns), {}};
-        if (mentions(filler.pronoun_form, row.condition_key) ||
-            mentions(filler.pronoun_form, row.behaviour_key))
-            continue;
-        const bool opens_with_subject =
-            text::starts_with(f.text, "{Subj} ") && f.text.find("{subj}") == std::string_view::npos;
-        const bool opens_with_possessive = text::starts_with(f.text, "{Pos} ");
-        if (opens_with_subject || opens_with_possessive) {
-            Pronouns singular = row.pronouns;
-            singular.plural = false;
-            const std::string tmpl = (opens_with_subject ? "{Name} " : "{Name's} ") +
-                                     std::string(f.text.substr(opens_with_subject ? 7 : 6));
-            filler.name_form = render(tmpl, row.name, singular);
-        }
+        std::string sentence = render_about(f.text, row, rng.chance(role_share));
+        if (!usable(sentence)) continue;
         if (!f.group.empty()) groups.insert(f.group);
-        out.push_back(std::move(filler));
+        out.push_back(std::move(sentence));
     }
     MF_ASSERT(out.size() == count, "filler pool too small for an essay");
+    rng.shuffle(out);
     return out;
 }
 
-// Places the fillers in the open slots of `sentences`. About a quarter open with the name instead
-// of a pronoun, never right after a sentence that already opened with it, so an essay reads
-// neither as a column of "She ... She ..." nor as "Robin ... Robin ...".
-void place_fillers(Rng& rng, const RowSpec& row, std::vector<Filler> fill,
-                   std::vector<std::string>& sentences) {
+void place_fillers(std::vector<std::string> fill, std::vector<std::string>& sentences) {
     std::size_t next = 0;
-    for (std::size_t i = 0; i < sentences.size(); ++i) {
-        if (!sentences[i].empty()) continue;
+    for (auto& sentence : sentences) {
+        if (!sentence.empty()) continue;
         MF_ASSERT(next < fill.size(), "more open slots than fillers");
-        Filler& f = fill[next++];
-        const bool after_name = i > 0 && text::starts_with(sentences[i - 1], row.name);
-        const bool use_name = !f.name_form.empty() && !after_name && rng.chance(0.25);
-        sentences[i] = std::move(use_name ? f.name_form : f.pronoun_form);
+        sentence = std::move(fill[next++]);
     }
     MF_ASSERT(next == fill.size(), "fillers left over");
 }
@@ -400,8 +454,17 @@ std::string fill_rule_tokens(std::string s, const RowSpec& row) {
     s = replace_token(s, "{ing}", row.ing);
     s = replace_token(s, "{clause}", row.clause);
     s = replace_token(s, "{anchor}", row.anchor);
-    s = replace_token(s, "{habit}", row.habit);
+    s = fill_setting(std::move(s), row);
     return text::capitalize(s);
+}
+
+// A template from one of a rule shape's paraphrase families, chosen family first so every family
+// gets its share whatever its size. Families named in `skip` are left out.
+const std::string& pick_template(Rng& rng, const Families& families, std::string_view skip = {}) {
+    std::vector<std::size_t> open;
+    for (std::size_t i = 0; i < families.size(); ++i)
+        if (families[i].first != skip) open.push_back(i);
+    return rng.pick(families[rng.pick(open)].second);
 }
 
 struct Essay {
@@ -425,21 +488,26 @@ std::vector<data::KeyDetail> template_qualifiers(std::string_view tmpl) {
     return out;
 }
 
-Essay easy_essay(Rng& rng, const RowSpec& row) {
-    const std::size_t filler_count = static_cast<std::size_t>(rng.between(3, 6));  // 5-8 sentences
-    std::vector<std::string> sentences(filler_count + 2);
+std::size_t sentence_count(Rng& rng, std::size_t low, std::size_t high) {
+    return static_cast<std::size_t>(rng.between(static_cast<std::int64_t>(low), static_cast<std::int64_t>(high)));
+}
+
+Essay easy_essay(Rng& rng, const RowSpec& row, const ConditionalSettings& settings) {
+    const std::size_t total = sentence_count(rng, settings.easy_min_sentences, settings.easy_max_sentences);
+    std::vector<std::string> sentences(total);
     sentences[0] = intro_sentence(rng, row);
-    const std::string_view tmpl = rng.pick(easy_rule_templates());
+    // Pets have no workplace to weave in.
+    const std::string& tmpl = pick_template(rng, lexicon().easy_rules, row.category == Category::pet ? "woven" : "");
     const std::string rule = fill_rule_tokens(render(tmpl, row.name, row.pronouns), row);
-    const std::size_t at =
-        static_cast<std::size_t>(rng.between(1, static_cast<std::int64_t>(filler_count) + 1));
+    const std::size_t at = static_cast<std::size_t>(rng.between(1, static_cast<std::int64_t>(total) - 1));
     sentences[at] = rule;
-    place_fillers(rng, row, pick_fillers(rng, row, filler_count), sentences);
+    place_fillers(pick_fillers(rng, row, total - 2, settings.role_share, true), sentences);
     return {text::join(sentences, " "), {rule}, sentences[0], template_qualifiers(tmpl)};
 }
 
-Essay hard_essay(Rng& rng, const RowSpec& row) {
-    const std::size_t total = static_cast<std::size_t>(rng.between(8, 12));
+Essay hard_essay(Rng& rng, const RowSpec& row, const ConditionalSettings& settings) {
+    const Lexicon& lex = lexicon();
+    const std::size_t total = sentence_count(rng, settings.hard_min_sentences, settings.hard_max_sentences);
     // Three rule positions after the intro, pairwise at least two apart; the link comes last so
     // its "those ..." has something to point back to.
     std::vector<std::size_t> at;
@@ -454,20 +522,21 @@ Essay hard_essay(Rng& rng, const RowSpec& row) {
     const std::size_t condition_at = behaviour_first ? at[1] : at[0];
     const std::size_t link_at = at[2];
 
-    const auto& behaviour_templates =
-        row.category == Category::pet ? hard_behaviour_templates_pet() : hard_behaviour_templates_human();
+    const Families& behaviour_families = row.category == Category::pet         ? lex.hard_behaviour_pet
+                                         : row.category == Category::character ? lex.hard_behaviour_character
+                                                                               : lex.hard_behaviour_person;
     const std::string behaviour_sentence =
-        fill_rule_tokens(render(rng.pick(behaviour_templates), row.name, row.pronouns), row);
+        fill_rule_tokens(render(pick_template(rng, behaviour_families), row.name, row.pronouns), row);
     const std::string condition_sentence = render(row.condition->sentence, row.name, row.pronouns);
     const std::string link_sentence =
-        fill_rule_tokens(render(rng.pick(hard_link_templates()), row.name, row.pronouns), row);
+        fill_rule_tokens(render(pick_template(rng, lex.hard_link), row.name, row.pronouns), row);
 
     std::vector<std::string> sentences(total);
     sentences[0] = intro_sentence(rng, row);
     sentences[behaviour_at] = behaviour_sentence;
     sentences[condition_at] = condition_sentence;
     sentences[link_at] = link_sentence;
-    place_fillers(rng, row, pick_fillers(rng, row, total - 4), sentences);
+    place_fillers(pick_fillers(rng, row, total - 4, settings.role_share, false), sentences);
     Essay essay{text::join(sentences, " "), {behaviour_sentence, condition_sentence, link_sentence}, sentences[0], {}};
     MF_ASSERT(find_forbidden_connective(essay.text).empty(), "a Hard essay holds a conditional connective");
     return essay;
@@ -488,7 +557,8 @@ data::Scenario generate(const GenerateOptions& options, bool hard) {
     const std::string dataset = hard ? "conditional_facts_hard" : "conditional_facts_easy";
     const std::string prefix = hard ? "cfh" : "cfe";
     data::Scenario scenario = make_scenario(dataset, options.seed);
-    const std::vector<RowSpec> rows = build_specs(options.seed);
+    const ConditionalSettings& settings = options.conditional;
+    const std::vector<RowSpec> rows = build_specs(options.seed, settings);
     const Rng essay_root = Rng(options.seed).fork(hard ? "conditional-facts/hard" : "conditional-facts/easy");
 
     MinHashDeduper deduper(k_dedup_threshold);
@@ -502,7 +572,7 @@ data::Scenario generate(const GenerateOptions& options, bool hard) {
         for (int attempt = 0;; ++attempt) {
             MF_ASSERT(attempt < k_max_essay_attempts, "could not write a non-duplicate essay");
             Rng rng = essay_root.fork(std::to_string(r) + "/" + std::to_string(attempt));
-            essay = hard ? hard_essay(rng, row) : easy_essay(rng, row);
+            essay = hard ? hard_essay(rng, row, settings) : easy_essay(rng, row, settings);
             ++candidates;
             if (deduper.offer(attempt == 0 ? pid : pid + "-retry" + std::to_string(attempt), essay.text))
                 break;
@@ -512,7 +582,7 @@ data::Scenario generate(const GenerateOptions& options, bool hard) {
         data::Probe probe;
         probe.id = pid;
         probe.kind = data::ProbeKind::yes_no;
-        probe.question = row.question;
+        probe.question = row.question[hard ? 1 : 0];
         probe.answer = row.answer;
         data::EvidenceFact fact;
         fact.id = pid + "-f1";
@@ -526,8 +596,11 @@ data::Scenario generate(const GenerateOptions& options, bool hard) {
             fact.key_details = {entity_detail(row.name), detail("behaviour", row.behaviour_key),
                                 detail("condition", row.condition_key), detail("link", row.anchor)};
         } else {
-            fact.text = text::join(essay.rule_sentences, " ");
+            // A rule sentence that refers to the entity by pronoun needs the intro that names it.
+            const bool named = mentions(essay.rule_sentences[0], row.name);
             fact.statements = essay.rule_sentences;
+            if (!named) fact.statements.insert(fact.statements.begin(), essay.intro);
+            fact.text = text::join(fact.statements, " ");
             fact.key_details = {entity_detail(row.name), detail("behaviour", row.behaviour_key),
                                 detail("condition", row.condition_key)};
             fact.key_details.insert(fact.key_details.end(), essay.qualifiers.begin(), essay.qualifiers.end());
@@ -541,12 +614,22 @@ data::Scenario generate(const GenerateOptions& options, bool hard) {
                       {"condition_met", row.condition_met ? "yes" : "no"},
                       {"question_context", row.context},
                       {"rule", row.rule},
-                      {"pronoun", row.pronouns.subj}};
+                      {"pronoun", row.pronouns.subj},
+                      {"behaviour_kind", row.behaviour->kind},
+                      {"question_wording", row.paraphrased[hard ? 1 : 0] ? "paraphrase" : "essay"}};
         if (row.category == Category::pet) probe.meta["species"] = row.species;
         scenario.probes.push_back(std::move(probe));
     }
     ask_all_after_last_session(scenario);
     scenario.meta["variant"] = hard ? "hard" : "easy";
+    scenario.meta["settings"] = {{"name_reuse", settings.name_reuse},
+                                 {"easy_paraphrase_share", settings.easy_paraphrase_share},
+                                 {"hard_paraphrase_share", settings.hard_paraphrase_share},
+                                 {"role_share", settings.role_share},
+                                 {"easy_min_sentences", settings.easy_min_sentences},
+                                 {"easy_max_sentences", settings.easy_max_sentences},
+                                 {"hard_min_sentences", settings.hard_min_sentences},
+                                 {"hard_max_sentences", settings.hard_max_sentences}};
     record_dedup(scenario, "essay", deduper, candidates);
     return scenario;
 }

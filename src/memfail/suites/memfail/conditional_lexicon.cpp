@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: MIT
-// The Conditional-Facts lexicons: every name, behaviour, condition and filler fact, written for
-// memfail (British spelling throughout), plus the template renderer they are written for.
+// The Conditional-Facts lexicon: the condition-type tables, the connective check and the template
+// renderer, and the loader of lexicon/conditional.json (embedded at build time). The Reader keeps the
+// first problem with its JSON path, so each part of the file is read by a short function mirroring it.
+#include <memfail/embedded/conditional_lexicon.hpp>
 #include <memfail/core/text.hpp>
+#include <memfail/suites/lexicon_reader.hpp>
 #include <memfail/suites/memfail/conditional_lexicon.hpp>
+
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cctype>
@@ -114,1408 +119,265 @@ std::string render_fragment(std::string_view tmpl, const std::string& name, cons
 }
 
 // ---------------------------------------------------------------------------------------------
-// Behaviours. Portable ones can be done anywhere; the others need home, a garden or a workshop.
+// Loading conditional.json.
 
 namespace {
-constexpr std::uint32_t P = fit_person;
-constexpr std::uint32_t C = fit_character;
-constexpr std::uint32_t H = fit_human;
-constexpr std::uint32_t A = fit_any;
-constexpr std::uint32_t CAT = fit_cat;
-constexpr std::uint32_t DOG = fit_dog;
-constexpr std::uint32_t PAR = fit_parrot;
-constexpr std::uint32_t RAB = fit_rabbit;
-constexpr std::uint32_t FER = fit_ferret;
-constexpr std::uint32_t PETS = fit_pet;
-constexpr Place go = Place::anywhere;
-constexpr Place home = Place::home;
-constexpr Place yard = Place::yard;
+
+using nlohmann::json;
+using Reader = suites::LexiconReader;
+
+std::string at(const std::string& path, const char* key, std::size_t i) {
+    return path + "." + key + "[" + std::to_string(i) + "]";
+}
+
+std::uint32_t read_fit(Reader& r, const json& obj, const std::string& path) {
+    static const std::vector<std::pair<std::string, std::uint32_t>> k_bits = {
+        {"person", fit_person}, {"character", fit_character}, {"cat", fit_cat},       {"dog", fit_dog},
+        {"parrot", fit_parrot}, {"rabbit", fit_rabbit},       {"ferret", fit_ferret}};
+    std::uint32_t fit = 0;
+    const std::vector<std::string> names = r.strings(obj, "fit", path);
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        bool known = false;
+        for (const auto& [name, bit] : k_bits)
+            if (names[i] == name) {
+                fit |= bit;
+                known = true;
+            }
+        if (!known)
+            r.fail(at(path, "fit", i), "'" + names[i] + "' is not person, character, cat, dog, parrot, rabbit or ferret");
+    }
+    return fit;
+}
+
+std::vector<NameEntry> read_names(Reader& r, const json& names, const char* key, const std::string& path) {
+    std::vector<NameEntry> out;
+    const json& list = r.array(names, key, path);
+    for (std::size_t i = 0; i < list.size(); ++i) {
+        const std::string p = at(path, key, i);
+        NameEntry n;
+        n.name = r.str(list[i], "name", p);
+        const std::string g = r.str(list[i], "gender", p);
+        if (g != "m" && g != "f" && g != "n") r.fail(p + ".gender", "must be \"m\", \"f\" or \"n\"");
+        n.gender = g.empty() ? 'n' : g[0];
+        out.push_back(std::move(n));
+    }
+    return out;
+}
+
+ByCategory read_by_category(Reader& r, const json& obj, const char* key, const std::string& path) {
+    const json& j = r.member(obj, key, path);
+    const std::string p = path + "." + key;
+    return {r.strings(j, "person", p), r.strings(j, "character", p), r.strings(j, "pet", p)};
+}
+
+Families read_families(Reader& r, const json& obj, const char* key, const std::string& path,
+                       const std::vector<std::string>& required_tokens) {
+    Families out;
+    const json& j = r.member(obj, key, path);
+    const std::string p = path + "." + key;
+    if (!j.is_object()) {
+        if (!j.is_null()) r.fail(p, "must be an object of paraphrase families");
+        return out;
+    }
+    for (const auto& [name, list] : j.items()) {
+        if (name == "about") continue;
+        std::vector<std::string> templates = r.strings(j, name.c_str(), p);
+        for (std::size_t i = 0; i < templates.size(); ++i) {
+            bool any = required_tokens.empty();
+            for (const auto& t : required_tokens) any = any || templates[i].find(t) != std::string::npos;
+            if (!any) r.fail(at(p, name.c_str(), i), "must hold one of the rule tokens it paraphrases");
+            if (!find_forbidden_connective(templates[i]).empty() && key != std::string("easy"))
+                r.fail(at(p, name.c_str(), i), "holds a conditional connective");
+        }
+        out.emplace_back(name, std::move(templates));
+    }
+    if (out.size() < 2) r.fail(p, "needs at least two paraphrase families");
+    return out;
+}
+
+BehaviourEntry read_behaviour(Reader& r, const json& j, const std::string& path) {
+    BehaviourEntry b;
+    b.fit = read_fit(r, j, path);
+    const std::string place = r.str(j, "place", path);
+    if (place == "anywhere") b.place = Place::anywhere;
+    else if (place == "home") b.place = Place::home;
+    else if (place == "yard") b.place = Place::yard;
+    else r.fail(path + ".place", "must be anywhere, home or yard");
+    b.kind = r.str(j, "kind", path);
+    b.verb_s = r.str(j, "verb_s", path);
+    b.verb = r.str(j, "verb", path);
+    b.verb_ing = r.str(j, "verb_ing", path);
+    b.rest = r.str(j, "rest", path);
+    b.ask = r.str(j, "ask", path);
+    b.key = r.str(j, "key", path, false);
+    b.habit = r.str(j, "habit", path);
+    b.avoid_type = r.str(j, "avoid_type", path, false);
+    if (!b.key.empty() && !text::contains_phrase(b.rest, b.key)) r.fail(path + ".key", "must be a phrase of the rest");
+    if (!b.avoid_type.empty() && !is_condition_type(b.avoid_type))
+        r.fail(path + ".avoid_type", "'" + b.avoid_type + "' is not one of the 32 condition types");
+    // The question's wording must not give the essay's key phrase back.
+    const std::string key = b.key.empty() ? b.rest : b.key;
+    if (text::normalized_contains(text::normalize(b.ask), text::normalize(key)))
+        r.fail(path + ".ask", "repeats the behaviour's key phrase; it should say it in other words");
+    return b;
+}
+
+ConditionEntry read_condition(Reader& r, const json& j, const std::string& path) {
+    ConditionEntry c;
+    c.type = r.str(j, "type", path);
+    if (!c.type.empty() && !is_condition_type(c.type))
+        r.fail(path + ".type", "'" + c.type + "' is not one of the 32 condition types");
+    c.fit = read_fit(r, j, path);
+    const std::vector<std::string> flags = r.strings(j, "flags", path, false);
+    for (std::size_t i = 0; i < flags.size(); ++i) {
+        if (flags[i] == "away") c.flags |= cond_needs_portable;
+        else if (flags[i] == "context_after") c.flags |= cond_context_after;
+        else if (flags[i] == "indoors") c.flags |= cond_indoors;
+        else r.fail(at(path, "flags", i), "must be away, context_after or indoors");
+    }
+    c.clause = r.str(j, "clause", path);
+    c.key = r.str(j, "key", path);
+    c.yes_context = r.str(j, "yes_context", path);
+    c.no_context = r.str(j, "no_context", path);
+    c.sentence = r.str(j, "sentence", path);
+    c.anchor = r.str(j, "anchor", path);
+    const std::string nkey = text::normalize(c.key);
+    if (!c.key.empty() && (!text::normalized_contains(text::normalize(c.clause), nkey) ||
+                           !text::normalized_contains(text::normalize(c.sentence), nkey)))
+        r.fail(path + ".key", "must appear literally in the clause and the sentence");
+    for (const auto& [field, value] : {std::pair<const char*, const std::string*>{"yes_context", &c.yes_context},
+                                       {"no_context", &c.no_context}, {"anchor", &c.anchor}})
+        if (!c.key.empty() && text::normalized_contains(text::normalize(*value), text::normalize(c.key)))
+            r.fail(path + "." + field, "repeats the condition's key phrase, which would give the answer away");
+    if (!find_forbidden_connective(c.sentence).empty()) r.fail(path + ".sentence", "holds a conditional connective");
+    return c;
+}
+
+FillerEntry read_filler(Reader& r, const json& j, const std::string& path) {
+    FillerEntry f;
+    f.fit = read_fit(r, j, path);
+    f.text = r.str(j, "text", path);
+    f.avoid_type = r.str(j, "avoid_type", path, false);
+    f.group = r.str(j, "group", path, false);
+    if (!find_forbidden_connective(f.text).empty()) r.fail(path + ".text", "a filler is unconditional");
+    return f;
+}
+
 }  // namespace
 
-const std::vector<BehaviourEntry>& behaviours() {
-    static const std::vector<BehaviourEntry> k_behaviours = {
-        // People and characters alike.
-        {H, go, "sketches", "sketch", "sketching", "foxes on paper napkins", "", "the napkin sketching", ""},
-        {H, go, "hums", "hum", "humming", "old sea shanties under {pos} breath", "old sea shanties", "the shanty humming", "music_playing"},
-        {H, go, "folds", "fold", "folding", "paper cranes out of old receipts", "paper cranes out of old receipts", "the crane folding", ""},
-        {H, go, "writes", "write", "writing", "tiny poems on the backs of envelopes", "", "the envelope poetry", ""},
-        {H, home, "rearranges", "rearrange", "rearranging", "{pos} bookshelf by colour", "bookshelf by colour", "the shelf shuffling", ""},
-        {H, go, "recites", "recite", "reciting", "the names of the planets backwards", "", "the backwards planet recital", ""},
-        {P, go, "whistles", "whistle", "whistling", "film theme tunes", "", "the theme-tune whistling", "music_playing"},
-        {H, go, "builds", "build", "building", "towers out of sugar cubes", "", "the sugar-cube building", "food_or_drink_present"},
-        {P, home, "leafs", "leaf", "leafing", "through {pos} old school yearbooks", "old school yearbooks", "the yearbook browsing", ""},
-        {H, home, "polishes", "polish", "polishing", "every spoon in the cutlery drawer", "", "the spoon polishing", ""},
-        {H, go, "practises", "practise", "practising", "card tricks with a battered old deck", "card tricks with a battered old deck", "the card-trick practice", ""},
-        {H, go, "counts", "count", "counting", "the steps of every staircase out loud", "steps of every staircase", "the step counting", ""},
-        {P, go, "speaks", "speak", "speaking", "in a terrible French accent", "", "the fake accent", ""},
-        {P, home, "makes", "make", "making", "elaborate grilled-cheese sandwiches", "", "the sandwich making", "food_or_drink_present"},
-        {H, home, "alphabetises", "alphabetise", "alphabetising", "the jars on the spice rack", "jars on the spice rack", "the spice sorting", "scent"},
-        {H, go, "knits", "knit", "knitting", "lopsided scarves for strangers", "", "the scarf knitting", ""},
-        {H, go, "tells", "tell", "telling", "long, rambling ghost stories", "rambling ghost stories", "the ghost-story telling", ""},
-        {H, go, "does", "do", "doing", "handstands against the nearest wall", "", "the handstand routine", ""},
-        {H, go, "plays", "play", "playing", "the spoons like a folk musician", "", "the spoon playing", "music_playing"},
-        {P, go, "learns", "learn", "learning", "a new word of Icelandic", "", "the Icelandic vocabulary drill", ""},
-        {P, go, "photographs", "photograph", "photographing", "manhole covers", "", "the manhole photography", ""},
-        {H, home, "bakes", "bake", "baking", "lopsided loaves of rye bread", "loaves of rye bread", "the rye baking", "scent"},
-        {P, home, "waters", "water", "watering", "{pos} cactus collection", "cactus collection", "the cactus watering", ""},
-        {H, go, "writes", "write", "writing", "letters to {pos} future self", "future self", "the letter writing", ""},
-        {P, go, "designs", "design", "designing", "board games on index cards", "", "the board-game designing", ""},
-        {P, go, "does", "do", "doing", "cryptic crosswords in pen", "", "the crossword solving", ""},
-        {H, home, "sorts", "sort", "sorting", "the coin jar into neat stacks", "coin jar into neat stacks", "the coin sorting", ""},
-        {P, home, "irons", "iron", "ironing", "every tea towel in the house", "", "the tea-towel ironing", ""},
-        {H, home, "talks", "talk", "talking", "to the houseplants in a soothing voice", "houseplants in a soothing voice", "the plant chatter", ""},
-        {H, go, "juggles", "juggle", "juggling", "three clementines", "", "the clementine juggling", "food_or_drink_present"},
-        {H, go, "writes", "write", "writing", "limericks about the neighbours", "", "the limerick writing", "conflict_state"},
-        {P, go, "rings", "ring", "ringing", "{pos} grandmother for a long chat", "grandmother for a long chat", "the long phone call", "request_made"},
-        {H, home, "dances", "dance", "dancing", "a slow waltz around the kitchen", "", "the kitchen waltz", ""},
-        {H, home, "sings", "sing", "singing", "opera arias in the shower", "", "the shower opera", "music_playing"},
-        {H, go, "carves", "carve", "carving", "small animals out of soap", "", "the soap carving", ""},
-        {H, go, "plays", "play", "playing", "solitaire with a deck missing two cards", "deck missing two cards", "the solitaire game", ""},
-        {H, yard, "trims", "trim", "trimming", "the hedge into wobbly shapes", "", "the hedge sculpting", ""},
-        {H, home, "reads", "read", "reading", "aloud from an old atlas", "", "the atlas reading", ""},
-        {H, go, "paints", "paint", "painting", "tiny portraits of pigeons", "", "the pigeon painting", ""},
-        {H, go, "makes", "make", "making", "lists of {pos} favourite clouds", "favourite clouds", "the cloud listing", "weather"},
-        {H, home, "presses", "press", "pressing", "wildflowers between the pages of a dictionary", "wildflowers between the pages", "the flower pressing", ""},
-        {H, home, "brews", "brew", "brewing", "elaborate pots of smoky tea", "pots of smoky tea", "the tea ceremony", "food_or_drink_present"},
-        {H, go, "recites", "recite", "reciting", "long passages of old poetry", "", "the poetry recital", ""},
-        {P, home, "builds", "build", "building", "blanket forts in the living room", "blanket forts", "the fort building", ""},
-        {P, go, "jots", "jot", "jotting", "down overheard conversations", "overheard conversations", "the eavesdropping", ""},
-        {H, yard, "tidies", "tidy", "tidying", "the whole garden shed", "", "the shed tidying", ""},
-        {H, go, "plays", "play", "playing", "a wheezy old harmonica", "", "the harmonica playing", "music_playing"},
-        {P, go, "writes", "write", "writing", "reviews of imaginary restaurants", "", "the fake reviewing", ""},
-        {H, go, "feeds", "feed", "feeding", "the sparrows from a paper bag", "sparrows from a paper bag", "the sparrow feeding", ""},
-        {H, home, "hand-washes", "hand-wash", "hand-washing", "all {pos} woollen jumpers", "woollen jumpers", "the jumper washing", ""},
-        {H, go, "stacks", "stack", "stacking", "pebbles into little towers", "", "the pebble stacking", ""},
-        {H, home, "gives", "give", "giving", "the furniture silly names", "", "the furniture naming", ""},
-        {H, go, "practises", "practise", "practising", "calligraphy with a goose-feather quill", "", "the calligraphy", ""},
-        {H, home, "studies", "study", "studying", "the stars through a brass telescope", "brass telescope", "the stargazing", "lighting"},
-        {H, go, "whittles", "whittle", "whittling", "walking sticks from fallen branches", "", "the whittling", ""},
-        {H, go, "writes", "write", "writing", "in a journal with invisible ink", "", "the secret journaling", ""},
-        {H, go, "tosses", "toss", "tossing", "a silver coin to decide what to eat", "silver coin to decide what to eat", "the coin tossing", ""},
-        {H, go, "plays", "play", "playing", "chess against an imaginary opponent", "", "the imaginary chess", "streak_state"},
-        {H, go, "recites", "recite", "reciting", "the family tree back seven generations", "", "the family-tree recital", ""},
-        {H, go, "collects", "collect", "collecting", "feathers in a leather pouch", "", "the feather collecting", ""},
-        {H, go, "reads", "read", "reading", "tea leaves for anyone nearby", "", "the tea-leaf reading", "food_or_drink_present"},
-        {H, home, "goes", "go", "going", "barefoot around the house", "", "the barefoot wandering", ""},
-        {P, go, "wears", "wear", "wearing", "a ridiculous knitted hat", "", "the silly-hat routine", "temperature"},
-        {P, home, "eats", "eat", "eating", "pickles straight from the jar", "", "the pickle snacking", "food_or_drink_present"},
-        {P, go, "recites", "recite", "reciting", "football results from the nineties", "", "the football recital", ""},
-        {H, go, "narrates", "narrate", "narrating", "{pos} own day like a nature documentary", "day like a nature documentary", "the documentary narration", ""},
-        {P, go, "quotes", "quote", "quoting", "lines from old westerns", "", "the western quoting", ""},
-        {H, go, "builds", "build", "building", "tiny boats from walnut shells", "", "the walnut-boat building", ""},
-        {H, go, "writes", "write", "writing", "shopping lists in Latin", "", "the Latin list writing", ""},
-        {P, home, "arranges", "arrange", "arranging", "the fridge magnets into little scenes", "fridge magnets into little scenes", "the magnet arranging", ""},
-        {H, go, "does", "do", "doing", "a full sun-salutation routine", "sun-salutation routine", "the yoga routine", ""},
-        {P, go, "sends", "send", "sending", "postcards to old teachers", "", "the postcard sending", ""},
-        {P, home, "listens", "listen", "listening", "to the shipping forecast on the radio", "shipping forecast on the radio", "the forecast listening", "music_playing"},
-        {H, home, "repairs", "repair", "repairing", "broken umbrellas", "", "the umbrella repairing", ""},
-        {H, home, "plays", "play", "playing", "marbles on the kitchen floor", "", "the marble game", ""},
-        {H, go, "invents", "invent", "inventing", "new words for everyday objects", "", "the word inventing", ""},
-        {P, go, "colours", "colour", "colouring", "in intricate mandala books", "intricate mandala books", "the mandala colouring", ""},
-        {H, home, "makes", "make", "making", "shadow puppets on the bedroom wall", "shadow puppets on the bedroom wall", "the shadow-puppet show", "lighting"},
-        {H, go, "writes", "write", "writing", "haiku about passing strangers", "", "the haiku writing", ""},
-        {P, home, "tunes", "tune", "tuning", "the old upright piano by ear", "", "the piano tuning", "music_playing"},
-        {P, home, "scrubs", "scrub", "scrubbing", "the bathroom grout with a toothbrush", "grout with a toothbrush", "the grout scrubbing", ""},
-        {P, home, "plays", "play", "playing", "old vinyl records at full volume", "", "the record blasting", "noise_level"},
-        {P, home, "watches", "watch", "watching", "documentaries about deep-sea fish", "", "the documentary watching", ""},
-        {H, home, "paces", "pace", "pacing", "slow circles around the room", "", "the pacing", ""},
-        {H, go, "laughs", "laugh", "laughing", "at {pos} own jokes before the punchline", "jokes before the punchline", "the early laughter", ""},
-        {P, home, "puts", "put", "putting", "on a full three-piece suit", "full three-piece suit", "the suit wearing", ""},
-        {H, home, "sleeps", "sleep", "sleeping", "on the floor instead of the bed", "", "the floor sleeping", ""},
-        {P, go, "texts", "text", "texting", "in nothing but emoji", "", "the emoji texting", ""},
-        {H, go, "skims", "skim", "skimming", "flat stones across the nearest pond", "flat stones across the nearest pond", "the stone skimming", "location"},
-        {H, go, "doodles", "doodle", "doodling", "spirals in the margins of newspapers", "", "the spiral doodling", ""},
-        {H, home, "oils", "oil", "oiling", "the hinges of every door", "", "the hinge oiling", ""},
-        {P, go, "makes", "make", "making", "voice memos about passing dogs", "", "the dog reporting", ""},
-        {P, home, "bakes", "bake", "baking", "tiny cheese scones for the neighbours", "tiny cheese scones", "the scone baking", "food_or_drink_present"},
-        {H, go, "hums", "hum", "humming", "the national anthem of Finland", "", "the Finnish humming", "music_playing"},
-        {P, go, "rates", "rate", "rating", "every bench {subj} [sits|sit] on out of ten", "out of ten", "the bench rating", ""},
-        // Characters: fantasy-flavoured habits.
-        {C, go, "polishes", "polish", "polishing", "an old brass compass", "", "the compass polishing", ""},
-        {C, home, "braids", "braid", "braiding", "ribbons into {pos} horse's mane", "horse's mane", "the mane braiding", ""},
-        {C, home, "bakes", "bake", "baking", "honey cakes for the whole street", "honey cakes for the whole street", "the honey-cake baking", "food_or_drink_present"},
-        {C, home, "feeds", "feed", "feeding", "the castle ravens by hand", "", "the raven feeding", ""},
-        {C, go, "sings", "sing", "singing", "ballads about long-dead kings", "", "the ballad singing", "music_playing"},
-        {C, home, "draws", "draw", "drawing", "star charts on the ceiling", "", "the star charting", ""},
-        {C, home, "sharpens", "sharpen", "sharpening", "every blade in the house", "", "the blade sharpening", ""},
-        {C, go, "plays", "play", "playing", "a battered lute", "", "the lute playing", "music_playing"},
-        {C, go, "carves", "carve", "carving", "runes into driftwood", "", "the rune carving", ""},
-        {C, home, "brews", "brew", "brewing", "nettle soup in a huge iron pot", "nettle soup", "the soup brewing", "scent"},
-        {C, go, "trades", "trade", "trading", "riddles with travellers", "", "the riddle trading", ""},
-        {C, go, "consults", "consult", "consulting", "a deck of painted fortune cards", "painted fortune cards", "the card reading", ""},
-        {C, home, "lights", "light", "lighting", "a row of beeswax candles", "", "the candle lighting", "lighting"},
-        {C, go, "talks", "talk", "talking", "to the moon in an old dialect", "", "the moon talk", "lighting"},
-        {C, go, "sketches", "sketch", "sketching", "dragons in the margins of ledgers", "", "the dragon doodling", ""},
-        {C, go, "teaches", "teach", "teaching", "the stable hands old marching songs", "old marching songs", "the singing lesson", "music_playing"},
-        {C, home, "counts", "count", "counting", "every coin in the strongbox twice", "every coin in the strongbox", "the coin counting", ""},
-        {C, go, "sharpens", "sharpen", "sharpening", "quills with a tiny silver knife", "quills with a tiny silver knife", "the quill sharpening", ""},
-        {C, go, "mutters", "mutter", "muttering", "old blessings over every meal", "old blessings over every meal", "the muttered blessing", ""},
-        {C, home, "paints", "paint", "painting", "the tower door a new colour", "", "the door painting", ""},
-        {C, go, "whistles", "whistle", "whistling", "for the wild ponies on the moor", "wild ponies on the moor", "the pony whistling", ""},
-        {C, go, "juggles", "juggle", "juggling", "daggers for the village children", "", "the dagger juggling", ""},
-        {C, go, "writes", "write", "writing", "riddles on scraps of birch bark", "", "the riddle writing", ""},
-        // Pets, by species.
-        {CAT | DOG, go, "chases", "chase", "chasing", "{pos} own tail in tight circles", "own tail in tight circles", "the tail chasing", ""},
-        {CAT | RAB | FER, home, "sits", "sit", "sitting", "inside empty shoeboxes", "", "the shoebox sitting", ""},
-        {CAT, home, "knocks", "knock", "knocking", "pens off the desk one by one", "pens off the desk", "the pen toppling", ""},
-        {CAT, home, "chirps", "chirp", "chirping", "at the birds outside the window", "birds outside the window", "the chirping", ""},
-        {CAT, home, "kneads", "knead", "kneading", "the softest blanket in the house", "", "the kneading", ""},
-        {CAT | DOG | FER, home, "carries", "carry", "carrying", "socks around the house like trophies", "socks around the house", "the sock parade", ""},
-        {CAT, home, "drinks", "drink", "drinking", "from the dripping bathroom tap", "dripping bathroom tap", "the tap drinking", ""},
-        {CAT, home, "sleeps", "sleep", "sleeping", "in the bathroom sink", "", "the sink napping", ""},
-        {CAT | FER, home, "bats", "bat", "batting", "at {pos} reflection in the mirror", "reflection in the mirror", "the mirror boxing", ""},
-        {CAT | DOG, home, "rolls", "roll", "rolling", "around on the doormat", "", "the doormat rolling", ""},
-        {CAT, home, "yowls", "yowl", "yowling", "at the closed bedroom door", "", "the yowling", ""},
-        {CAT | DOG | FER, home, "hides", "hide", "hiding", "under the duvet", "", "the duvet hiding", ""},
-        {DOG, home, "howls", "howl", "howling", "along to the kettle whistle", "", "the kettle howling", ""},
-        {DOG, home, "buries", "bury", "burying", "chew toys in the sofa cushions", "", "the toy burying", ""},
-        {DOG, home, "brings", "bring", "bringing", "{pos} lead to the front door", "lead to the front door", "the lead fetching", ""},
-        {DOG | RAB | FER, yard, "digs", "dig", "digging", "holes under the apple tree", "", "the digging", ""},
-        {DOG, go, "barks", "bark", "barking", "at {pos} own shadow", "own shadow", "the shadow barking", "lighting"},
-        {DOG, yard, "rolls", "roll", "rolling", "in freshly cut grass", "", "the grass rolling", ""},
-        {DOG | CAT, go, "sleeps", "sleep", "sleeping", "on {pos} back with all four paws in the air", "all four paws in the air", "the upside-down napping", ""},
-        {DOG, home, "carries", "carry", "carrying", "a single shoe around in {pos} mouth", "single shoe around", "the shoe carrying", ""},
-        {DOG, go, "spins", "spin", "spinning", "three times before lying down", "", "the spinning", ""},
-        {DOG, go, "leans", "lean", "leaning", "against the nearest pair of legs", "", "the leaning", ""},
-        {DOG, yard, "drags", "drag", "dragging", "{pos} blanket out into the garden", "blanket out into the garden", "the blanket dragging", ""},
-        {PAR, go, "whistles", "whistle", "whistling", "the theme tune of the evening news", "", "the news-theme whistling", "music_playing"},
-        {PAR, go, "imitates", "imitate", "imitating", "the ringing of the old landline", "", "the phone impression", ""},
-        {PAR, home, "dances", "dance", "dancing", "along the curtain rail", "", "the curtain-rail dance", ""},
-        {PAR, go, "says", "say", "saying", "hello in a gruff sailor's voice", "gruff sailor's voice", "the gruff greeting", ""},
-        {PAR | RAB, home, "shreds", "shred", "shredding", "the morning newspaper into confetti", "newspaper into confetti", "the newspaper shredding", ""},
-        {PAR, home, "hangs", "hang", "hanging", "upside down from the roof of {pos} cage", "upside down from the roof", "the upside-down hanging", ""},
-        {PAR, home, "bobs", "bob", "bobbing", "{pos} head along to the spin cycle of the washing machine", "spin cycle of the washing machine", "the head bobbing", "noise_level"},
-        {PAR, go, "cackles", "cackle", "cackling", "like a pantomime villain", "", "the cackling", ""},
-        {PAR, go, "preens", "preen", "preening", "{pos} tail feathers for an hour", "tail feathers for an hour", "the preening", ""},
-        {PAR, go, "sings", "sing", "singing", "along with the microwave beeps", "", "the microwave duet", ""},
-        {RAB, home, "thumps", "thump", "thumping", "{pos} back feet on the floorboards", "back feet on the floorboards", "the foot thumping", ""},
-        {RAB, home, "does", "do", "doing", "wild leaps across the living room", "", "the leaping", ""},
-        {RAB, home, "tosses", "toss", "tossing", "{pos} food bowl across the hutch", "food bowl across the hutch", "the bowl tossing", ""},
-        {RAB, home, "nibbles", "nibble", "nibbling", "the corners of cardboard boxes", "", "the box nibbling", ""},
-        {RAB, home, "flops", "flop", "flopping", "onto {pos} side in the middle of the rug", "side in the middle of the rug", "the dramatic flopping", ""},
-        {RAB, go, "circles", "circle", "circling", "people's feet while honking softly", "feet while honking softly", "the honking", ""},
-        {RAB, home, "piles", "pile", "piling", "the hay into a neat heap", "hay into a neat heap", "the hay tidying", ""},
-        {FER, home, "steals", "steal", "stealing", "car keys from the hall table", "", "the key stealing", ""},
-        {FER, home, "does", "do", "doing", "a war dance around the kitchen", "war dance around the kitchen", "the war dance", ""},
-        {FER | CAT, home, "burrows", "burrow", "burrowing", "into the laundry basket", "", "the laundry burrowing", ""},
-        {FER | DOG, home, "hoards", "hoard", "hoarding", "slippers under the bed", "", "the slipper hoarding", ""},
-        {FER, home, "chatters", "chatter", "chattering", "happily at the bath plug", "", "the chattering", "prior_activity"},
-        {FER, yard, "squeezes", "squeeze", "squeezing", "into the drainpipes in the garden", "drainpipes in the garden", "the drainpipe exploring", ""},
-        {CAT | DOG | RAB | FER, home, "sniffs", "sniff", "sniffing", "every bag that comes through the door", "", "the bag inspection", ""},
-        {CAT, home, "naps", "nap", "napping", "on top of the warm laptop", "", "the laptop napping", "prior_activity"},
-        {CAT | DOG | PAR, home, "stares", "stare", "staring", "at the blank wall for minutes on end", "blank wall for minutes on end", "the wall staring", ""},
-        {CAT | DOG | FER, home, "follows", "follow", "following", "people into the bathroom", "", "the bathroom escorting", ""},
-        {CAT | DOG | RAB | FER, go, "greets", "greet", "greeting", "visitors with a loud sneeze", "", "the sneezy welcome", ""},
-        {CAT | PAR, home, "watches", "watch", "watching", "the washing go round in the machine", "washing go round in the machine", "the laundry watching", "noise_level"},
-        {DOG | FER, go, "tugs", "tug", "tugging", "at shoelaces until they come undone", "", "the shoelace tugging", ""},
-        {CAT | RAB, home, "guards", "guard", "guarding", "the top step of the staircase", "", "the stair guarding", ""},
-        {DOG, go, "sings", "sing", "singing", "along to the ice-cream van", "", "the ice-cream van chorus", "noise_level"},
-        {PAR, go, "rings", "ring", "ringing", "a little brass bell over and over", "little brass bell", "the bell ringing", ""},
-    };
-    return k_behaviours;
+Result<Lexicon> parse_lexicon(const std::string& file, const std::string& content) {
+    Reader r(file);
+    json doc = json::parse(content, nullptr, false);
+    if (doc.is_discarded() || !doc.is_object()) return make_error(ErrorKind::invalid_input, "is not a JSON object", file);
+    Lexicon lex;
+    const json& names = r.member(doc, "names", "$");
+    lex.person_names = read_names(r, names, "person", "$.names");
+    lex.character_names = read_names(r, names, "character", "$.names");
+    lex.pet_names = read_names(r, names, "pet", "$.names");
+
+    const json& kinds = r.array(doc, "pet_kinds", "$");
+    for (std::size_t i = 0; i < kinds.size(); ++i) {
+        const std::string p = at("$", "pet_kinds", i);
+        PetKind k;
+        k.breed = r.str(kinds[i], "breed", p);
+        k.species = r.str(kinds[i], "species", p);
+        static const std::vector<std::pair<std::string, std::uint32_t>> k_species = {
+            {"cat", fit_cat}, {"dog", fit_dog}, {"parrot", fit_parrot}, {"rabbit", fit_rabbit}, {"ferret", fit_ferret}};
+        for (const auto& [name, bit] : k_species)
+            if (k.species == name) k.fit = bit;
+        if (k.fit == 0) r.fail(p + ".species", "must be cat, dog, parrot, rabbit or ferret");
+        lex.pet_kinds.push_back(std::move(k));
+    }
+    const json& professions = r.array(doc, "professions", "$");
+    for (std::size_t i = 0; i < professions.size(); ++i) {
+        const std::string p = at("$", "professions", i);
+        lex.professions.push_back({r.str(professions[i], "profession", p), r.str(professions[i], "role", p),
+                                   r.str(professions[i], "place", p)});
+    }
+    lex.towns = r.strings(doc, "towns", "$");
+    const json& roles = r.array(doc, "character_roles", "$");
+    for (std::size_t i = 0; i < roles.size(); ++i) {
+        const std::string p = at("$", "character_roles", i);
+        lex.character_roles.push_back({r.str(roles[i], "title", p), r.str(roles[i], "role", p)});
+    }
+    lex.realms = r.strings(doc, "realms", "$");
+    const json& households = r.array(doc, "households", "$");
+    for (std::size_t i = 0; i < households.size(); ++i) {
+        const std::string p = at("$", "households", i);
+        lex.households.push_back({r.str(households[i], "household", p), r.str(households[i], "home", p)});
+    }
+    lex.intros = read_by_category(r, doc, "intros", "$");
+    for (const auto* list : {&lex.intros.person, &lex.intros.character, &lex.intros.pet})
+        for (const auto& s : *list)
+            if (s.find("{Name}") == std::string::npos) r.fail("$.intros", "every intro names the entity as {Name}: '" + s + "'");
+
+    const json& compat = r.member(doc, "compatibility", "$");
+    if (!compat.is_object()) r.fail("$.compatibility", "must map behaviour kinds to lists of condition types");
+    for (auto it = compat.is_object() ? compat.begin() : json::const_iterator(); compat.is_object() && it != compat.end(); ++it) {
+        if (it.key() == "about") continue;
+        const std::string p = "$.compatibility." + it.key();
+        const std::vector<std::string> types = r.strings(compat, it.key().c_str(), "$.compatibility");
+        for (std::size_t i = 0; i < types.size(); ++i)
+            if (!is_condition_type(types[i])) r.fail(p + "[" + std::to_string(i) + "]", "'" + types[i] + "' is not one of the 32 condition types");
+        lex.compatibility[it.key()] = std::set<std::string>(types.begin(), types.end());
+    }
+    const json& behaviours = r.array(doc, "behaviours", "$");
+    for (std::size_t i = 0; i < behaviours.size(); ++i) {
+        const std::string p = at("$", "behaviours", i);
+        lex.behaviours.push_back(read_behaviour(r, behaviours[i], p));
+        if (!lex.behaviours.back().kind.empty() && !lex.compatibility.count(lex.behaviours.back().kind))
+            r.fail(p + ".kind", "'" + lex.behaviours.back().kind + "' has no row in $.compatibility");
+    }
+    const json& conditions = r.array(doc, "conditions", "$");
+    for (std::size_t i = 0; i < conditions.size(); ++i)
+        lex.conditions.push_back(read_condition(r, conditions[i], at("$", "conditions", i)));
+
+    const json& fillers = r.member(doc, "fillers", "$");
+    lex.setting_fillers = read_by_category(r, fillers, "setting", "$.fillers");
+    const json& background = r.array(fillers, "background", "$.fillers");
+    for (std::size_t i = 0; i < background.size(); ++i)
+        lex.background.push_back(read_filler(r, background[i], at("$.fillers", "background", i)));
+
+    const json& families = r.member(doc, "rule_families", "$");
+    lex.easy_rules = read_families(r, families, "easy", "$.rule_families", {"{vp", "{base}", "{ing}"});
+    const json& hb = r.member(families, "hard_behaviour", "$.rule_families");
+    lex.hard_behaviour_person = read_families(r, hb, "person", "$.rule_families.hard_behaviour", {"{vp}", "{ing}"});
+    lex.hard_behaviour_character = read_families(r, hb, "character", "$.rule_families.hard_behaviour", {"{vp}", "{ing}"});
+    lex.hard_behaviour_pet = read_families(r, hb, "pet", "$.rule_families.hard_behaviour", {"{vp}", "{ing}"});
+    lex.hard_link = read_families(r, families, "hard_link", "$.rule_families", {"{anchor}"});
+    for (const auto& [name, templates] : lex.easy_rules)
+        for (std::size_t i = 0; i < templates.size(); ++i)
+            if (templates[i].find("{clause}") == std::string::npos)
+                r.fail(at("$.rule_families.easy", name.c_str(), i), "states the whole rule: it needs {clause}");
+
+    const json& questions = r.member(doc, "questions", "$");
+    lex.questions_before = r.strings(questions, "before", "$.questions");
+    lex.questions_after = r.strings(questions, "after", "$.questions");
+    lex.answers_yes = r.strings(questions, "yes", "$.questions");
+    lex.answers_no = r.strings(questions, "no", "$.questions");
+    for (const auto* list : {&lex.questions_before, &lex.questions_after})
+        for (const auto& q : *list)
+            if (q.find("{do}") == std::string::npos || q.find("{ctx}") == std::string::npos)
+                r.fail("$.questions", "every question holds {ctx} and {do}: '" + q + "'");
+    for (const auto* list : {&lex.answers_yes, &lex.answers_no})
+        for (const auto& a : *list)
+            if (a.find("{stated}") == std::string::npos) r.fail("$.questions", "every answer holds {stated}: '" + a + "'");
+    if (r.error()) return *r.error();
+    return lex;
 }
 
-// ---------------------------------------------------------------------------------------------
-// Conditions: at least four per type, more for the nine types pets may depend on.
-
-namespace {
-constexpr std::uint32_t NP = cond_needs_portable;
-constexpr std::uint32_t AFTER = cond_context_after;
-constexpr std::uint32_t IN = cond_indoors;
-}  // namespace
-
-const std::vector<ConditionEntry>& conditions() {
-    static const std::vector<ConditionEntry> k_conditions = {
-        // time_of_day
-        {"time_of_day", A, 0, "after ten at night", "after ten at night",
-         "It is a quarter to midnight.", "It is half past four in the afternoon.",
-         "{Subj} [is|are] a true night owl and [is|are] nearly always wide awake after ten at night.",
-         "in those late hours"},
-        {"time_of_day", A, 0, "just before sunrise", "before sunrise",
-         "The sky is only just turning grey, and the sun will be up in about fifteen minutes.",
-         "It is two in the afternoon, with the sun high overhead.",
-         "{Subj} [wakes|wake] long before sunrise most days, while the rest of the street is still dark.",
-         "in those dim first minutes of the day"},
-        {"time_of_day", A, 0, "around noon", "around noon",
-         "The clock has just struck twelve in the middle of the day.",
-         "It is eight o'clock in the evening.",
-         "Around noon the house empties and the street outside falls still for an hour or two.",
-         "in that midday lull"},
-        {"time_of_day", H, 0, "in the first hour after {subj} [wakes|wake] up", "first hour after",
-         "{Name} woke up twenty minutes ago and is still in {pos} dressing gown.",
-         "{Name} has been up for about six hours and is well into the afternoon.",
-         "The first hour after waking is slow and unhurried for {obj}, spent in a dressing gown by the window.",
-         "in that sleepy opening stretch of the day"},
-        {"time_of_day", A, 0, "at dusk", "at dusk",
-         "The sun has just slipped below the rooftops and the streetlamps are flickering on.",
-         "It is nine in the morning and the day is bright.",
-         "At dusk {subj} [settles|settle] by the back window to watch the light drain out of the sky.",
-         "in that fading twilight"},
-        {"time_of_day", A, IN, "in the hour before dinner", "hour before dinner",
-         "Dinner will be on the table in about forty minutes.",
-         "Dinner was cleared away an hour ago.",
-         "The hour before dinner is always restless in {Name's} home, with pans clattering and people drifting through the kitchen.",
-         "during that restless wait for food"},
-        // day_of_week
-        {"day_of_week", H, 0, "on Sundays", "on Sundays",
-         "It is a slow Sunday morning.", "It is a busy Wednesday morning.",
-         "{Subj} [keeps|keep] nothing on the calendar on Sundays and [treats|treat] them as a proper day of rest.",
-         "on those empty rest days"},
-        {"day_of_week", H, 0, "on Thursday evenings", "Thursday evenings",
-         "It is Thursday, a little after seven in the evening.", "It is Monday, a little after seven in the evening.",
-         "Thursday evenings are the one stretch of the week {subj} [keeps|keep] entirely to {refl}.",
-         "on those solitary Thursdays"},
-        {"day_of_week", H, 0, "on the first Monday of the month", "first Monday of the month",
-         "It is Monday the third.", "It is Monday the seventeenth.",
-         "The first Monday of the month is {pos} fixed day for paying bills and sorting paperwork.",
-         "on those bill-paying Mondays"},
-        {"day_of_week", H, 0, "on Saturdays", "on Saturdays",
-         "It is Saturday afternoon.", "It is Tuesday afternoon.",
-         "{Subj} [sleeps|sleep] late on Saturdays and [lets|let] the whole morning drift by.",
-         "on those lazy weekend days"},
-        {"day_of_week", H, 0, "on market days", "market days",
-         "The square outside is full of stalls today for the weekly market.",
-         "The square outside is empty; the next market is five days away.",
-         "{Name's} town holds market days twice a week, and the square fills with stalls and shouting traders.",
-         "on those bustling trading mornings"},
-        // season
-        {"season", H, 0, "in the depths of winter", "depths of winter",
-         "It is the middle of January and there is frost on every window.",
-         "It is a hot week in late July.",
-         "The depths of winter are long where {subj} [lives|live], with dark afternoons and frozen gutters.",
-         "in those dark, frozen months"},
-        {"season", H, 0, "in early spring", "early spring",
-         "The first crocuses have just come up and it is late March.",
-         "It is November and nearly all the leaves are down.",
-         "Early spring is {pos} favourite stretch of the year, all mud and new green shoots.",
-         "in those first green weeks of the year"},
-        {"season", H, 0, "during the summer holidays", "summer holidays",
-         "It is the second week of August and the schools are shut.",
-         "It is a busy week in October and term is in full swing.",
-         "The summer holidays leave {obj} with long, loose days and very little to do.",
-         "in those long August weeks"},
-        {"season", H, 0, "in autumn", "in autumn",
-         "It is October and the leaves are turning orange.", "It is early June and the roses are out.",
-         "{Subj} [has|have] always loved the smell of wet leaves in autumn.",
-         "in those leaf-strewn weeks"},
-        {"season", C, 0, "during the harvest festival", "harvest festival",
-         "The village is decked out in corn sheaves for the week of harvest celebrations.",
-         "It is the middle of planting season and the fields are bare.",
-         "The harvest festival fills {Name's} village with lanterns, fiddles and long tables every year.",
-         "on those lantern-lit nights of feasting"},
-        // time_elapsed
-        {"time_elapsed", H, 0, "once a full month has passed since {pos} last haircut", "a full month",
-         "{Name's} last haircut was five weeks ago.", "{Name} had a haircut eight days ago.",
-         "{Subj} [lets|let] a full month go by between haircuts without fail.",
-         "in those shaggy weeks before the next trim"},
-        {"time_elapsed", H, IN, "after two hours at {pos} desk without a break", "two hours",
-         "{Name} has been at the desk for nearly three hours without getting up.",
-         "{Name} sat down at the desk twenty minutes ago.",
-         "{Subj} [works|work] in long, unbroken sittings and often [stays|stay] at the desk for two hours or more.",
-         "at the end of those long sittings"},
-        {"time_elapsed", H, 0, "when more than a week has passed since {subj} last saw {pos} brother", "more than a week",
-         "{Name} last saw {pos} brother ten days ago.", "{Name} had lunch with {pos} brother yesterday.",
-         "{Pos} brother lives at the other end of the country, and more than a week often goes by between their visits.",
-         "in those long gaps between visits"},
-        {"time_elapsed", H, 0, "once {subj} [has|have] been awake for sixteen hours", "sixteen hours",
-         "{Name} got up at five this morning and it is now almost ten at night.",
-         "{Name} got up at eight and it is now eleven in the morning.",
-         "{Pos} days are long, and {subj} [is|are] often awake for sixteen hours at a stretch.",
-         "at the ragged end of those long days"},
-        // weather
-        {"weather", A, 0, "when it is raining", "raining",
-         "A steady drizzle is falling outside.", "It is dry and bright outside without a cloud in sight.",
-         "It seems to be raining half the year where {subj} [lives|live], and the gutters are always gurgling.",
-         "on those wet grey days"},
-        {"weather", A, 0, "during thunderstorms", "thunderstorms",
-         "Thunder is rumbling overhead and lightning keeps flashing.", "It is a calm, clear evening with barely a breeze.",
-         "Summer where {subj} [lives|live] brings a run of loud thunderstorms that rattle the windows.",
-         "on those stormy nights"},
-        {"weather", A, 0, "when snow is falling", "snow is falling",
-         "Fat white flakes are drifting past the window.", "The sky is clear and the ground is bare and dry.",
-         "Winters are long where {subj} [lives|live], and snow is falling for days on end.",
-         "on those white, muffled days"},
-        {"weather", A, 0, "on foggy mornings", "foggy mornings",
-         "A thick grey murk is hanging over everything this morning.", "It is a crisp, clear morning and you can see for miles.",
-         "{Name's} home sits in a valley that gets foggy mornings for most of the autumn.",
-         "in that grey morning murk"},
-        {"weather", A, 0, "when the wind is howling", "wind is howling",
-         "A gale is rattling the shutters and bending the trees.", "The air is completely still today.",
-         "{Name's} home stands on an exposed hill, and the wind is howling around the chimney for much of the winter.",
-         "on those blustery days"},
-        {"weather", A, 0, "when the sun is out", "sun is out",
-         "The sky is cloudless and the garden is bathed in sunshine.", "The sky is heavy, grey and overcast.",
-         "The sun is out more often than not in {Name's} corner of the world.",
-         "on those bright, cloudless days"},
-        // temperature
-        {"temperature", A, 0, "when it is below freezing outside", "below freezing",
-         "The thermometer on the porch reads minus four degrees.", "It is a mild fourteen degrees outside.",
-         "The winters where {subj} [lives|live] sit below freezing for weeks at a time.",
-         "in that bitter cold"},
-        {"temperature", A, 0, "when the temperature climbs above thirty degrees", "thirty degrees",
-         "It is a scorching thirty-four in the shade today.", "It is a pleasant twenty-one degrees today.",
-         "Summer afternoons in {Name's} town often climb past thirty degrees.",
-         "in that heavy summer heat"},
-        {"temperature", A, IN, "when the radiators are on", "radiators are on",
-         "The heating has just come on and the house is toasty.", "The heating has been off all day and the rooms are chilly.",
-         "The old radiators are on from October to April in {Name's} home and make every room toasty.",
-         "in that snug indoor warmth"},
-        {"temperature", A, 0, "on evenings below fifteen degrees", "below fifteen degrees",
-         "It has dropped to eleven degrees this evening.", "It is still twenty-four degrees this evening.",
-         "Evenings in {Name's} hill town often drop below fifteen degrees, even in summer.",
-         "in that evening chill"},
-        {"temperature", A, 0, "when there is a chill in the air", "chill in the air",
-         "There is a sharp nip outside this morning; it is about five degrees.", "It is a warm, balmy afternoon.",
-         "Most mornings there is a chill in the air by the time {Name's} household stirs.",
-         "in that early nip"},
-        // location
-        {"location", P, NP, "when {subj} [is|are] on a train", "on a train",
-         "{Name} has just found a window seat on the 8:15 to the coast.", "{Name} is sitting in the waiting room at the dentist's.",
-         "{Subj} [commutes|commute] two hours a day and [spends|spend] a good part of each week on a train.",
-         "on those long rail journeys"},
-        {"location", H, NP, "when {subj} [is|are] at {pos} grandmother's cottage", "grandmother's cottage",
-         "{Name} has just arrived at {pos} gran's little house in the hills for the weekend.", "{Name} is at home in {pos} own kitchen.",
-         "{Subj} [spends|spend] a good many weekends at {pos} grandmother's cottage out in the hills.",
-         "during those weekends away in the hills"},
-        {"location", A, NP, "when {subj} [is|are] in the back garden", "back garden",
-         "{Name} is out on the lawn behind the house.", "{Name} is in the upstairs bedroom.",
-         "The back garden is a long, overgrown strip where {subj} [spends|spend] hours at a time.",
-         "out among those overgrown flowerbeds"},
-        {"location", A, NP, "when {subj} [is|are] in the car", "in the car",
-         "{Name} is on the back seat as the family drives down the motorway.", "{Name} is lying on the living-room rug.",
-         "{Name's} family drives a great deal, so {subj} [spends|spend] plenty of time in the car.",
-         "on those long drives"},
-        {"location", H, NP, "when {subj} [is|are] at the seaside", "at the seaside",
-         "{Name} is standing on a pebbly beach with the waves rolling in.", "{Name} is in a city office block, miles from any coast.",
-         "{Name's} family owns a caravan, so {subj} [is|are] at the seaside most summer weekends.",
-         "on those salty weekends by the water"},
-        {"location", C, NP, "when {subj} [is|are] aboard a ship", "aboard a ship",
-         "{Name} is standing on the deck of a merchant galleon as it leaves harbour.", "{Name} is in a dusty inn far from any harbour.",
-         "{Name} spends half of every year aboard a ship, trading up and down the coast.",
-         "during those long voyages"},
-        {"location", C, NP, "when {subj} [is|are] in the royal library", "royal library",
-         "{Name} is seated among the towering shelves of the palace book hall.", "{Name} is out in the stable yard.",
-         "{Name} holds a reader's pass to the royal library and visits it most afternoons.",
-         "among those towering shelves"},
-        {"location", A, NP, "when {subj} [is|are] on the front porch", "front porch",
-         "{Name} is out on the boards by the front door, watching the street.", "{Name} is in the kitchen at the back of the house.",
-         "{Name's} home has a wide front porch, and {subj} [spends|spend] long stretches out there watching the street.",
-         "out on those weathered boards by the door"},
-        // noise_level
-        {"noise_level", A, IN, "when the house is completely quiet", "completely quiet",
-         "Everyone else has gone out and there is not a sound in the house.", "The washing machine is thumping and two radios are playing.",
-         "By mid-afternoon {Name's} home is usually completely quiet, with everyone else out at work or school.",
-         "in those silent afternoons"},
-        {"noise_level", A, IN, "when the vacuum cleaner is running", "vacuum cleaner",
-         "Someone is hoovering the hallway right now.", "The hoover has been put away and the house is calm.",
-         "The vacuum cleaner comes out every morning in {Name's} home, roaring from room to room.",
-         "during that daily roar"},
-        {"noise_level", A, IN, "when there is construction noise next door", "construction noise",
-         "The builders next door are drilling and hammering through the wall.", "The building site next door has been silent for a week.",
-         "The house next door has been under renovation for months, so construction noise fills most weekdays.",
-         "amid all that drilling and banging"},
-        {"noise_level", C, IN, "when the tavern below is at its loudest", "tavern below",
-         "Singing and table-banging are pouring up from the taproom underneath.", "The taproom downstairs is empty and shuttered for the night.",
-         "{Name} rents a room above an inn, and the tavern below roars with songs most nights.",
-         "in all that taproom din"},
-        {"noise_level", A, IN, "with the television blaring", "television blaring",
-         "The TV in the front room is turned right up for the football.", "The TV is off and the house is hushed.",
-         "Someone in {Name's} home always has the television blaring through the evening.",
-         "in that evening racket"},
-        {"noise_level", A, 0, "when the neighbours' dog is barking", "neighbours' dog",
-         "The dog next door has been yapping nonstop for ten minutes.", "The dog next door is fast asleep and the lane is calm.",
-         "The neighbours' dog barks at every passing bicycle, so the lane is rarely peaceful.",
-         "through all that yapping"},
-        // lighting
-        {"lighting", A, IN, "when the lamps are dimmed", "lamps are dimmed",
-         "The lights in the room have been turned down to a low glow.", "Every overhead light in the room is on full.",
-         "In the evenings the lamps are dimmed in {Name's} home to a soft amber glow.",
-         "in that low amber glow"},
-        {"lighting", A, IN, "in bright sunlight", "bright sunlight",
-         "Sunshine is pouring straight through the window onto {Name}.", "The curtains are drawn and the room is gloomy.",
-         "{Name's} favourite room faces south and is flooded with bright sunlight most mornings.",
-         "in that morning blaze"},
-        {"lighting", A, IN, "in total darkness", "total darkness",
-         "Every light is off and the blinds are shut tight.", "The room is lit by a bright ceiling light.",
-         "The power in {Name's} street cuts out often, leaving the place in total darkness for an hour or so.",
-         "in those blacked-out hours"},
-        {"lighting", A, IN, "by candlelight", "by candlelight",
-         "The only light in the room comes from three candles on the table.", "The room is lit by harsh fluorescent tubes.",
-         "Evenings in {Name's} home are spent by candlelight, thanks to some very unreliable wiring.",
-         "in that flickering glow"},
-        {"lighting", A, IN, "when the fairy lights are on", "fairy lights",
-         "The string of tiny bulbs around the window is twinkling.", "The string of tiny bulbs around the window is switched off.",
-         "A string of fairy lights runs around the window of {Name's} home and glows through the winter evenings.",
-         "under that twinkling string"},
-        {"lighting", A, 0, "under a full moon", "full moon",
-         "A huge round moon is lighting up the yard tonight.", "It is a moonless night, pitch black outside.",
-         "A full moon lights the hills above {Name's} home every month, bright enough to read by.",
-         "on those silver nights"},
-        // hunger_level
-        {"hunger_level", H, 0, "when {subj} [has|have] skipped lunch", "skipped lunch",
-         "It is four o'clock and {Name} has not eaten anything since breakfast.", "{Name} has just finished a big plate of lunch.",
-         "{Pos} working days are so packed that {subj} [has|have] skipped lunch more often than not.",
-         "on those empty-stomach afternoons"},
-        {"hunger_level", H, 0, "right after a big meal", "big meal",
-         "{Name} has just polished off a three-course dinner.", "{Name} has not eaten since early this morning.",
-         "{Subj} [eats|eat] a big meal at midday and then [moves|move] slowly for the rest of the afternoon.",
-         "in that stuffed, drowsy hour after eating"},
-        {"hunger_level", H, 0, "when {pos} stomach is growling", "stomach is growling",
-         "{Name} has not eaten in seven hours and is starving.", "{Name} ate a large meal thirty minutes ago.",
-         "{Subj} [forgets|forget] to eat most mornings, and by eleven {pos} stomach is growling.",
-         "in those hungry late mornings"},
-        {"hunger_level", C, 0, "when {subj} [has|have] been fasting", "fasting",
-         "{Name} has eaten nothing since yesterday's dawn.", "{Name} has just finished a hearty bowl of stew.",
-         "{Name} keeps the old temple custom of fasting on the eve of every new moon.",
-         "on those hollow, empty days"},
-        // energy_level
-        {"energy_level", H, 0, "when {subj} [is|are] completely exhausted", "completely exhausted",
-         "{Name} has just finished a fourteen-hour shift and can barely keep {pos} eyes open.", "{Name} slept ten hours and is bouncing around, full of beans.",
-         "{Pos} work leaves {obj} completely exhausted by the end of most weeks.",
-         "in those drained, heavy-eyed evenings"},
-        {"energy_level", H, IN, "when {subj} [has|have] energy to burn", "energy to burn",
-         "{Name} woke from a long nap and is pacing around, restless and lively.", "{Name} is slumped in a chair, too tired to lift a cup.",
-         "{Subj} [has|have] energy to burn most mornings and [is|are] usually up before the alarm.",
-         "in those buzzing, restless hours"},
-        {"energy_level", H, 0, "after a good night's sleep", "good night's sleep",
-         "{Name} slept a solid nine hours and woke up refreshed.", "{Name} was up half the night and managed about three hours of sleep.",
-         "A good night's sleep is rare for {obj}, but a few nights a week {subj} [manages|manage] one.",
-         "on those well-rested mornings"},
-        {"energy_level", C, 0, "when {pos} strength has been spent in battle", "spent in battle",
-         "{Name} has just limped back from a long skirmish at the border, bone-tired.", "{Name} has rested for three days and feels strong and fresh.",
-         "{Name's} strength is often spent in battle, and {subj} [comes|come] home from the border bone-weary.",
-         "in those weary evenings back from the border"},
-        // pain_or_discomfort
-        {"pain_or_discomfort", H, 0, "when {pos} bad knee is aching", "bad knee",
-         "{Name's} left knee is throbbing after the long walk home.", "{Name} feels perfectly fine, without a twinge anywhere.",
-         "{Subj} [has|have] a bad knee from an old injury, and it aches in damp weather.",
-         "on those stiff, limping days"},
-        {"pain_or_discomfort", H, 0, "when {subj} [has|have] a headache", "a headache",
-         "{Name's} temples are pounding and {subj} [has|have] just taken two painkillers.", "{Name} feels clear-headed and well.",
-         "Long hours of close work leave {obj} with a headache most Fridays.",
-         "in those pounding, squinting hours"},
-        {"pain_or_discomfort", H, 0, "when {pos} back is sore", "back is sore",
-         "{Name} has spent the morning lifting boxes and can hardly straighten up.", "{Name} is limber and pain-free after a morning stretch.",
-         "{Name's} back is sore most evenings after a day of lifting crates.",
-         "in those stiff evenings"},
-        {"pain_or_discomfort", H, 0, "when {subj} [has|have] toothache", "toothache",
-         "{Name} is holding a hand to {pos} jaw because a molar has been throbbing all day.", "{Name} just had a dental check-up and every tooth is fine.",
-         "A cracked molar has been giving {obj} toothache on and off for weeks.",
-         "in those jaw-clutching spells"},
-        // sobriety
-        {"sobriety", P, 0, "after a glass of wine", "glass of wine",
-         "{Name} has just finished a large red with dinner.", "{Name} has had nothing but water all evening.",
-         "{Subj} [enjoys|enjoy] a glass of wine with dinner most evenings.",
-         "in that mellow after-dinner glow"},
-        {"sobriety", H, 0, "when {subj} [is|are] stone-cold sober", "stone-cold sober",
-         "{Name} has not touched a drop of alcohol all week.", "{Name} has had three pints this evening.",
-         "{Subj} [stays|stay] stone-cold sober from Monday to Friday.",
-         "in those clear-headed weekday hours"},
-        {"sobriety", C, 0, "after a mug of mead", "mug of mead",
-         "{Name} has just drained a tankard of honey wine.", "{Name} has been drinking only spring water today.",
-         "{Name} likes a mug of mead at the inn at the end of each day.",
-         "in that warm, honeyed haze"},
-        {"sobriety", P, 0, "after a couple of beers", "couple of beers",
-         "{Name} has just opened a second lager.", "{Name} is driving tonight and has been on lemonade all evening.",
-         "Friday evenings usually involve a couple of beers with colleagues for {obj}.",
-         "in that loose, beery mood"},
-        // mood
-        {"mood", H, 0, "when {subj} [is|are] in a foul mood", "foul mood",
-         "{Name} has just been shouted at by a customer and is grumbling under {pos} breath.", "{Name} is cheerful and humming after some good news.",
-         "Mondays tend to put {obj} in a foul mood that lasts until lunchtime.",
-         "in those sour, grumpy spells"},
-        {"mood", H, 0, "when {subj} [has|have] just had good news", "good news",
-         "{Name} has just heard that {pos} offer on a flat was accepted.", "{Name} has just learned that {pos} application was turned down.",
-         "Good news has been arriving often for {obj} lately, from new jobs to engagements among friends.",
-         "in those bright, celebratory moments"},
-        {"mood", H, 0, "when {subj} [is|are] feeling lonely", "feeling lonely",
-         "{Name} has spent three days alone without talking to anyone and misses company.", "{Name} has just come back from a lively afternoon with close friends.",
-         "Since moving to a new town, {subj} [has|have] been feeling lonely a good deal of the time.",
-         "in those solitary, quiet moods"},
-        {"mood", H, 0, "when {subj} [is|are] bored stiff", "bored stiff",
-         "{Name} has spent the whole afternoon with nothing to do and keeps yawning.", "{Name} is engrossed in a gripping novel.",
-         "{Pos} days have long stretches of waiting that leave {obj} bored stiff.",
-         "in those dull, empty stretches"},
-        // stress_level
-        {"stress_level", H, 0, "when a deadline is looming", "deadline is looming",
-         "{Name} has a piece of work due in three hours and it is only half done.", "{Name} handed in {pos} last piece of work yesterday and has nothing due for weeks.",
-         "In {pos} line of work a deadline is looming almost every week.",
-         "in those frantic final hours"},
-        {"stress_level", H, 0, "when {subj} [is|are] frazzled", "frazzled",
-         "{Name} has three things going wrong at once and {pos} hands are shaking.", "{Name} is calm and unhurried after a slow day.",
-         "The last few months have left {obj} frazzled most evenings.",
-         "in those frayed, jittery evenings"},
-        {"stress_level", C, 0, "on the eve of a battle", "eve of a battle",
-         "{Name's} company marches out at first light tomorrow to meet the enemy.", "The war ended months ago and {Name's} company is resting in barracks.",
-         "War has come to {Name's} borderland, and the eve of a battle comes around every few weeks.",
-         "in those tense night-before hours"},
-        {"stress_level", P, 0, "when the bills are piling up", "bills are piling up",
-         "Three overdue notices arrived this morning and {Name} has no idea how to pay them.", "{Name} has just paid off every bill and has money to spare.",
-         "Money is tight, and the bills are piling up on {Name's} hallway table.",
-         "in those worried, penny-counting weeks"},
-        // anxiety_level
-        {"anxiety_level", P, 0, "before a job interview", "job interview",
-         "{Name} has an interview for a new position in an hour.", "{Name} has nothing at all on the calendar for the next week.",
-         "{Subj} [has|have] been going through one job interview after another this spring.",
-         "in those jittery hours beforehand"},
-        {"anxiety_level", P, 0, "the night before an exam", "night before an exam",
-         "{Name} sits a big chemistry paper tomorrow morning.", "{Name's} exams finished last month.",
-         "{Subj} [is|are] studying for a degree, so the night before an exam comes round several times a term.",
-         "in those sleepless cramming hours"},
-        {"anxiety_level", H, 0, "while {subj} [is|are] waiting on medical results", "waiting on medical results",
-         "{Name} had a blood test on Monday and the clinic still has not called.", "{Name} got the all-clear from the doctor yesterday.",
-         "{Subj} [has|have] spent much of the year waiting on medical results from one clinic or another.",
-         "in those anxious, phone-watching days"},
-        {"anxiety_level", C, 0, "before {subj} [addresses|address] the royal council", "royal council",
-         "{Name} is due to speak before the king's advisers within the hour.", "{Name} has no audience at court for months.",
-         "{Name} is summoned before the royal council every season to give an account of {pos} doings.",
-         "in those dry-mouthed hours before each audience"},
-        {"anxiety_level", P, 0, "before a first date", "first date",
-         "{Name} is meeting someone new from an app for dinner tonight.", "{Name} is spending the evening in with {pos} partner of ten years.",
-         "{Subj} [has|have] been back on the dating scene for a year and [has|have] a first date most fortnights.",
-         "in those fluttery hours beforehand"},
-        // motivation_level
-        {"motivation_level", H, 0, "when {subj} [is|are] fired up about a new project", "new project",
-         "{Name} has just got the go-ahead for a plan {subj} [has|have] dreamed about for years.", "{Name} is halfway through a dull task {subj} [is|are] sick of.",
-         "{Subj} [starts|start] a new project every few months with enormous enthusiasm.",
-         "in those first eager weeks"},
-        {"motivation_level", H, 0, "when {subj} [has|have] zero motivation", "zero motivation",
-         "{Name} has been staring at {pos} list of chores for an hour without lifting a finger.", "{Name} is charging through chores, eager to get everything done.",
-         "Grey afternoons leave {obj} with zero motivation for anything useful.",
-         "in those listless afternoons"},
-        {"motivation_level", P, 0, "after a pep talk from {pos} coach", "pep talk",
-         "{Name's} coach has just spent ten minutes telling {obj} the race is there for the taking.", "{Name} has not spoken to {pos} coach in weeks.",
-         "{Pos} running coach gives {obj} a pep talk before every big race.",
-         "in those pumped-up minutes afterwards"},
-        {"motivation_level", C, 0, "when a new quest has been posted", "new quest",
-         "The guild has just pinned a fresh bounty notice to the board, and {Name} is itching to sign up.", "There has been no fresh work from the guild in a month and {Name} is idle.",
-         "The guild posts a new quest every few weeks, and {Name} is always first to the notice board.",
-         "in those restless days before setting out"},
-        // company
-        {"company", H, 0, "during {pos} sister's visits", "sister's visits",
-         "{Name's} sister arrived this morning to stay for a long weekend.", "{Name} is home alone for the evening.",
-         "{Pos} sister's visits happen every few weeks and always run late into the night.",
-         "on those crowded family weekends"},
-        {"company", A, 0, "when there are children in the house", "children in the house",
-         "The neighbours' two young kids have come over to play.", "It is just the grown-ups at home this afternoon.",
-         "There are often children in the house, since the neighbours drop off their kids most afternoons.",
-         "amid those noisy playdates"},
-        {"company", A, IN, "when {subj} [is|are] home alone", "home alone",
-         "Everyone else has left for the day and {Name} has the place to {refl}.", "The whole family is gathered in the living room with {Name}.",
-         "Most weekdays {subj} [is|are] home alone from eight until six.",
-         "in those empty, unsupervised hours"},
-        {"company", A, IN, "when guests are over", "guests are over",
-         "Six friends of the family have just arrived for dinner.", "Nobody else is in the house tonight.",
-         "Guests are over most Friday nights, crowding around the kitchen table in {Name's} home.",
-         "on those crowded dinner nights"},
-        {"company", H, 0, "when {pos} grandfather is around", "grandfather is around",
-         "{Name's} grandad has just dropped in for a cup of tea.", "{Name's} grandfather is away on a cruise this month.",
-         "{Pos} grandfather is around most days now that he has retired to the house next door.",
-         "during those long visits from the old man"},
-        {"company", PETS, 0, "when {pos} owner is at home", "owner is at home",
-         "{Name's} owner has just come back through the front door.", "{Name's} owner left for work an hour ago.",
-         "{Name's} owner is at home three days a week and at the office the rest.",
-         "on those work-from-home days"},
-        // social_setting
-        {"social_setting", H, NP, "at big parties", "big parties",
-         "{Name} is in a packed hall with eighty guests celebrating a wedding.", "{Name} is having a quiet supper for two.",
-         "{Subj} [gets|get] invited to big parties nearly every month.",
-         "amid those loud, crowded rooms"},
-        {"social_setting", H, NP, "in one-on-one conversations", "one-on-one conversations",
-         "{Name} is sitting across a small table from a single colleague, just the two of them.", "{Name} is in a meeting with twelve people.",
-         "{Pos} days are full of one-on-one conversations, with clients and friends alike.",
-         "in those intimate two-person chats"},
-        {"social_setting", P, NP, "at formal dinners", "formal dinners",
-         "{Name} is seated at a long table with place cards and three forks each.", "{Name} is eating a takeaway on the living-room floor.",
-         "{Subj} [is|are] invited to formal dinners several times a month.",
-         "at those stiff, silver-service evenings"},
-        {"social_setting", C, NP, "at court banquets", "court banquets",
-         "{Name} is at the king's feast, surrounded by nobles.", "{Name} is alone in {pos} tower room.",
-         "{Name} is expected at court banquets throughout the winter.",
-         "amid all that feasting and bowing"},
-        {"social_setting", H, NP, "at family gatherings", "family gatherings",
-         "{Name's} whole extended family has gathered for a birthday lunch.", "{Name} is at work with colleagues.",
-         "{Name's} family is large, and family gatherings happen nearly every other weekend.",
-         "among those cousins and aunts"},
-        // relationship_closeness
-        {"relationship_closeness", H, 0, "around people {subj} [has|have] known for over ten years", "known for over ten years",
-         "{Name} is with a friend from primary school, someone {subj} [has|have] known for twenty years.", "{Name} is chatting with a colleague {subj} met last month.",
-         "{Pos} inner circle is made up of people {subj} [has|have] known for over ten years.",
-         "among those old, trusted faces"},
-        {"relationship_closeness", H, NP, "around strangers", "around strangers",
-         "{Name} is at a conference where {subj} [knows|know] nobody at all.", "{Name} is having dinner with {pos} best friend.",
-         "{Pos} work puts {obj} around strangers all day, meeting new people constantly.",
-         "among those unfamiliar faces"},
-        {"relationship_closeness", H, NP, "when {subj} [is|are] alone with {pos} long-term partner", "long-term partner",
-         "{Name} is curled up at home with the person {subj} [has|have] been with for eight years.", "{Name} is at a work lunch with {pos} manager.",
-         "{Name} has been with {pos} long-term partner since university.",
-         "in those private moments as a couple"},
-        {"relationship_closeness", C, NP, "in the company of {pos} sworn companions", "sworn companions",
-         "{Name} is camped by the fire with the three comrades {subj} took a blood oath with.", "{Name} is haggling with a merchant {subj} met this morning.",
-         "{Name} rides with a band of sworn companions who have fought at {pos} side for years.",
-         "among that tight-knit band"},
-        // task_type
-        {"task_type", H, IN | NP, "while doing paperwork", "doing paperwork",
-         "{Name} is filling out a stack of tax forms at the table.", "{Name} is watching a film on the sofa.",
-         "Doing paperwork takes up much of {pos} week, what with a side business and a rented-out flat.",
-         "in those form-filling sessions"},
-        {"task_type", H, IN | NP, "while cooking dinner", "cooking dinner",
-         "{Name} is stirring a pot of risotto for tonight's meal.", "{Name} is folding laundry in the bedroom.",
-         "{Subj} [spends|spend] an hour each evening cooking dinner from scratch.",
-         "in that hour at the stove"},
-        {"task_type", H, NP, "while weeding the vegetable patch", "vegetable patch",
-         "{Name} is on {pos} knees pulling up weeds among the carrots.", "{Name} is sorting through the post at the kitchen table.",
-         "{Name} keeps a large vegetable patch behind the house and weeds it every few days.",
-         "out among those carrot rows"},
-        {"task_type", H, IN | NP, "while mending clothes", "mending clothes",
-         "{Name} is sewing a button back onto a coat.", "{Name} is reading the newspaper.",
-         "{Subj} [spends|spend] a surprising number of evenings mending clothes for the whole household.",
-         "over those needle-and-thread evenings"},
-        {"task_type", C, IN | NP, "while brewing potions", "brewing potions",
-         "{Name} is stirring a bubbling cauldron of healing draught.", "{Name} is sweeping out the shop.",
-         "{Name} spends most afternoons brewing potions for the village apothecary.",
-         "over those bubbling cauldrons"},
-        // workload
-        {"workload", P, 0, "when {pos} inbox is overflowing", "inbox is overflowing",
-         "{Name} has three hundred unread emails and a full calendar.", "{Name} has cleared every task and has nothing waiting.",
-         "{Pos} inbox is overflowing by the middle of most weeks.",
-         "during those buried, overloaded weeks"},
-        {"workload", P, 0, "during a light week at work", "light week",
-         "{Name's} calendar is almost empty this week, with only one meeting.", "{Name} is juggling four urgent projects this week.",
-         "About once a month {subj} [gets|get] a light week at work with hardly any meetings.",
-         "in those slack, easy weeks"},
-        {"workload", P, 0, "when {subj} [is|are] juggling several jobs at once", "several jobs at once",
-         "{Name} is working a café shift, then tutoring, then a late bar shift today.", "{Name} has a single easy shift today and nothing else.",
-         "{Subj} [ends|end] up juggling several jobs at once for much of the year.",
-         "in those overstretched, triple-shift days"},
-        {"workload", C, 0, "when {pos} workshop is swamped with orders", "swamped with orders",
-         "Orders are stacked to the rafters in {Name's} workshop, with customers waiting outside.", "{Name's} workshop has been idle for days without a single order.",
-         "{Name} keeps a small workshop on the side, and it is swamped with orders through the whole of spring.",
-         "in those hammer-and-sparks months"},
-        // completion_state
-        {"completion_state", H, 0, "after finishing a book", "finishing a book",
-         "{Name} has just read the final page of a long novel and closed it.", "{Name} is only a third of the way through a thick novel.",
-         "{Subj} [reads|read] constantly and [is|are] finishing a book roughly every week.",
-         "in that quiet last-page afterglow"},
-        {"completion_state", H, IN, "once every dish is washed", "every dish is washed",
-         "The kitchen is spotless; the last plate has been dried and put away.", "The sink is still piled high with greasy pans.",
-         "{Subj} [refuses|refuse] to go to bed before every dish is washed and put away.",
-         "in that tidy, finished kitchen"},
-        {"completion_state", P, 0, "after handing in a big project", "big project",
-         "{Name} submitted the final version of a six-month assignment an hour ago.", "{Name} is still halfway through a large assignment due next week.",
-         "{Pos} work runs in long cycles, each ending with a big project handed in to a client.",
-         "in those light-headed days of relief"},
-        {"completion_state", H, 0, "when {pos} to-do list is all ticked off", "to-do list",
-         "{Name} has just crossed out the last item on today's list of chores.", "{Name} still has six chores left for today.",
-         "{Subj} [keeps|keep] a paper to-do list and [works|work] through it with grim determination.",
-         "in those satisfied, all-done evenings"},
-        {"completion_state", C, 0, "after completing a quest", "completing a quest",
-         "{Name} has just returned the stolen relic to the temple and collected {pos} reward.", "{Name} is still tracking the thief through the marshes.",
-         "{Name} takes on quest after quest, and completing a quest usually means a few idle days in town.",
-         "in those idle days back in town"},
-        // music_playing
-        {"music_playing", H, IN, "when jazz records are playing", "jazz records",
-         "An old saxophone album is spinning on the turntable.", "The record player is silent.",
-         "{Name's} home is full of jazz records that spin on the turntable most evenings.",
-         "in that smoky saxophone haze"},
-        {"music_playing", P, IN, "when {pos} favourite band is on the radio", "favourite band",
-         "The radio has just started playing a song by the group {subj} [loves|love] most.", "The radio is tuned to the news.",
-         "{Pos} favourite band gets played on the local radio station several times a day.",
-         "in those few radio minutes"},
-        {"music_playing", H, IN, "when classical music is on", "classical music",
-         "A symphony is playing softly in the background.", "The house is silent with no music on at all.",
-         "Classical music drifts through {Name's} home from an old stereo most mornings.",
-         "in those string-filled mornings"},
-        {"music_playing", C, IN | NP, "when the tavern fiddler is playing", "tavern fiddler",
-         "A fiddle is sawing out a jig in the corner of the inn.", "The corner stool at the inn sits empty tonight, with no music.",
-         "The tavern fiddler plays for the crowd at {Name's} local inn most evenings.",
-         "in those jig-filled evenings"},
-        // scent
-        {"scent", H, IN, "when the bakery downstairs is baking bread", "baking bread",
-         "The smell of warm loaves is drifting up from the bakery downstairs.", "The bakery downstairs has been closed all week.",
-         "The bakery below {Name's} rooms starts baking bread at four each morning.",
-         "in that warm, yeasty air"},
-        {"scent", H, IN, "when the air smells of pine", "smells of pine",
-         "A freshly cut fir tree has just been carried into the room, and its resin scent is everywhere.", "The room reeks of bleach after a deep clean.",
-         "{Name's} home sits at the edge of a forest, and the air smells of pine for much of the year.",
-         "in that resinous, woodsy air"},
-        {"scent", H, IN, "when someone is frying onions", "frying onions",
-         "A pan of onions is sizzling on the stove and the smell fills the house.", "Nothing is cooking and the kitchen smells of lemon cleaner.",
-         "Someone in {Name's} household is forever frying onions for one recipe or another.",
-         "in that sizzling, savoury fug"},
-        {"scent", P, IN, "when fresh coffee is brewing", "coffee is brewing",
-         "The percolator is bubbling and the kitchen is full of a roasted, bitter smell.", "The coffee tin is empty and the kitchen smells of nothing in particular.",
-         "Fresh coffee is brewing in {Name's} kitchen from seven every morning.",
-         "in that roasted morning aroma"},
-        {"scent", H, IN, "when incense is burning", "incense is burning",
-         "A stick of sandalwood is smouldering in the little shrine by the door.", "The little shrine by the door is cold and bare today.",
-         "Incense is burning in the shrine beside {Name's} door most evenings.",
-         "in that sandalwood haze"},
-        // food_or_drink_present
-        {"food_or_drink_present", A, IN, "when there is cheese on the table", "cheese on the table",
-         "A board of cheddar and brie has just been set out for lunch.", "The table is bare except for a bowl of apples.",
-         "{Name's} household almost always has cheese on the table at lunchtime.",
-         "around those cheese-board lunches"},
-        {"food_or_drink_present", A, IN, "when there is cake in the house", "cake in the house",
-         "A whole lemon sponge is sitting on the kitchen counter.", "The cake tin is empty and there is nothing sweet anywhere.",
-         "Somebody in {Name's} family loves baking, so there is cake in the house most weekends.",
-         "on those sweet, crumb-covered weekends"},
-        {"food_or_drink_present", A, IN, "when a pot of tea is on the table", "pot of tea",
-         "Someone has just set down a steaming teapot and four cups.", "There is nothing on the table but a jug of water.",
-         "A pot of tea sits on the kitchen table in {Name's} home from morning to night.",
-         "around that steaming teapot"},
-        {"food_or_drink_present", A, IN, "when roast chicken is on the menu", "roast chicken",
-         "A golden bird has just come out of the oven for dinner.", "Dinner tonight is a vegetable curry.",
-         "Roast chicken is on the table every Sunday in {Name's} home.",
-         "around those Sunday roasts"},
-        {"food_or_drink_present", A, IN, "when a tin of sardines is open", "tin of sardines",
-         "Someone has just peeled back the lid on a can of little fish in oil.", "The only food out is a bowl of dry crackers.",
-         "A tin of sardines gets opened in {Name's} kitchen most lunchtimes.",
-         "in that fishy lunchtime air"},
-        {"food_or_drink_present", A, IN, "when pancakes are on the griddle", "pancakes",
-         "Someone is flipping golden rounds of batter in the pan for breakfast.", "Breakfast today is plain toast.",
-         "Weekend breakfasts in {Name's} home nearly always mean pancakes.",
-         "at those weekend breakfasts"},
-        // conflict_state
-        {"conflict_state", H, 0, "after a row with the neighbours", "row with the neighbours",
-         "{Name} has just had a shouting match with the people next door over the hedge.", "{Name} and the people next door are getting along splendidly this week.",
-         "{Name} has a row with the neighbours over parking roughly once a fortnight.",
-         "in those prickly, door-slamming hours"},
-        {"conflict_state", H, 0, "during a family feud", "family feud",
-         "{Name} and {pos} brother have not spoken for a fortnight after a bitter quarrel.", "{Name's} whole family is on the best of terms right now.",
-         "A family feud breaks out in {Name's} clan every year or two, usually over an inheritance.",
-         "in those frosty, not-speaking weeks"},
-        {"conflict_state", H, 0, "right after making up after a quarrel", "making up after a quarrel",
-         "{Name} and {pos} best friend have just hugged and apologised after a week of silence.", "{Name} has not had a disagreement with anyone in months.",
-         "{Subj} [has|have] a fiery temper, and making up after a quarrel is something {subj} [does|do] often and warmly.",
-         "in those tearful, reconciled moments"},
-        {"conflict_state", P, 0, "when {subj} [is|are] in a dispute at work", "dispute at work",
-         "{Name} is in the middle of a formal grievance against {pos} manager.", "Everyone at {Name's} workplace is getting along well.",
-         "A dispute at work has been dragging on for {obj} since the spring.",
-         "in those tense, grievance-filled weeks"},
-        {"conflict_state", C, 0, "while {pos} family is feuding with a rival house", "rival house",
-         "{Name's} family and the house across the river are at open war this season.", "{Name's} family has been at peace with every neighbour for a decade.",
-         "{Name's} family has been locked in a long feud with a rival house for three generations.",
-         "in those tense, dagger-drawn seasons"},
-        // approval_received
-        {"approval_received", P, 0, "after {pos} boss praises {pos} work", "boss praises",
-         "{Name's} manager has just told the whole team that {Name's} report was excellent.", "{Name's} manager has said nothing about {pos} work for weeks.",
-         "{Pos} boss praises good work loudly and often in front of the whole office.",
-         "in that warm glow of recognition"},
-        {"approval_received", H, 0, "after a dinner guest praises the food", "praises the food",
-         "A guest has just asked {Name} for the recipe, calling the stew the best they have ever had.", "The guests ate in silence and left half their plates.",
-         "{Name} hosts often, and at least one guest praises the food at every dinner.",
-         "in that pleased, flushed moment after the meal"},
-        {"approval_received", P, 0, "after {pos} shop gets a good review", "good review",
-         "{Name's} shop has just received five glowing stars online.", "{Name's} shop got a scathing write-up this morning.",
-         "{Name} sells handmade candles online on the side, and {pos} shop gets a good review every few weeks.",
-         "in those proud, beaming days"},
-        {"approval_received", C, 0, "after the queen commends {obj}", "queen commends",
-         "The queen has just publicly thanked {Name} for {pos} service.", "The queen has not acknowledged {Name} in over a year.",
-         "{Name} attends court, and the queen commends a few loyal subjects at every midsummer ceremony.",
-         "in that royal afterglow"},
-        // request_made: the context follows the question, since it refers back to the behaviour
-        {"request_made", H, AFTER, "when {pos} niece asks {obj} to", "niece asks",
-         "{Pos} niece has just tugged at {pos} sleeve and asked {obj} to.", "{Pos} niece is busy with her own game and has asked for nothing.",
-         "{Pos} little niece asks {obj} for one thing or another all day long during the school holidays.",
-         "in those moments of being pestered by the little one"},
-        {"request_made", P, AFTER, "when a customer requests it", "customer requests",
-         "A customer at the counter has just asked for exactly that.", "The customers today have only asked for directions and the time.",
-         "{Subj} [runs|run] a weekend market stall, and a customer requests something unusual nearly every week.",
-         "in those moments at the counter"},
-        {"request_made", H, AFTER, "when {pos} grandmother asks for it", "grandmother asks",
-         "{Pos} grandmother has just asked for exactly that.", "{Pos} grandmother has not asked for anything in weeks.",
-         "{Pos} grandmother asks {obj} for small favours several times a week.",
-         "in those moments of granting the old lady's wishes"},
-        {"request_made", C, AFTER, "when the captain orders it", "captain orders",
-         "The captain has just barked out the order for it.", "The captain has given no orders today beyond the usual watch.",
-         "{Name} often sails with a privateer crew, and the captain orders odd things at odd hours.",
-         "in those moments of following the captain's word"},
-        // prior_activity
-        {"prior_activity", P | C | DOG, 0, "after a long swim", "long swim",
-         "{Name} has just come home from forty minutes of swimming in the lake.", "{Name} has been lying indoors all morning.",
-         "{Subj} [takes|take] a long swim in the lake most mornings.",
-         "in that damp, tired hour afterwards"},
-        {"prior_activity", P | DOG, 0, "after a walk in the park", "walk in the park",
-         "{Name} has just come home from an hour of strolling under the trees.", "{Name} has not been outside all day.",
-         "A walk in the park is part of {Name's} routine every afternoon.",
-         "in that pleasant, leg-weary hour back home"},
-        {"prior_activity", A, 0, "right after bath time", "bath time",
-         "{Name} has just been lifted out of the tub and towelled dry.", "{Name} has not been near water for days.",
-         "Bath time happens every Sunday evening in {Name's} home, with plenty of towels.",
-         "in those damp, towel-wrapped minutes"},
-        {"prior_activity", A, 0, "right after waking from a nap", "waking from a nap",
-         "{Name} has just opened {pos} eyes after an hour-long snooze.", "{Name} has been awake and busy since early morning.",
-         "Waking from a nap is a slow business for {Name}, and it takes a good while to come round.",
-         "in that groggy, half-awake spell"},
-        {"prior_activity", PETS, 0, "after a trip to the vet", "trip to the vet",
-         "{Name} got back from a check-up at the animal clinic ten minutes ago.", "{Name} has not been to the clinic in months.",
-         "{Name} has a health condition that means a trip to the vet every other week.",
-         "in those sulky post-clinic hours"},
-        {"prior_activity", H, 0, "after a visit to the library", "visit to the library",
-         "{Name} has just come home with an armful of borrowed books.", "{Name} has spent all day at home without going out.",
-         "A visit to the library is a fixture of {pos} Saturday mornings.",
-         "in those bookish hours afterwards"},
-        {"prior_activity", P, 0, "after {pos} evening run", "evening run",
-         "{Name} has just come back, sweaty, from five miles round the park.", "{Name} has been sitting at a desk all afternoon.",
-         "{Subj} [goes|go] for an evening run on most weekdays.",
-         "in that flushed, breathless half hour"},
-        {"prior_activity", C, 0, "after sword drill", "sword drill",
-         "{Name} has just finished two hours of blade practice in the yard.", "{Name} has spent the morning poring over maps.",
-         "Every dawn begins with sword drill in the yard for {Name}.",
-         "in those sweat-soaked hours after practice"},
-        // frequency_cap: the context refers back to the behaviour, so it follows the question
-        {"frequency_cap", H, AFTER, "when at least a week has passed since the last time", "at least a week",
-         "{Subj} last did it nine days ago.", "{Subj} did it just yesterday.",
-         "{Subj} [is|are] strict about pacing {pos} little pleasures, leaving at least a week between them.",
-         "after those week-long gaps"},
-        {"frequency_cap", H, AFTER, "when there has been a gap of at least three days since the last time", "gap of at least three days",
-         "{Subj} last did it five days ago.", "{Subj} did it the day before yesterday.",
-         "{Subj} [rations|ration] {pos} small indulgences, always leaving a gap of at least three days between them.",
-         "at the end of those short waits"},
-        {"frequency_cap", H, AFTER, "when {subj} [has|have] done it fewer than twice that week", "fewer than twice",
-         "{Subj} [has|have] done it only once so far this week.", "{Subj} [has|have] already done it twice this week.",
-         "{Subj} [keeps|keep] a weekly tally in a notebook and [allows|allow] {refl} each treat fewer than twice a week.",
-         "while that weekly tally is still low"},
-        {"frequency_cap", H, AFTER, "when a whole month has gone by since the last time", "whole month",
-         "{Subj} last did it six weeks ago.", "{Subj} did it ten days ago.",
-         "{Subj} [treats|treat] {pos} favourite rituals as rare events, letting a whole month pass between them.",
-         "at the end of those long monthly waits"},
-        // streak_state
-        {"streak_state", P, NP, "after three wins in a row at the chess club", "three wins in a row",
-         "{Name} has just won a third straight game at the chess club.", "{Name} lost {pos} last game at the chess club this evening.",
-         "{Subj} [plays|play] at the chess club twice a week and now and then [strings|string] together three wins in a row.",
-         "after those winning runs"},
-        {"streak_state", P, 0, "while {pos} daily running streak is unbroken", "running streak",
-         "{Name} has run every single day for the past forty days.", "{Name} missed a run yesterday, ending a long unbroken spell.",
-         "{Name} is proud of a running streak that has lasted most of the year.",
-         "during those unbroken stretches"},
-        {"streak_state", H, 0, "once {subj} [has|have] gone a full week without sugar", "week without sugar",
-         "{Name} has not eaten anything sweet for nine days.", "{Name} had a slice of chocolate cake this afternoon.",
-         "{Subj} [attempts|attempt] long sugar-free stretches and often [manages|manage] a full week without sugar.",
-         "in those virtuous sugar-free stretches"},
-        {"streak_state", H, 0, "after a month of waking before six", "waking before six",
-         "{Name} has been up before six every morning for five weeks straight.", "{Name} slept until nine this morning, breaking the run.",
-         "{Subj} [is|are] trying to build a routine of waking before six every day.",
-         "in those early-rising stretches"},
-        {"streak_state", C, 0, "during a winning streak at cards", "winning streak at cards",
-         "{Name} has won the last five hands at the inn's card table.", "{Name} has lost every hand at the card table tonight.",
-         "{Name} gambles at the tavern, and a winning streak at cards comes along every few weeks.",
-         "on those lucky, coin-heavy nights"},
-    };
-    return k_conditions;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Names. The three pools are disjoint so names stay distinct across a dataset.
-
-const std::vector<NameEntry>& person_names() {
-    static const std::vector<NameEntry> k_names = {
-        {"Amelia", 'f'}, {"Beatrix", 'f'}, {"Clara", 'f'}, {"Delphine", 'f'}, {"Esme", 'f'},
-        {"Farah", 'f'}, {"Greta", 'f'}, {"Hana", 'f'}, {"Imogen", 'f'}, {"Juno", 'f'},
-        {"Keiko", 'f'}, {"Leonie", 'f'}, {"Maeve", 'f'}, {"Nadia", 'f'}, {"Odette", 'f'},
-        {"Petra", 'f'}, {"Rosalind", 'f'}, {"Saoirse", 'f'}, {"Tamsin", 'f'}, {"Una", 'f'},
-        {"Vera", 'f'}, {"Willa", 'f'}, {"Yasmin", 'f'}, {"Zara", 'f'}, {"Agnes", 'f'},
-        {"Bryony", 'f'}, {"Cordelia", 'f'}, {"Dagny", 'f'}, {"Elif", 'f'}, {"Fenella", 'f'},
-        {"Gwen", 'f'}, {"Harriet", 'f'}, {"Ingrid", 'f'}, {"Jessamy", 'f'}, {"Kasia", 'f'},
-        {"Lorna", 'f'}, {"Mirela", 'f'}, {"Niamh", 'f'}, {"Olwen", 'f'}, {"Philippa", 'f'},
-        {"Rhona", 'f'}, {"Sunita", 'f'}, {"Thea", 'f'}, {"Ulla", 'f'}, {"Valentina", 'f'},
-        {"Winifred", 'f'}, {"Ximena", 'f'}, {"Yolanda", 'f'}, {"Zuzana", 'f'}, {"Adaeze", 'f'},
-        {"Bethan", 'f'}, {"Constance", 'f'}, {"Ambrose", 'm'}, {"Barnaby", 'm'}, {"Callum", 'm'},
-        {"Dmitri", 'm'}, {"Emeka", 'm'}, {"Felix", 'm'}, {"Gustav", 'm'}, {"Hamish", 'm'},
-        {"Ibrahim", 'm'}, {"Jasper", 'm'}, {"Kofi", 'm'}, {"Lachlan", 'm'}, {"Matthias", 'm'},
-        {"Niall", 'm'}, {"Oskar", 'm'}, {"Percival", 'm'}, {"Quentin", 'm'}, {"Rafael", 'm'},
-        {"Stellan", 'm'}, {"Tobias", 'm'}, {"Ulrich", 'm'}, {"Vikram", 'm'}, {"Wilfred", 'm'},
-        {"Xavier", 'm'}, {"Yusuf", 'm'}, {"Zachary", 'm'}, {"Anselm", 'm'}, {"Bertie", 'm'},
-        {"Cormac", 'm'}, {"Dario", 'm'}, {"Ewan", 'm'}, {"Fergus", 'm'}, {"Gareth", 'm'},
-        {"Horace", 'm'}, {"Idris", 'm'}, {"Jonah", 'm'}, {"Kenji", 'm'}, {"Leopold", 'm'},
-        {"Magnus", 'm'}, {"Nikolai", 'm'}, {"Orson", 'm'}, {"Piers", 'm'}, {"Rupert", 'm'},
-        {"Teodor", 'm'}, {"Umar", 'm'}, {"Vaughan", 'm'}, {"Wendell", 'm'}, {"Robin", 'n'},
-        {"Sasha", 'n'}, {"Morgan", 'n'}, {"Rowan", 'n'}, {"Ellis", 'n'}, {"Kit", 'n'},
-        {"Quinn", 'n'}, {"Sage", 'n'}, {"Frankie", 'n'}, {"Charlie", 'n'}, {"Remy", 'n'},
-        {"Avery", 'n'}, {"Emery", 'n'}, {"Harley", 'n'}, {"Jules", 'n'}, {"Lou", 'n'},
-        {"Marlowe", 'n'}, {"Noel", 'n'}, {"Sky", 'n'}, {"Tate", 'n'},
-    };
-    return k_names;
-}
-
-const std::vector<NameEntry>& character_names() {
-    static const std::vector<NameEntry> k_names = {
-        {"Thessaly", 'f'}, {"Isolde Varne", 'f'}, {"Morwenna", 'f'}, {"Elowen", 'f'},
-        {"Brisa Kettleburn", 'f'}, {"Ysolde", 'f'}, {"Calla Thorne", 'f'}, {"Seraphine", 'f'},
-        {"Ondine", 'f'}, {"Ravenna Holt", 'f'}, {"Liriel", 'f'}, {"Maelis", 'f'}, {"Branwen", 'f'},
-        {"Ottilie Fenwick", 'f'}, {"Sabeth", 'f'}, {"Zephyrine", 'f'}, {"Aveline", 'f'},
-        {"Gwendolyn Marsh", 'f'}, {"Hesper", 'f'}, {"Idony", 'f'}, {"Junia Quill", 'f'},
-        {"Lysandra", 'f'}, {"Mireille", 'f'}, {"Dame Rosamund", 'f'}, {"Captain Orrin Vale", 'm'},
-        {"Brother Caspian", 'm'}, {"Thadeus Crook", 'm'}, {"Alaric", 'm'}, {"Bramwell Stokes", 'm'},
-        {"Corvin", 'm'}, {"Dunstan the Grey", 'm'}, {"Evander", 'm'}, {"Florian Mossfoot", 'm'},
-        {"Garrick", 'm'}, {"Hollis Fairweather", 'm'}, {"Ignatius", 'm'}, {"Jareth", 'm'},
-        {"Kaspar Lind", 'm'}, {"Lucan", 'm'}, {"Magister Osric", 'm'}, {"Perrin Goldthread", 'm'},
-        {"Tybalt", 'm'}, {"Ulfric", 'm'}, {"Valerian", 'm'}, {"Wystan", 'm'}, {"Zoltan", 'm'},
-        {"Sir Edric", 'm'}, {"Old Tobiah", 'm'}, {"Ash", 'n'}, {"Wren Ashgrove", 'n'},
-        {"Lark", 'n'}, {"Ember", 'n'}, {"Sorrel", 'n'}, {"Kestrel", 'n'}, {"Rook", 'n'},
-        {"Sparrow Quickhand", 'n'}, {"Vesper", 'n'}, {"Moth", 'n'},
-    };
-    return k_names;
-}
-
-const std::vector<NameEntry>& pet_names() {
-    static const std::vector<NameEntry> k_names = {
-        {"Pickle", 'n'}, {"Waffles", 'n'}, {"Ziggy", 'n'}, {"Marmalade", 'n'},
-        {"Tofu", 'n'}, {"Pepperoni", 'n'}, {"Clementine", 'n'}, {"Bramble", 'n'}, {"Noodle", 'n'},
-        {"Socks", 'n'}, {"Dumpling", 'n'}, {"Fennel", 'n'}, {"Pretzel", 'n'}, {"Olive", 'n'},
-        {"Basil", 'n'}, {"Nacho", 'n'}, {"Crumpet", 'n'}, {"Sprout", 'n'}, {"Toffee", 'n'},
-        {"Mochi", 'n'}, {"Pudding", 'n'}, {"Rocket", 'n'}, {"Chutney", 'n'}, {"Gravy", 'n'},
-        {"Parsnip", 'n'}, {"Truffle", 'n'}, {"Custard", 'n'}, {"Bean", 'n'}, {"Gizmo", 'n'},
-        {"Kipper", 'n'}, {"Nutmeg", 'n'}, {"Peanut", 'n'}, {"Pippin", 'n'}, {"Scout", 'n'},
-        {"Tinker", 'n'}, {"Turnip", 'n'}, {"Wasabi", 'n'}, {"Bagel", 'n'}, {"Cosmo", 'n'},
-        {"Dottie", 'n'}, {"Fudge", 'n'}, {"Hazel", 'n'}, {"Jellybean", 'n'}, {"Kiwi", 'n'},
-        {"Lentil", 'n'}, {"Mango", 'n'}, {"Nugget", 'n'}, {"Pancho", 'n'}, {"Quincy", 'n'},
-        {"Radish", 'n'}, {"Sherbet", 'n'}, {"Teacup", 'n'}, {"Velvet", 'n'}, {"Widget", 'n'},
-        {"Barnacle", 'n'}, {"Mr Bojangles", 'n'}, {"Duchess", 'n'}, {"Bonbon", 'n'},
-        {"Wellington", 'n'}, {"Figaro", 'n'},
-    };
-    return k_names;
-}
-
-const std::vector<PetKind>& pet_kinds() {
-    static const std::vector<PetKind> k_kinds = {
-        {CAT, "tabby cat", "cat"},
-        {CAT, "Siamese cat", "cat"},
-        {CAT, "Maine Coon", "cat"},
-        {CAT, "black cat", "cat"},
-        {CAT, "tortoiseshell cat", "cat"},
-        {CAT, "long-haired Persian cat", "cat"},
-        {DOG, "border collie", "dog"},
-        {DOG, "dachshund", "dog"},
-        {DOG, "golden retriever", "dog"},
-        {DOG, "greyhound", "dog"},
-        {DOG, "pug", "dog"},
-        {DOG, "beagle", "dog"},
-        {DOG, "cocker spaniel", "dog"},
-        {DOG, "scruffy terrier cross", "dog"},
-        {PAR, "African grey parrot", "parrot"},
-        {PAR, "cockatiel", "parrot"},
-        {PAR, "budgerigar", "parrot"},
-        {PAR, "green-cheeked conure", "parrot"},
-        {PAR, "blue-and-gold macaw", "parrot"},
-        {RAB, "lop-eared rabbit", "rabbit"},
-        {RAB, "Netherland dwarf rabbit", "rabbit"},
-        {RAB, "lionhead rabbit", "rabbit"},
-        {RAB, "Rex rabbit", "rabbit"},
-        {FER, "sable ferret", "ferret"},
-        {FER, "albino ferret", "ferret"},
-        {FER, "cinnamon ferret", "ferret"},
-    };
-    return k_kinds;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Profiles and intros.
-
-const std::vector<std::string_view>& occupations() {
-    static const std::vector<std::string_view> k_items = {
-        "a hospital porter", "an architect", "a primary-school teacher", "a bus driver",
-        "a dental hygienist", "a software tester", "a florist", "a structural engineer",
-        "a librarian", "a paramedic", "a sound engineer", "an accountant", "a locksmith",
-        "a marine biologist", "a pastry chef", "a translator", "a postal worker",
-        "a physiotherapist", "a museum curator", "a carpenter", "a pharmacist",
-        "a veterinary nurse", "a graphic designer", "a tree surgeon", "an estate agent",
-        "a court stenographer", "a piano teacher", "a landscape gardener", "a hotel receptionist",
-        "a data analyst", "a tailor", "a zookeeper", "a crane operator", "an optician",
-        "a bicycle mechanic", "a school caretaker", "a radio producer", "a midwife",
-        "an insurance clerk", "a picture framer"};
-    return k_items;
-}
-
-const std::vector<std::string_view>& towns() {
-    static const std::vector<std::string_view> k_items = {
-        "Leeds", "Bristol", "Aberdeen", "Galway", "Norwich", "Cardiff", "Dundee", "Bath",
-        "York", "Belfast", "Hobart", "Kendal", "Utrecht", "Ghent", "Porto", "Bergen",
-        "Lyon", "Dunedin", "Duluth", "Asheville", "Tucson", "Bendigo", "Cork", "Inverness",
-        "Whitby", "Brighton", "Exeter", "Lancaster", "Kilkenny", "Halifax"};
-    return k_items;
-}
-
-const std::vector<std::string_view>& character_roles() {
-    static const std::vector<std::string_view> k_items = {
-        "a retired airship captain", "a hedge witch", "an apprentice alchemist",
-        "a travelling bard", "a disgraced court astronomer", "a lighthouse keeper on a haunted coast",
-        "a sellsword with a gentle streak", "a dragon-egg smuggler",
-        "a scholar of forgotten languages", "a runaway princess", "an elderly wizard",
-        "a river pirate", "a royal cartographer", "a monster hunter", "a clockwork inventor",
-        "a forest ranger", "a fortune teller", "a knight-errant", "a goblin diplomat",
-        "a tavern keeper", "a temple healer", "a sky-whale herder", "a retired assassin",
-        "a puppet maker", "a weather mage", "a gravedigger who talks to ghosts",
-        "a thief with a conscience", "a beekeeping druid"};
-    return k_items;
-}
-
-const std::vector<std::string_view>& realms() {
-    static const std::vector<std::string_view> k_items = {
-        "the river city of Vell", "the Ashen Marches", "the kingdom of Lorvane",
-        "the Saltmarsh Isles", "the mountain hold of Karsk", "the free city of Quillon",
-        "the Duchy of Emberfall", "the cloud port of Aster", "the Thornwood",
-        "the desert realm of Sahrim", "the frozen north of Ysvald", "the Gilded Coast",
-        "the marsh town of Brackenmere", "the old empire of Caldor", "the Whispering Vale"};
-    return k_items;
-}
-
-const std::vector<std::string_view>& households() {
-    static const std::vector<std::string_view> k_items = {
-        "a retired postman in a terraced house", "a young couple in a top-floor flat",
-        "a family of five on the edge of town", "two students above a launderette",
-        "an elderly widow in a seaside cottage", "a pair of sisters who run a bookshop",
-        "a farming family in the hills", "a busy vet and her wife",
-        "a retired teacher in a bungalow", "a big, noisy family in a rambling old house",
-        "a single dad and his teenage son", "a potter in a converted chapel",
-        "an architect in a glass-walled flat", "three flatmates in a shared house",
-        "a grandmother and her grandson", "a couple who run a village pub"};
-    return k_items;
-}
-
-const std::vector<std::string_view>& person_intros() {
-    static const std::vector<std::string_view> k_items = {
-        "{Name} is {occupation} living in {town}.",
-        "{Name}, {age}, works as {occupation} in {town}.",
-        "{Name} is {age} and works as {occupation} in {town}.",
-        "{Name} has lived in {town} for years and works as {occupation}.",
-        "{Name} is {occupation} in {town}, now {age} years old."};
-    return k_items;
-}
-
-const std::vector<std::string_view>& character_intros() {
-    static const std::vector<std::string_view> k_items = {
-        "{Name} is {role} from {realm}.",
-        "{Name} is {role} who calls {realm} home.",
-        "In {realm}, {Name} is known far and wide as {role}.",
-        "{Name}, {role}, has spent most of {pos} life in {realm}."};
-    return k_items;
-}
-
-const std::vector<std::string_view>& pet_intros() {
-    static const std::vector<std::string_view> k_items = {
-        "{Name} is {a_age} {breed} who lives with {household}.",
-        "{Name}, {a_age} {breed}, shares a home with {household}.",
-        "{Name} is {a_age} {breed} belonging to {household}."};
-    return k_items;
-}
-// ---------------------------------------------------------------------------------------------
-// Filler facts: unconditional, and free of every conditional connective (lexicon tests check).
-
-const std::vector<FillerEntry>& fillers() {
-    static const std::vector<FillerEntry> k_fillers = {
-        {P, "{Subj} grew up on a sheep farm in the Welsh hills.", "", "childhood"},
-        {P, "{Subj} [has|have] two older brothers who still tease {obj} about a childhood haircut.", "", "siblings"},
-        {P, "{Pos} flat is on the fourth floor of a building with no lift.", "", "home"},
-        {P, "{Subj} [keeps|keep] a sourdough starter that is older than {pos} car.", "food_or_drink_present", ""},
-        {P, "{Subj} [supports|support] a football team that has not won anything in decades.", "", ""},
-        {P, "{Pos} favourite film is a black-and-white comedy from the 1930s.", "", ""},
-        {P, "{Subj} learned to swim at the age of thirty.", "prior_activity", ""},
-        {P, "{Subj} [owns|own] far more scarves than any one person needs.", "", ""},
-        {P, "{Subj} [volunteers|volunteer] at a community garden on the edge of town.", "task_type", "volunteering"},
-        {P, "{Pos} grandmother taught {obj} to play cribbage.", "", ""},
-        {P, "{Subj} [drives|drive] a small green hatchback with a dent in the boot.", "location", "car"},
-        {P, "{Subj} [is|are] allergic to cats and slightly afraid of geese.", "", ""},
-        {P, "{Subj} studied geography at university and still [loves|love] a good map.", "", "education"},
-        {P, "{Subj} [speaks|speak] passable Portuguese after a year abroad.", "", ""},
-        {P, "{Pos} kitchen windowsill is crowded with herbs growing in chipped mugs.", "", ""},
-        {P, "{Subj} [collects|collect] vintage railway posters.", "", ""},
-        {P, "{Pos} best friend from school lives three streets away.", "relationship_closeness", ""},
-        {P, "{Subj} [is|are] saving up for a trip to Japan.", "", ""},
-        {P, "{Subj} [keeps|keep] a tidy desk and an extremely untidy car.", "", "car"},
-        {P, "{Subj} [hates|hate] talking on the phone and [prefers|prefer] long emails.", "", ""},
-        {P, "{Subj} [is|are] the person everyone calls to fix a wobbly shelf.", "", ""},
-        {P, "{Pos} parents ran a small hardware shop for thirty years.", "", "parents"},
-        {P, "{Subj} once appeared as an extra in a period drama.", "", ""},
-        {P, "{Pos} bookshelves lean heavily towards detective novels.", "", ""},
-        {P, "{Subj} [has|have] a small scar on {pos} chin from a childhood bike crash.", "", ""},
-        {P, "{Subj} [rents|rent] an allotment and [grows|grow] far too many courgettes.", "task_type", ""},
-        {P, "{Subj} [is|are] known among friends for giving thoughtful birthday presents.", "", ""},
-        {P, "{Subj} moved to {pos} current town eight years ago for work.", "", "home"},
-        {P, "{Pos} phone is permanently on silent.", "", ""},
-        {P, "{Subj} never learned to ride a bicycle.", "", ""},
-        {P, "{Subj} [wears|wear] the same pair of battered boots all year round.", "", ""},
-        {P, "{Subj} [is|are] fiercely competitive at pub quizzes.", "", ""},
-        {P, "{Pos} younger sister is training to be a vet.", "", "siblings"},
-        {P, "{Subj} [keeps|keep] every ticket stub from every concert {subj} [has|have] been to.", "music_playing", ""},
-        {P, "{Subj} [has|have] been vegetarian since {pos} teens.", "food_or_drink_present", "diet"},
-        {P, "{Subj} [is|are] terrible at remembering names but never [forgets|forget] a face.", "", ""},
-        {P, "{Pos} laugh is loud enough to turn heads in a restaurant.", "", ""},
-        {P, "{Subj} [prefers|prefer] trains to planes for any journey under a day.", "location", ""},
-        {P, "{Subj} [has|have] a soft spot for terrible puns.", "", ""},
-        {P, "{Subj} [is|are] the treasurer of a local birdwatching club.", "", ""},
-        {P, "{Subj} [writes|write] with a fountain pen that belonged to {pos} grandfather.", "company", ""},
-        {P, "{Subj} [rides|ride] a heavy old bicycle to work most days.", "", ""},
-        {P, "{Subj} [keeps|keep] a small aquarium of neon tetras in the living room.", "", ""},
-        {P, "{Subj} [holds|hold] a season ticket at the local theatre.", "", ""},
-        {P, "{Pos} handwriting is famously impossible to read.", "", ""},
-        {P, "{Subj} trained as a chef before switching careers.", "food_or_drink_present", "career"},
-        {P, "{Subj} [is|are] godparent to two of {pos} friends' children.", "", ""},
-        {P, "{Pos} living room is painted a deep shade of green.", "", ""},
-        {P, "{Subj} [knows|know] the local bus timetable by heart.", "", ""},
-        {P, "{Subj} [has|have] a collection of more than forty teapots.", "food_or_drink_present", ""},
-        {P, "{Subj} [enjoys|enjoy] long walks along the canal towpath.", "prior_activity", ""},
-        {P, "{Pos} neighbours describe {obj} as quiet and reliable.", "conflict_state", ""},
-        {P, "{Subj} [has|have] visited every county in Ireland.", "", ""},
-        {P, "{Subj} [keeps|keep] a spare key under a ceramic frog by the front door.", "", ""},
-        {P, "{Subj} [is|are] still in touch with {pos} old primary-school teacher.", "", ""},
-        {P, "{Pos} first job was delivering newspapers on a rusty bike.", "", "career"},
-        {P, "{Subj} [has|have] strong opinions about the correct way to load a dishwasher.", "completion_state", ""},
-        {P, "{Subj} [reads|read] two newspapers a day, one local and one national.", "", ""},
-        {P, "{Subj} [is|are] an enthusiastic but clumsy dancer.", "", ""},
-        {P, "{Subj} [owns|own] a small sailing dinghy that badly needs a new coat of paint.", "", ""},
-        {P, "{Pos} wardrobe is almost entirely navy blue.", "", ""},
-        {P, "{Subj} [has|have] a weakness for salted liquorice.", "food_or_drink_present", ""},
-        {P, "{Subj} [gives|give] blood twice a year.", "", ""},
-        {P, "{Subj} [is|are] the unofficial photographer at every family event.", "social_setting", ""},
-        {P, "{Subj} [has|have] been learning Italian from a podcast for two years.", "", ""},
-        {P, "{Subj} [dislikes|dislike] crowds but [loves|love] a good street market.", "social_setting", ""},
-        {P, "{Subj} [sleeps|sleep] with the window open all year round.", "temperature", ""},
-        {P, "{Pos} car radio has been stuck on the same station for years.", "music_playing", "car"},
-        {P, "{Subj} [has|have] a framed photograph of a lighthouse above {pos} desk.", "", ""},
-        {P, "{Subj} [buys|buy] a lottery ticket every week and [has|have] never won more than ten pounds.", "", ""},
-        {P, "{Subj} [works|work] from a converted box room at the back of the house.", "", ""},
-        {P, "{Pos} mother still sends {obj} newspaper cuttings in the post.", "", "parents"},
-        {P, "{Subj} [knows|know] the lyrics to an alarming number of musicals.", "music_playing", ""},
-        {P, "{Subj} [has|have] an encyclopaedic knowledge of medieval castles.", "", ""},
-        {P, "{Subj} took up pottery last year and [has|have] produced a wonky set of bowls.", "", ""},
-        {P, "{Subj} [is|are] the eldest of four children.", "", "siblings"},
-        {P, "{Pos} colleagues rely on {obj} to remember everyone's birthday.", "", ""},
-        {P, "{Subj} [has|have] a lifelong fear of deep water.", "prior_activity", ""},
-        {P, "{Subj} [keeps|keep] bees in two hives at the bottom of the garden.", "", ""},
-        {P, "{Subj} [sings|sing] tenor in a choir that performs in old churches.", "music_playing", ""},
-        {P, "{Subj} [owns|own] a bread maker that has never once been used.", "scent", ""},
-        {P, "{Subj} [has|have] run three marathons and [has|have] the knees to prove it.", "pain_or_discomfort", ""},
-        {P, "{Pos} grandparents emigrated from Lisbon in the sixties.", "", ""},
-        {P, "{Subj} [is|are] left-handed and [owns|own] a special pair of scissors.", "", ""},
-        {P, "{Subj} [has|have] a houseplant that has survived four house moves.", "", ""},
-        {P, "{Subj} [listens|listen] to true-crime podcasts on the way to work.", "", ""},
-        {P, "{Subj} [is|are] a keen amateur astronomer with a cheap telescope.", "lighting", ""},
-        {P, "{Subj} [sends|send] handwritten thank-you cards for every present.", "", ""},
-        {P, "{Subj} [is|are] on a first-name basis with the staff at {pos} local library.", "prior_activity", ""},
-        {P, "{Pos} favourite place in the world is a windswept headland in Cornwall.", "", ""},
-        {P, "{Subj} [has|have] a great-aunt who still writes to {obj} every month.", "", ""},
-        {P, "{Subj} [was|were] once a county-level table-tennis champion.", "", ""},
-        {P, "{Subj} [has|have] a cupboard full of board games with missing pieces.", "", ""},
-        {P, "{Subj} [owns|own] an umbrella with a duck-shaped handle.", "weather", ""},
-        {P, "{Subj} [is|are] slowly restoring an old rocking chair.", "", ""},
-        {P, "{Subj} rarely [wears|wear] a watch and [is|are] almost never late.", "", ""},
-        {P, "{Subj} [has|have] a loud, cheerful voice that carries across a room.", "", ""},
-        {P, "{Pos} nickname at school was Spud, for reasons nobody remembers.", "", ""},
-        {P, "{Subj} [prefers|prefer] paper maps to phone directions.", "", ""},
-        {P, "{Subj} [has|have] read every book by one obscure Norwegian novelist.", "", ""},
-        {P, "{Subj} [keeps|keep] a jar of buttons inherited from {pos} great-grandmother.", "", ""},
-        {P, "{Subj} [has|have] a secret talent for impressions of famous newsreaders.", "", ""},
-        {P, "{Subj} [volunteers|volunteer] as a guide at a steam railway on bank holidays.", "", "volunteering"},
-        {P, "{Pos} car is older than most of {pos} colleagues.", "", "car"},
-        {P, "{Subj} grew up above a chip shop by the harbour.", "", "childhood"},
-        {P, "{Subj} [is|are] learning to sail on a reservoir outside town.", "", ""},
-        {P, "{Subj} [is|are] a devoted fan of Scandinavian crime dramas.", "", ""},
-        {P, "{Subj} [owns|own] three identical grey jumpers.", "", ""},
-        {P, "{Pos} front door is painted a bright canary yellow.", "", "home"},
-        {P, "{Subj} [has|have] a dry sense of humour that takes strangers a while to notice.", "", ""},
-        {C, "{Subj} [carries|carry] a walking staff carved with the names of old friends.", "", ""},
-        {C, "{Subj} [was|were] raised by an aunt who kept goats in the hills.", "", "childhood"},
-        {C, "{Pos} cloak is patched in seven different colours.", "", ""},
-        {C, "{Subj} [speaks|speak] three languages, one of them known to river traders alone.", "", ""},
-        {C, "{Subj} [owes|owe] a small debt to a dwarven moneylender.", "", ""},
-        {C, "{Subj} [keeps|keep] a tame crow that rides on {pos} shoulder.", "", ""},
-        {C, "{Subj} once crossed the Saltglass Desert on foot.", "", ""},
-        {C, "{Pos} boots were made by a cobbler who has since vanished.", "", ""},
-        {C, "{Subj} [has|have] a faint silver scar across {pos} left palm.", "", ""},
-        {C, "{Subj} [is|are] banned from two taverns in the capital for reasons {subj} will not discuss.", "", ""},
-        {C, "{Subj} [sleeps|sleep] with a dagger under {pos} pillow.", "", ""},
-        {C, "{Subj} [distrusts|distrust] wizards on principle.", "", ""},
-        {C, "{Subj} [keeps|keep] a ledger of every dragon sighting in the last hundred years.", "", ""},
-        {C, "{Pos} old mentor was a blind swordswoman who taught by sound alone.", "", "mentor"},
-        {C, "{Subj} [wears|wear] a ring that once belonged to a drowned queen.", "", ""},
-        {C, "{Subj} [knows|know] every shortcut through the old city's sewers.", "", ""},
-        {C, "{Subj} [has|have] a rival in the thieves' guild who calls {obj} Magpie.", "", ""},
-        {C, "{Subj} [rides|ride] a grey mare with one white sock.", "", "mount"},
-        {C, "{Subj} [claims|claim] to be the seventh child of a seventh child.", "", "siblings"},
-        {C, "{Subj} can read the ancient runes that most scholars have forgotten.", "", ""},
-        {C, "{Pos} family crest shows a heron holding a key.", "", ""},
-        {C, "{Subj} [has|have] never lost a game of knucklebones.", "", ""},
-        {C, "{Subj} [lives|live] in a tower with a staircase of one hundred and twelve steps.", "", "home"},
-        {C, "{Pos} laugh is said to frighten off wolves.", "", ""},
-        {C, "{Subj} [fears|fear] deep caves more than any monster.", "", ""},
-        {C, "{Subj} [keeps|keep] {pos} coins in a pouch sewn from eel skin.", "", ""},
-        {C, "{Subj} [was|were] apprenticed to a mapmaker as a child.", "", "childhood"},
-        {C, "{Subj} [wears|wear] a scarf knitted by {pos} grandmother, now more holes than wool.", "", ""},
-        {C, "{Subj} [has|have] a bounty on {pos} head in a kingdom far to the south.", "", ""},
-        {C, "{Subj} [owns|own] a book that nobody else can read.", "", ""},
-        {C, "{Pos} sword has a chipped blade and a name {subj} [refuses|refuse] to share.", "", ""},
-        {C, "{Subj} [is|are] a terrible singer but a fine whistler.", "music_playing", ""},
-        {C, "{Subj} grew up on a fishing boat and still [walks|walk] with a sailor's sway.", "", "childhood"},
-        {C, "{Subj} [keeps|keep] a lock of a sea witch's hair in a tiny glass bottle.", "", ""},
-        {C, "{Subj} [is|are] on first-name terms with the harbour master.", "", ""},
-        {C, "{Pos} horse is cleverer than most people {subj} [meets|meet].", "", "mount"},
-        {C, "{Subj} [has|have] a soft spot for stray kittens.", "", ""},
-        {C, "{Subj} learned to pick locks from an old cellmate.", "", ""},
-        {C, "{Subj} [keeps|keep] a pressed blue rose inside {pos} spellbook.", "", ""},
-        {C, "{Subj} [is|are] distantly related to the royal family, much to {pos} embarrassment.", "", ""},
-        {C, "{Pos} left ear was nicked by an arrow in a border skirmish.", "", ""},
-        {C, "{Subj} [refuses|refuse] to eat anything with feathers.", "food_or_drink_present", ""},
-        {C, "{Subj} [owns|own] a lantern that burns with a green flame.", "lighting", ""},
-        {C, "{Subj} [has|have] an uneasy truce with the ghosts of {pos} ancestral home.", "", ""},
-        {C, "{Subj} [was|were] born during the great eclipse.", "lighting", ""},
-        {C, "{Subj} [wears|wear] {pos} hair in a long braid threaded with copper beads.", "", ""},
-        {C, "{Subj} [writes|write] letters in a cipher of {pos} own invention.", "", ""},
-        {C, "{Subj} [has|have] a map tattooed on {pos} back that {subj} cannot see.", "", ""},
-        {C, "{Subj} [prefers|prefer] the company of books to that of courtiers.", "", ""},
-        {C, "{Subj} once travelled for a year with a troupe of acrobats.", "", ""},
-        {C, "{Subj} [wears|wear] mismatched gloves, one leather and one silk.", "", ""},
-        {C, "{Subj} [carries|carry] a wooden flute {subj} never [plays|play].", "music_playing", ""},
-        {C, "{Pos} cottage roof is thatched with river reeds.", "", "home"},
-        {C, "{Subj} [is|are] wanted for questioning by the city watch over a missing goat.", "", ""},
-        {C, "{Subj} [dislikes|dislike] magic mirrors and [covers|cover] every one {subj} [passes|pass].", "", ""},
-        {C, "{Subj} [has|have] a younger brother who serves in the royal guard.", "", "siblings"},
-        {C, "{Pos} favourite food is smoked eel on black bread.", "food_or_drink_present", ""},
-        {C, "{Subj} once sailed through a storm that sank three other ships.", "weather", ""},
-        {C, "{Subj} [knows|know] the names of every star in the northern sky.", "lighting", ""},
-        {C, "{Subj} [has|have] a pet hedgehog that sleeps in {pos} hat.", "", ""},
-        {C, "{Subj} [keeps|keep] {pos} maps rolled up in a hollow bone.", "", ""},
-        {C, "{Subj} [owes|owe] {pos} life to a bridge troll, and [sends|send] it a basket of turnips every year.", "", ""},
-        {C, "{Subj} [collects|collect] the broken keys of locks {subj} [has|have] beaten.", "", ""},
-        {C, "{Subj} [speaks|speak] to {pos} horse in verse.", "", "mount"},
-        {C, "{Subj} once lost a wager to a fox spirit and still [owes|owe] it a song.", "", ""},
-        {C, "{Subj} [has|have] a tattoo of a compass rose on {pos} wrist.", "", ""},
-        {C, "{Pos} boots squeak on stone floors, which has ruined more than one escape.", "", ""},
-        {C, "{Subj} [keeps|keep] a shelf of jars labelled in a language nobody else reads.", "", ""},
-        {C, "{Subj} [is|are] owed a favour by a minor sea god.", "", ""},
-        {C, "{Subj} [has|have] survived three shipwrecks and a very bad wedding.", "", ""},
-        {C, "{Pos} staff is topped with a smooth grey stone from the bottom of a well.", "", ""},
-        {C, "{Subj} [keeps|keep] a diary bound in faded blue dragon hide.", "", ""},
-        {C, "{Subj} [was|were] once briefly engaged to a baron's youngest son.", "", ""},
-        {C, "{Subj} [has|have] one grey eye and one green.", "", ""},
-        {C, "{Subj} [trusts|trust] cats more than kings.", "", ""},
-        {C, "{Pos} old master left {obj} nothing but a locked chest and a riddle.", "", "mentor"},
-        {C, "{Subj} [wears|wear] a pendant of black glass that is always cold to the touch.", "temperature", ""},
-        {H, "{Subj} [has|have] freckles that multiply every summer.", "season", ""},
-        {H, "{Subj} [is|are] a surprisingly good cook of simple soups.", "food_or_drink_present", ""},
-        {H, "{Subj} [keeps|keep] a small notebook of words {subj} [likes|like] the sound of.", "", ""},
-        {H, "{Subj} [is|are] fond of long, rambling walks with no destination.", "prior_activity", ""},
-        {H, "{Subj} [has|have] a slow, careful way of speaking.", "", ""},
-        {CAT | DOG | RAB | FER, "{Subj} sleeps at the foot of the bed every night.", "", "sleep"},
-        {CAT | DOG, "{Subj} has a white patch on {pos} chest shaped like a star.", "", "markings"},
-        {PETS, "{Subj} was adopted from a rescue centre as a youngster.", "", "origin"},
-        {CAT, "{Pos} favourite toy is a battered knitted mouse.", "", "toy"},
-        {PETS, "{Subj} weighs slightly more than the vet would like.", "prior_activity", ""},
-        {CAT | DOG | RAB | FER, "{Subj} is terrified of the hoover.", "noise_level", ""},
-        {CAT | DOG | RAB, "{Subj} gets on surprisingly well with the neighbour's tortoise.", "", ""},
-        {CAT | DOG | FER, "{Subj} wears a collar with a tiny brass bell.", "", "collar"},
-        {CAT | DOG, "{Subj} refuses to drink from anything but a ceramic bowl.", "food_or_drink_present", ""},
-        {CAT | DOG | RAB | FER, "{Pos} fur is thick and impossible to keep off the furniture.", "", ""},
-        {CAT, "{Subj} has a loud, rasping purr.", "", ""},
-        {CAT | DOG | RAB | FER, "{Subj} loves having {pos} ears scratched.", "", ""},
-        {PETS, "{Subj} once appeared in the local paper's pet-of-the-week column.", "", ""},
-        {CAT | DOG, "{Subj} has a distinctive crooked tail.", "", "markings"},
-        {CAT | DOG | FER, "{Subj} knows how to open the kitchen cupboard with {pos} nose.", "food_or_drink_present", ""},
-        {CAT | DOG, "{Subj} watches the postman's van with intense interest.", "", ""},
-        {CAT, "{Subj} has never caught a single mouse.", "", ""},
-        {PETS, "{Subj} came from a farm out in the countryside.", "", "origin"},
-        {CAT | DOG | RAB | FER, "{Subj} has a bed shaped like a little boat.", "", "sleep"},
-        {CAT | DOG | FER, "{Subj} is microchipped and wears a bright red collar.", "", "collar"},
-        {PETS, "{Subj} is deeply suspicious of anyone wearing a hat.", "", ""},
-        {PETS, "{Subj} shares the house with an elderly goldfish.", "", ""},
-        {PETS, "{Subj} was named by the youngest member of the household.", "", ""},
-        {CAT | DOG, "{Subj} has one blue eye and one brown eye.", "", "markings"},
-        {DOG, "{Subj} goes to the groomer every six weeks.", "prior_activity", ""},
-        {DOG, "{Subj} knows six tricks, including rolling over and shaking paws.", "", ""},
-        {DOG, "{Subj} walks beautifully on a lead.", "prior_activity", ""},
-        {DOG, "{Subj} has a deep, booming bark for such a small body.", "", ""},
-        {DOG, "{Subj} is frightened of the cat next door.", "", ""},
-        {DOG, "{Subj} has a chewed tennis ball that goes everywhere with {obj}.", "", "toy"},
-        {DOG, "{Subj} sheds enough fur each spring to knit a second dog.", "season", ""},
-        {PAR, "{Subj} has a vocabulary of about forty words.", "", ""},
-        {PAR, "{Subj} has bright feathers with a flash of red on each wing.", "", "markings"},
-        {PAR, "{Subj} likes to perch on top of the bookcase.", "", ""},
-        {PAR, "{Subj} shares {pos} cage with a mirror and three wooden ladders.", "", ""},
-        {PAR, "{Subj} is older than most of the furniture in the house.", "", ""},
-        {PAR | FER, "{Subj} nips anyone who tries to trim {pos} claws.", "", ""},
-        {PAR, "{Subj} can wolf-whistle loud enough to startle passers-by.", "", ""},
-        {PAR, "{Subj} once escaped and spent a night in the neighbour's apple tree.", "", ""},
-        {PAR, "{Subj} has a favourite person in the house and ignores everyone else.", "", ""},
-        {RAB, "{Subj} lives in a large hutch with a ramp up to a sleeping loft.", "", "sleep"},
-        {RAB, "{Subj} has enormous, velvety ears.", "", "markings"},
-        {RAB, "{Subj} shares the garden run with a timid guinea pig.", "", ""},
-        {RAB, "{Subj} has a twitchy nose that never seems to rest.", "", ""},
-        {RAB | CAT | FER, "{Subj} is litter-trained and surprisingly tidy.", "", ""},
-        {RAB, "{Subj} is very fond of dandelion leaves.", "food_or_drink_present", ""},
-        {RAB, "{Subj} was the smallest of a litter of eight.", "", "origin"},
-        {FER, "{Subj} sleeps for most of the day in a fleece hammock.", "prior_activity", "sleep"},
-        {FER, "{Subj} lives with two other ferrets in a tall wire cage.", "", ""},
-        {FER | DOG, "{Subj} is an escape artist who has wriggled out of three harnesses.", "", ""},
-        {FER, "{Subj} has a dark bandit mask across {pos} face.", "", "markings"},
-        {FER, "{Subj} has a musky smell that no shampoo can fully shift.", "scent", ""},
-        {PETS, "The household has had {obj} for most of {pos} life.", "", ""},
-        {DOG, "{Subj} acts as the household's self-appointed doorbell.", "", ""},
-        {PETS, "{Subj} has a small fan club among the children on the street.", "company", ""},
-        {PETS, "{Subj} turns up in nearly every photo on the fridge door.", "", ""},
-        {PETS, "{Subj} is famous at the vet's for being remarkably calm.", "prior_activity", ""},
-        {CAT | DOG, "{Subj} has {pos} own passport for trips abroad.", "", ""},
-        {PETS, "{Subj} once won a rosette at a village pet show.", "", ""},
-        {PETS, "{Subj} prefers people with beards, for reasons nobody understands.", "", ""},
-        {CAT, "{Subj} keeps a careful eye on the goldfish bowl.", "", ""},
-        {CAT | DOG | RAB | FER, "{Subj} is insured against everything from broken teeth to lost whiskers.", "", ""},
-        {CAT, "{Subj} has a pink nose and a single black whisker.", "", "markings"},
-        {DOG, "{Subj} is gentle with toddlers and wary of teenagers on scooters.", "", ""},
-        {PETS, "{Subj} has been to more birthday parties than most of the neighbours.", "social_setting", ""},
-        {CAT | RAB, "{Subj} has a long-standing grudge against the nail clippers.", "", ""},
-        {DOG, "{Subj} treats the postman as a close personal friend.", "", ""},
-        {CAT | FER, "{Subj} can squeeze through a gap no wider than a paperback.", "", ""},
-    };
-    return k_fillers;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Sentence templates.
-
-const std::vector<std::string_view>& easy_rule_templates() {
-    static const std::vector<std::string_view> k_items = {
-        "{Name} {vp_name} only {clause}.",
-        "{Name} {vp_name}, but only {clause}.",
-        "Only {clause} does {Name} {base}.",
-        "As a rule, {Name} {vp_name} only {clause}.",
-        "You will only find {Name} {ing} {clause}.",
-        "{Name} never {vp_name} except {clause}.",
-        "{Name} is predictable about one thing: {subj} {vp} only {clause}.",
-        "There is one thing {Name} does only {clause}: {subj} {vp}."};
-    return k_items;
-}
-
-const std::vector<std::string_view>& hard_behaviour_templates_human() {
-    static const std::vector<std::string_view> k_items = {
-        "{Subj} [has|have] a habit of {ing}.",
-        "One of {pos} quirkier habits is {ing}.",
-        "Every so often, {subj} {vp}.",
-        "{Subj} [is|are] known among friends for {ing}.",
-        "One small ritual in {pos} life is {ing}.",
-        "From time to time, {subj} {vp}.",
-        "Among {pos} odder routines is {ing}."};
-    return k_items;
-}
-
-const std::vector<std::string_view>& hard_behaviour_templates_pet() {
-    static const std::vector<std::string_view> k_items = {
-        "{Subj} has a funny habit of {ing}.",
-        "One of {pos} odder quirks is {ing}.",
-        "Every so often, {subj} {vp}.",
-        "{Subj} is known around the house for {ing}.",
-        "The household has grown used to {obj} {ing}."};
-    return k_items;
-}
-
-const std::vector<std::string_view>& hard_link_templates() {
-    static const std::vector<std::string_view> k_items = {
-        "It is usually {anchor} that {habit} comes out.",
-        "Most of the time, {habit} happens {anchor}.",
-        "More often than not, it is {anchor} that {habit} makes an appearance.",
-        "It tends to be {anchor} that {habit} starts up again.",
-        "By and large, {habit} turns up {anchor}.",
-        "Those who know {obj} have noticed that {habit} mostly surfaces {anchor}."};
-    return k_items;
+const Lexicon& lexicon() {
+    static const Lexicon k_lexicon = [] {
+        const auto* f = embedded::conditional_lexicon::find("conditional.json");
+        MF_ASSERT(f, "conditional.json is embedded in memfail_suites");
+        Result<Lexicon> parsed = parse_lexicon("conditional.json", std::string(f->content));
+        if (!parsed) {
+            const std::string why = "the Conditional lexicon is invalid: " + parsed.error().describe();
+            assert_fail("conditional lexicon", why.c_str(), __FILE__, __LINE__);
+        }
+        return std::move(parsed).value();
+    }();
+    return k_lexicon;
 }
 
 }  // namespace memfail::suites::memfail_suite::conditional

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
-// Hand-written lexicons of the Conditional-Facts generators: entities, behaviours, conditions of the
-// paper's 32 types, filler facts, and the small template language they are written in.
+// The Conditional-Facts lexicon, read from the embedded data file suites/memfail/lexicon/conditional.json:
+// entities and their settings, behaviours, conditions of the paper's 32 types, the compatibility table
+// (behaviour kind -> condition types), fillers, paraphrase families per rule shape and question
+// templates; plus the condition-type tables, the connective check and the template renderer.
 //
 // Templates use these tokens, resolved per entity by render():
 //   {Name} {Name's}            the entity's name, and its possessive
@@ -10,9 +12,13 @@
 // The entity's name is always grammatically singular, so "{Name} has" needs no brackets.
 #pragma once
 #include <cstdint>
+#include <map>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <memfail/core/error.hpp>
 
 namespace memfail::suites::memfail_suite::conditional {
 
@@ -62,20 +68,21 @@ enum class Place { anywhere, home, yard };
 
 // A behaviour in three verb forms: "<verb_s|verb|verb_ing> <rest>".
 struct BehaviourEntry {
-    std::uint32_t fit;
-    Place place;                  // conditions that take the entity away need Place::anywhere
-    std::string_view verb_s;      // "sketches"
-    std::string_view verb;        // "sketch"
-    std::string_view verb_ing;    // "sketching"
-    std::string_view rest;        // "foxes on paper napkins" (may use {pos} etc.)
-    std::string_view key;         // distinctive literal phrase of rest; empty = rest itself
-    std::string_view habit;       // singular noun phrase for link sentences: "the napkin sketching"
-    std::string_view avoid_type;  // a condition type this behaviour reads oddly with, or empty
+    std::uint32_t fit = 0;
+    Place place = Place::anywhere;  // conditions that take the entity away need Place::anywhere
+    std::string kind;        // its row of the compatibility table: "craft", "pet_active", ...
+    std::string verb_s;      // "sketches"
+    std::string verb;        // "sketch"
+    std::string verb_ing;    // "sketching"
+    std::string rest;        // "foxes on paper napkins" (may use {pos} etc.)
+    std::string ask;         // the behaviour in other words, base form, for questions
+    std::string key;         // distinctive literal phrase of rest; empty = rest itself
+    std::string habit;       // singular noun phrase for link sentences: "the napkin sketching"
+    std::string avoid_type;  // a condition type this behaviour reads oddly with, or empty
 };
-const std::vector<BehaviourEntry>& behaviours();
 
 enum ConditionFlag : std::uint32_t {
-    cond_needs_portable = 1u << 0,  // the context places the entity away from home
+    cond_needs_portable = 1u << 0,  // the context places the entity away from home ("away")
     cond_context_after = 1u << 1,   // the context refers back to the behaviour ("did it"): ask first
     cond_indoors = 1u << 2,         // the contexts place the entity indoors (no garden behaviours)
 };
@@ -83,62 +90,92 @@ enum ConditionFlag : std::uint32_t {
 // One concrete condition. `key` appears literally in `clause` and `sentence`, never in the contexts
 // or the anchor; the anchor ("in those late hours") is what the Hard link sentence ties back with.
 struct ConditionEntry {
-    std::string_view type;
-    std::uint32_t fit;
-    std::uint32_t flags;
-    std::string_view clause;       // Easy rule clause, read after "only": "after ten at night"
-    std::string_view key;          // "after ten at night"
-    std::string_view yes_context;  // a present situation that satisfies the condition
-    std::string_view no_context;   // one that plainly does not
-    std::string_view sentence;     // Hard condition sentence: the condition as part of life
-    std::string_view anchor;       // Hard link phrase: "in those late hours"
+    std::string type;
+    std::uint32_t fit = 0;
+    std::uint32_t flags = 0;
+    std::string clause;       // Easy rule clause, read after "only": "after ten at night"
+    std::string key;          // "after ten at night"
+    std::string yes_context;  // a present situation that satisfies the condition
+    std::string no_context;   // one that plainly does not
+    std::string sentence;     // Hard condition sentence: the condition as part of life
+    std::string anchor;       // Hard link phrase: "in those late hours"
 };
-const std::vector<ConditionEntry>& conditions();
 
 struct NameEntry {
-    std::string_view name;
-    char gender;  // 'm', 'f', or 'n' for names used with either
+    std::string name;
+    char gender = 'n';  // 'm', 'f', or 'n' for names used with either
 };
-const std::vector<NameEntry>& person_names();
-const std::vector<NameEntry>& character_names();
-const std::vector<NameEntry>& pet_names();
 
 struct PetKind {
-    std::uint32_t fit;       // exactly one species bit
-    std::string_view breed;  // "tabby cat"
-    std::string_view species;  // "cat"
+    std::uint32_t fit = 0;  // exactly one species bit
+    std::string breed;      // "tabby cat"
+    std::string species;    // "cat"
 };
-const std::vector<PetKind>& pet_kinds();
 
-// Profile slots of the intro sentence.
-const std::vector<std::string_view>& occupations();    // with article: "a hospital porter"
-const std::vector<std::string_view>& towns();
-const std::vector<std::string_view>& character_roles();  // with article: "a retired airship captain"
-const std::vector<std::string_view>& realms();
-const std::vector<std::string_view>& households();     // "a retired postman in a terraced house"
-
-// Intro templates. Besides the entity tokens they use {occupation} {town} {age} (person),
-// {role} {realm} (character), {a_age} {breed} {household} (pet; {a_age} = "a three-year-old").
-const std::vector<std::string_view>& person_intros();
-const std::vector<std::string_view>& character_intros();
-const std::vector<std::string_view>& pet_intros();
+struct Profession {
+    std::string profession;  // with article: "a hospital porter"
+    std::string role;        // how a sentence may call the person: "the porter"
+    std::string place;       // where the work happens: "the hospital wards"
+};
+struct CharacterRole {
+    std::string title;  // "a retired airship captain"
+    std::string role;   // "the old captain"
+};
+struct Household {
+    std::string household;  // "a retired postman in a terraced house"
+    std::string home;       // "the terraced house"
+};
 
 // An unconditional fact about an entity. Facts sharing a non-empty `group` contradict or repeat
 // each other (two descriptions of siblings), so an essay takes at most one per group.
 struct FillerEntry {
-    std::uint32_t fit;
-    std::string_view text;
-    std::string_view avoid_type;  // condition type it would muddle (a music fact vs music_playing)
-    std::string_view group;
+    std::uint32_t fit = 0;
+    std::string text;
+    std::string avoid_type;  // condition type it would muddle (a music fact vs music_playing)
+    std::string group;
 };
-const std::vector<FillerEntry>& fillers();
 
-// Sentence templates around the behaviour and link. Behaviour templates use {vp} (the verb phrase
-// agreeing with the pronoun subject) or {ing} (the gerund phrase); link templates use {anchor}
-// and {habit}; Easy rule templates use {vp_name} (third person), {base}, {ing} and {clause}.
-const std::vector<std::string_view>& easy_rule_templates();
-const std::vector<std::string_view>& hard_behaviour_templates_human();
-const std::vector<std::string_view>& hard_behaviour_templates_pet();
-const std::vector<std::string_view>& hard_link_templates();
+// One rule shape's paraphrase families: family name -> templates.
+using Families = std::vector<std::pair<std::string, std::vector<std::string>>>;
+
+// Entity categories as lexicon sections: person, character, pet.
+struct ByCategory {
+    std::vector<std::string> person, character, pet;
+};
+
+struct Lexicon {
+    std::vector<NameEntry> person_names, character_names, pet_names;
+    std::vector<PetKind> pet_kinds;
+    std::vector<Profession> professions;
+    std::vector<std::string> towns;
+    std::vector<CharacterRole> character_roles;
+    std::vector<std::string> realms;
+    std::vector<Household> households;
+    // Intro templates. Besides the entity tokens they use {occupation} {town} {age} (person),
+    // {role} {realm} (character), {a_age} {breed} {household} (pet; {a_age} = "a three-year-old").
+    ByCategory intros;
+    std::vector<BehaviourEntry> behaviours;
+    // Behaviour kind -> the condition types a behaviour of that kind can depend on.
+    std::map<std::string, std::set<std::string>> compatibility;
+    std::vector<ConditionEntry> conditions;
+    ByCategory setting_fillers;             // sentences of the entity's world: {role} {place} {town} {habit}
+    std::vector<FillerEntry> background;    // personal facts
+    Families easy_rules;                    // {vp_name} {vp} {base} {ing} {clause}
+    Families hard_behaviour_person, hard_behaviour_character, hard_behaviour_pet;  // {vp} {ing}
+    Families hard_link;                     // {anchor} {habit}
+    std::vector<std::string> questions_before, questions_after;  // {ctx} {do} {subject} {object} {Be} {Name}
+    std::vector<std::string> answers_yes, answers_no;            // {stated}
+
+    // True when the compatibility table lets a behaviour of `kind` depend on a condition of `type`.
+    bool compatible(const std::string& kind, const std::string& type) const {
+        const auto it = compatibility.find(kind);
+        return it != compatibility.end() && it->second.count(type) != 0;
+    }
+};
+
+// Parses and checks a lexicon file; the error names the file and the JSON path of the first problem.
+Result<Lexicon> parse_lexicon(const std::string& file, const std::string& content);
+// The embedded conditional.json, parsed once; a broken file stops the program with its JSON path.
+const Lexicon& lexicon();
 
 }  // namespace memfail::suites::memfail_suite::conditional

@@ -49,9 +49,30 @@ struct LongHopSettings {
     double named_share = 0.40;
 };
 
+// Conditional-Facts difficulty (Easy and Hard). The defaults match the paper's release; `memfail
+// datasets generate --set conditional.KEY=VALUE` changes them (apply_settings).
+struct ConditionalSettings {
+    // Share of rows whose entity takes a name an earlier row of its category already has (LLM-written
+    // rows reuse popular names), so a name alone does not identify the essay.
+    double name_reuse = 0.2;
+    // Share of questions that name the behaviour in other words than the essay ("make origami birds
+    // from till slips" for "folds paper cranes out of old receipts"), per variant: the release's Easy
+    // questions nearly always reuse the essay's words, its Hard ones paraphrase more. One draw per row
+    // decides both, so every question Easy paraphrases Hard paraphrases too (the key
+    // `conditional.paraphrase_share` sets both shares).
+    double easy_paraphrase_share = 0.02;
+    double hard_paraphrase_share = 0.15;
+    // Share of filler sentences that refer to the entity by its role ("the porter") instead of a pronoun.
+    double role_share = 0.4;
+    // Essay length in sentences (the validator allows Easy 5-8, Hard 8-12).
+    std::size_t easy_min_sentences = 6, easy_max_sentences = 8;
+    std::size_t hard_min_sentences = 9, hard_max_sentences = 11;
+};
+
 struct GenerateOptions {
     std::uint64_t seed = 42;
     PersonaSettings persona{};
+    ConditionalSettings conditional{};
     LongHopSettings long_hop{};
 };
 
