@@ -6,6 +6,7 @@
 #include <vector>
 
 #include <memfail/llm/llm_config.hpp>
+#include <memfail/run/shard.hpp>
 
 namespace memfail::run {
 
@@ -38,6 +39,9 @@ struct RunConfig {
     // (`ledger:extract=oracle`: the dataset's gold events as memory, with their history). Empty: native only. Rows of a mode other than native carry the
     // scenario id "<id>@<mode>" ('@' is never part of a dataset id).
     std::vector<std::string> modes;
+    // --shard I/N: only the scenarios assigned to part I of N (shard.hpp). The run records its part
+    // and the hash of the unsharded configuration, which `memfail merge` checks across parts.
+    ShardSpec shard;
     // Asked between sessions and between probes; returning false stops the run where it is, as a
     // kill would (nothing half-written; --resume continues). The CLI stops on SIGINT and SIGTERM.
     std::function<bool()> keep_going;

@@ -831,8 +831,28 @@ Result<RunOutcome> run_datasets(const RunConfig& config, const std::vector<Loade
     }
     MF_TRY_ASSIGN(store::ResultsDb db, store::ResultsDb::open(config.results_path));
 
+    // --shard: this process runs only its part of the scenarios; the parts share the unsharded
+    // configuration's hash (which merge checks) and each has its own (which --resume finds).
+    std::vector<bool> mine;
+    if (config.shard.active()) {
+        std::vector<std::string> ids;
+        std::vector<std::uint64_t> weights;
+        for (const auto& d : datasets) {
+            ids.push_back(d.scenario.id);
+            weights.push_back(scenario_weight(d.scenario));
+        }
+        for (std::size_t i = 1; i < ids.size(); ++i)
+            if (std::find(ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(i), ids[i]) !=
+                ids.begin() + static_cast<std::ptrdiff_t>(i))
+                return make_error(ErrorKind::invalid_input,
+                                  "scenario '" + ids[i] + "' is named twice: --shard splits by scenario id", "--shard");
+        const std::vector<int> part = assign_shards(ids, weights, config.shard.count);
+        for (int p : part) mine.push_back(p == config.shard.index - 1);
+    }
     RunOutcome outcome;
-    const std::string hash = config_hash(config, datasets, grader);
+    const std::string unsharded_hash = config_hash(config, datasets, grader);
+    const std::string hash =
+        config.shard.active() ? content_hash(unsharded_hash + " shard " + config.shard.text()) : unsharded_hash;
     // The claim on the run is given up however this returns (finished, failed, or stopped by the
     // test hook); a killed process leaves it behind for the next writer to take over.
     struct ReleaseClaim {
@@ -920,6 +940,18 @@ Result<RunOutcome> run_datasets(const RunConfig& config, const std::vector<Loade
         ds.push_back({{"scenario", d.scenario.id}, {"dataset", d.scenario.dataset}, {"origin", d.origin},
                       {"hash", d.hash}});
     config_json["datasets"] = ds;
+    if (config.shard.active()) {
+        // Each scenario with its place in the whole run, so merge writes them in a single run's order.
+        json part = json::array(), positions = json::array();
+        for (std::size_t i = 0; i < datasets.size(); ++i)
+            if (mine[i]) {
+                part.push_back(datasets[i].scenario.id);
+                positions.push_back(i);
+            }
+        config_json["shard"] = {{"index", config.shard.index}, {"count", config.shard.count}, {"scenarios", part},
+                                {"positions", positions}};
+        config_json["unsharded_hash"] = unsharded_hash;
+    }
     if (!outcome.resumed) {
         store::RunRecord record;
         record.system_spec = config.system_spec;
@@ -974,6 +1006,7 @@ Result<RunOutcome> run_datasets(const RunConfig& config, const std::vector<Loade
         return error;
     };
     for (const auto& dataset : datasets) {
+        if (!mine.empty() && !mine[static_cast<std::size_t>(&dataset - datasets.data())]) continue;
         memory::SystemContext context{memory_dir, dataset.scenario.id, {}};
         // The system's own model calls go through the run's recorder: cached, and accounted under
         // the roles `system` and `embed`.

@@ -20,6 +20,7 @@ void build_app(CLI::App& app, std::function<void()>& action) {
     add_run_command(app, action);
     add_report_command(app, action);
     add_compare_command(app, action);
+    add_merge_command(app, action);
     add_ls_command(app, action);
     add_conformance_command(app, action);
     add_serve_command(app, action);

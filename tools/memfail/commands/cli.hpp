@@ -31,5 +31,6 @@ void add_compare_command(CLI::App& app, std::function<void()>& action);
 void add_ls_command(CLI::App& app, std::function<void()>& action);
 void add_conformance_command(CLI::App& app, std::function<void()>& action);
 void add_serve_command(CLI::App& app, std::function<void()>& action);
+void add_merge_command(CLI::App& app, std::function<void()>& action);
 
 }  // namespace memfail::cli

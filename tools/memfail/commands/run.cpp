@@ -38,6 +38,7 @@ struct RunOptions {
     std::size_t limit = 0;
     std::string protocol = "memfail";
     std::string modes;
+    std::string shard;
     LlmOptions llm;
 };
 
@@ -139,6 +140,10 @@ void add_run_command(CLI::App& app, std::function<void()>& action) {
                     "Run each scenario in several modes, comma-separated: native (the system), no_memory (nothing "
                     "remembered: what the model invents), oracle (the gold facts as memory). The report shows the "
                     "gaps between them (docs/WRIT.md) [default: native]");
+    cmd->add_option("--shard", opts->shard,
+                    "I/N: run only the I-th of N disjoint parts of the work (by scenario, balanced by size, the "
+                    "same split in every part), into this part's own --out; join the parts with `memfail merge`. "
+                    "A part that dies is rerun with --resume (README, \"Sweeps across machines\")");
     opts->llm.add_to(*cmd);
     cmd->callback([opts, &action] {
         action = [opts] {
@@ -161,6 +166,7 @@ void add_run_command(CLI::App& app, std::function<void()>& action) {
             config.llm = opts->llm.resolve();
             config.grader = opts->grader;
             config.store_replies = opts->store_replies;
+            if (!opts->shard.empty()) config.shard = value_or_fatal(run::parse_shard(opts->shard));
             const std::string grader = value_or_fatal(run::resolve_grader(config));
             const bool wants_llm = config.llm.uses_llm() || grader != "rules";
             // Build the system once in memory before loading data or writing anything, so a typo in
