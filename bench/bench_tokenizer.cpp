@@ -2,7 +2,11 @@
 // Tokenizer throughput against the npm `tiktoken` package, measured in the same run on the same bytes.
 //
 //   build/<dir>/bin/bench_tokenizer [--mb 4] [--runs 7] [--npm-modules DIR] [--tokenizer-dir DIR]
-//                                   [--encoding cl100k_base|o200k_base] [--no-node]
+//                                   [--encoding cl100k_base|o200k_base] [--no-node] [--scripts]
+//
+// --scripts measures each writing system apart (bench/data/scripts.json: English, code, Chinese,
+// Japanese, Korean, Arabic, Hindi, Thai, Cyrillic, emoji), --mb megabytes each (default 0.5), and
+// prints the ratio per script and the smallest one.
 //
 // The corpus (about --mb megabytes) is the tokenizer test fixture repeated (code, JSON, many
 // scripts, emoji, odd whitespace) plus generated English-like prose under a fixed seed. For each
@@ -48,6 +52,7 @@ struct Options {
     std::string tokenizer_dir;
     std::vector<std::string> encodings = {"cl100k_base", "o200k_base"};
     bool node = true;
+    bool scripts = false;
 };
 
 std::string read_file(const fs::path& path) {
@@ -123,9 +128,14 @@ struct NodeResult {
     std::string version;
 };
 
-NodeResult run_node(const Options& options, const std::string& encoding, const fs::path& text_file,
-                    const fs::path& scratch) {
-    NodeResult result;
+// One result per text file, in order; all failed alike when node could not run.
+std::vector<NodeResult> run_node(const Options& options, const std::string& encoding,
+                                 const std::vector<fs::path>& text_files, const fs::path& scratch) {
+    std::vector<NodeResult> results(text_files.size());
+    auto fail_all = [&](const std::string& why) {
+        for (auto& r : results) r.why = why;
+        return results;
+    };
     const fs::path out = scratch / ("node-" + encoding + ".json");
     const fs::path err = scratch / ("node-" + encoding + ".err");
     posix_spawn_file_actions_t actions;
@@ -133,42 +143,134 @@ NodeResult run_node(const Options& options, const std::string& encoding, const f
     posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
     posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
     std::vector<std::string> args = {"node", (k_source_root / "bench" / "tiktoken_bench.mjs").string(),
-                                     options.npm_modules, encoding, text_file.string(), std::to_string(options.runs)};
+                                     options.npm_modules, encoding, text_files.front().string(),
+                                     std::to_string(options.runs)};
+    for (std::size_t i = 1; i < text_files.size(); ++i) args.push_back(text_files[i].string());
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
     pid_t pid = 0;
     const int rc = posix_spawnp(&pid, "node", &actions, nullptr, argv.data(), environ);
     posix_spawn_file_actions_destroy(&actions);
-    if (rc != 0) {
-        result.why = std::string("cannot run node: ") + std::strerror(rc);
-        return result;
-    }
+    if (rc != 0) return fail_all(std::string("cannot run node: ") + std::strerror(rc));
     int status = 0;
     while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        result.why = "node exited with " + std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) + ": " +
-                     read_file(err);
-        return result;
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        return fail_all("node exited with " + std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) + ": " +
+                        read_file(err));
+    std::istringstream lines(read_file(out));
+    std::string line;
+    for (auto& result : results) {
+        if (!std::getline(lines, line)) {
+            result.why = "node printed fewer results than files";
+            continue;
+        }
+        const auto reply = nlohmann::json::parse(line, nullptr, false);
+        if (reply.is_discarded()) {
+            result.why = "node printed no JSON";
+            continue;
+        }
+        result.ok = true;
+        result.median_s = reply.value("median_s", 0.0);
+        result.load_s = reply.value("load_s", 0.0);
+        result.tokens = reply.value("tokens", -1LL);
+        result.version = reply.value("tiktoken", "?");
     }
-    const auto reply = nlohmann::json::parse(read_file(out), nullptr, false);
-    if (reply.is_discarded()) {
-        result.why = "node printed no JSON";
-        return result;
+    return results;
+}
+
+// Each script's sentences shuffled and repeated to about `bytes`, a paragraph break every few.
+std::vector<std::pair<std::string, std::string>> script_corpora(std::size_t bytes) {
+    const auto doc = nlohmann::json::parse(read_file(k_source_root / "bench" / "data" / "scripts.json"));
+    memfail::Rng rng(20261126);
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const auto& [name, sentences] : doc.at("scripts").items()) {
+        std::vector<std::string> pool = sentences.get<std::vector<std::string>>();
+        std::string text;
+        std::size_t in_paragraph = 0;
+        while (text.size() < bytes) {
+            const std::string& sentence = pool[rng.below(pool.size())];
+            const bool spaced = name != "chinese" && name != "japanese" && name != "thai";
+            if (!text.empty() && text.back() != '\n' && spaced) text += ' ';
+            text += sentence;
+            if (++in_paragraph >= 3 + rng.below(5)) {
+                text += "\n\n";
+                in_paragraph = 0;
+            }
+        }
+        out.emplace_back(name, std::move(text));
     }
-    result.ok = true;
-    result.median_s = reply.value("median_s", 0.0);
-    result.load_s = reply.value("load_s", 0.0);
-    result.tokens = reply.value("tokens", -1LL);
-    result.version = reply.value("tiktoken", "?");
-    return result;
+    return out;
+}
+
+int run_scripts(const Options& options) {
+    const auto corpora = script_corpora(static_cast<std::size_t>(options.megabytes * 1e6));
+    const fs::path scratch = fs::temp_directory_path() / ("memfail-bench-tok-" + std::to_string(::getpid()));
+    fs::create_directories(scratch);
+    std::vector<fs::path> files;
+    for (const auto& [name, text] : corpora) {
+        files.push_back(scratch / (name + ".txt"));
+        std::ofstream(files.back(), std::ios::binary) << text;
+    }
+    std::printf("per script: %.2f MB each, %d runs per measurement, median reported\n\n", options.megabytes,
+                options.runs);
+    std::printf("%-12s %-10s %9s %12s %13s %7s %6s\n", "encoding", "script", "tokens", "memfail MB/s",
+                "tiktoken MB/s", "ratio", "equal");
+    bool agree = true;
+    double worst = 0;
+    std::string worst_name;
+    for (const auto& encoding : options.encodings) {
+        auto loaded = memfail::text::load_tokenizer(encoding, options.tokenizer_dir);
+        if (!loaded) {
+            std::fprintf(stderr, "bench_tokenizer: %s\n", loaded.error().describe().c_str());
+            return 1;
+        }
+        const auto& tok = **loaded;
+        std::vector<NodeResult> node;
+        if (options.node) node = run_node(options, encoding, files, scratch);
+        for (std::size_t i = 0; i < corpora.size(); ++i) {
+            const auto& [name, text] = corpora[i];
+            const std::size_t tokens = tok.encode(text).size();
+            std::vector<double> times;
+            for (int r = 0; r < options.runs; ++r) {
+                const auto start = Clock::now();
+                if (tok.encode(text).size() != tokens) agree = false;
+                times.push_back(std::chrono::duration<double>(Clock::now() - start).count());
+            }
+            const double mb = text.size() / 1e6, ours = median(times);
+            if (i < node.size() && node[i].ok) {
+                const bool equal = node[i].tokens == static_cast<long long>(tokens);
+                agree = agree && equal;
+                const double ratio = node[i].median_s / ours;
+                if (worst == 0 || ratio < worst) {
+                    worst = ratio;
+                    worst_name = encoding + " " + name;
+                }
+                std::printf("%-12s %-10s %9zu %12.2f %13.2f %7.2f %6s\n", encoding.c_str(), name.c_str(), tokens,
+                            mb / ours, mb / node[i].median_s, ratio, equal ? "yes" : "NO");
+            } else {
+                std::printf("%-12s %-10s %9zu %12.2f %13s %7s %6s\n", encoding.c_str(), name.c_str(), tokens, mb / ours,
+                            "-", "-", "-");
+                if (i < node.size() && i == 0) std::fprintf(stderr, "bench_tokenizer: tiktoken peer unavailable: %s\n",
+                                                            node[i].why.c_str());
+            }
+        }
+    }
+    std::error_code ec;
+    fs::remove_all(scratch, ec);
+    if (worst > 0) std::printf("\nsmallest ratio: %.2f (%s); ratio = memfail MB/s / tiktoken MB/s\n", worst, worst_name.c_str());
+    if (!agree) {
+        std::fprintf(stderr, "bench_tokenizer: token counts differ between memfail and tiktoken\n");
+        return 1;
+    }
+    return 0;
 }
 
 int usage(const char* why) {
     std::fprintf(stderr,
                  "bench_tokenizer: %s\nusage: bench_tokenizer [--mb 4] [--runs 7] [--npm-modules DIR] "
-                 "[--tokenizer-dir DIR] [--encoding NAME] [--no-node]\n",
+                 "[--tokenizer-dir DIR] [--encoding NAME] [--no-node] [--scripts]\n",
                  why);
     return 2;
 }
@@ -178,17 +280,22 @@ int usage(const char* why) {
 int main(int argc, char** argv) {
     Options options;
     if (const char* env = std::getenv("MEMFAIL_NPM_MODULES"); env && *env) options.npm_modules = env;
-    bool encoding_given = false;
+    bool encoding_given = false, mb_given = false;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         const auto value = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
         if (arg == "--no-node") {
             options.node = false;
+        } else if (arg == "--scripts") {
+            options.scripts = true;
         } else if (arg == "--mb" || arg == "--runs" || arg == "--npm-modules" || arg == "--tokenizer-dir" ||
                    arg == "--encoding") {
             const char* v = value();
             if (!v) return usage(("missing value for " + arg).c_str());
-            if (arg == "--mb") options.megabytes = std::atof(v);
+            if (arg == "--mb") {
+                options.megabytes = std::atof(v);
+                mb_given = true;
+            }
             if (arg == "--runs") options.runs = std::atoi(v);
             if (arg == "--npm-modules") options.npm_modules = v;
             if (arg == "--tokenizer-dir") options.tokenizer_dir = v;
@@ -203,6 +310,10 @@ int main(int argc, char** argv) {
     }
     if (options.megabytes <= 0 || options.runs < 1) return usage("--mb and --runs must be positive");
     if (options.npm_modules.empty()) options.npm_modules = (k_source_root / ".deps" / "npm" / "node_modules").string();
+    if (options.scripts) {
+        if (!mb_given) options.megabytes = 0.5;
+        return run_scripts(options);
+    }
 
     const std::string corpus = build_corpus(options.megabytes);
     const fs::path scratch = fs::temp_directory_path() / ("memfail-bench-tok-" + std::to_string(::getpid()));
@@ -246,7 +357,7 @@ int main(int argc, char** argv) {
         row.ours_s = median(times);
         row.ours_count_s = median(count_times);
         if (options.node) {
-            row.node = run_node(options, encoding, text_file, scratch);
+            row.node = run_node(options, encoding, {text_file}, scratch).front();
             if (!row.node.ok) std::fprintf(stderr, "bench_tokenizer: tiktoken peer unavailable: %s\n", row.node.why.c_str());
             if (row.node.ok && row.node.tokens != static_cast<long long>(row.tokens)) counts_agree = false;
         }
