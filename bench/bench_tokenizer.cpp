@@ -13,7 +13,7 @@
 // encoding it reports the median encode time of --runs runs for memfail and, via
 // bench/tiktoken_bench.mjs under node, for tiktoken; both token counts must agree (exit 1 if not).
 // MB means 10^6 bytes. The npm package is looked for in --npm-modules, else $MEMFAIL_NPM_MODULES,
-// else <source tree>/.deps/npm/node_modules (found from this file's path).
+// else <source tree>/.deps/npm/node_modules (the source tree it was built from).
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -43,7 +43,7 @@ namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
-const fs::path k_source_root = fs::path(__FILE__).parent_path().parent_path();
+const fs::path k_source_root = MEMFAIL_SOURCE_DIR;
 
 struct Options {
     double megabytes = 4;
@@ -57,6 +57,10 @@ struct Options {
 
 std::string read_file(const fs::path& path) {
     std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        std::fprintf(stderr, "bench_tokenizer: cannot read %s\n", path.c_str());
+        std::exit(2);
+    }
     std::ostringstream s;
     s << in.rdbuf();
     return s.str();
