@@ -3,6 +3,7 @@
 // cpp-httplib.
 #include "fake_llm.hpp"
 #include "extractive.hpp"
+#include "generative.hpp"
 
 #include <memfail/core/hash.hpp>
 #include <memfail/core/spec.hpp>
@@ -546,6 +547,39 @@ json minimal_at(const json& schema, const json& root, int depth) {
     if (type == "null")
         return nullptr;
     return minimal_string(schema);
+}
+
+// Fits a reply written for a known schema to the request's own schema: required properties it
+// lacks get their auto value (minimal_at), properties the schema forbids (additionalProperties
+// false) are dropped, in nested objects and array items too. Leaves everything else alone.
+json conform_to_schema(json value, const json& schema, const json& root, int depth) {
+    if (depth > 32 || !schema.is_object())
+        return value;
+    if (schema.contains("$ref") && schema["$ref"].is_string()) {
+        if (const json* target = resolve_ref(root, schema["$ref"].get<std::string>()))
+            return conform_to_schema(std::move(value), *target, root, depth + 1);
+        return value;
+    }
+    if (value.is_object() && schema.contains("properties") && schema["properties"].is_object()) {
+        const json& props = schema["properties"];
+        if (schema.contains("additionalProperties") && schema["additionalProperties"] == false)
+            for (auto it = value.begin(); it != value.end();)
+                it = props.contains(it.key()) ? std::next(it) : value.erase(it);
+        for (auto it = value.begin(); it != value.end(); ++it)
+            if (props.contains(it.key()))
+                it.value() = conform_to_schema(std::move(it.value()), props[it.key()], root, depth + 1);
+        if (schema.contains("required") && schema["required"].is_array())
+            for (const auto& name : schema["required"])
+                if (name.is_string() && !value.contains(name.get<std::string>()))
+                    value[name.get<std::string>()] =
+                        props.contains(name.get<std::string>())
+                            ? minimal_at(props[name.get<std::string>()], root, depth + 1)
+                            : json("ok");
+    } else if (value.is_array() && schema.contains("items") && schema["items"].is_object()) {
+        for (auto& item : value)
+            item = conform_to_schema(std::move(item), schema["items"], root, depth + 1);
+    }
+    return value;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1100,8 +1134,15 @@ struct FakeLlmServer::Impl {
         std::optional<json> extracted;
         std::optional<std::string> answered;
         if (!choice.from_rule && choice.script->extractive && call.schema_name &&
-            fault == Fault::none)
-            extracted = extractive_reply(*call.schema_name, entry["messages"]);
+            fault == Fault::none) {
+            // Dataset-generation prompts get the generative stand-in (generative.hpp), shaped to
+            // the request's own schema when it sent one.
+            extracted = generative_reply(*call.schema_name, entry["messages"]);
+            if (extracted && call.schema.is_object())
+                extracted = conform_to_schema(std::move(*extracted), call.schema, call.schema, 0);
+            if (!extracted)
+                extracted = extractive_reply(*call.schema_name, entry["messages"]);
+        }
         else if (!choice.from_rule && choice.script->extractive && !call.schema_name && fault == Fault::none)
             answered = extractive_answer(entry["messages"]);
         if (answered) extracted = json(*answered);

@@ -10,6 +10,7 @@
 
 #include <memfail/core/hash.hpp>
 #include <memfail/core/version.hpp>
+#include <memfail/report/benchmark.hpp>
 #include <memfail/report/integrity.hpp>
 #include <memfail/report/profile.hpp>
 #include <memfail/report/slices.hpp>
@@ -384,6 +385,16 @@ Result<std::string> results_json(store::ResultsDb& db, const std::vector<std::in
                                    {"unsure_logs", c.unsure_logs}, {"log_recall", opt(c.log_recall())}});
             }
             entry["profile"] = std::move(profile);
+        }
+        // The published benchmarks' own metric (LoCoMo token F1, LongMemEval accuracy); score null offline.
+        MF_TRY_ASSIGN(auto benchmark, benchmark_cells(db, {id}));
+        if (!benchmark.empty()) {
+            json cells = json::array();
+            for (const auto& c : benchmark)
+                cells.push_back({{"dataset", c.dataset}, {"k", c.k}, {"slice", c.slice}, {"metric", c.metric},
+                                 {"probes", c.probes}, {"answered", c.answered}, {"scored", c.scored},
+                                 {"score", c.score ? json(*c.score) : json(nullptr)}});
+            entry["benchmark"] = std::move(cells);
         }
         // A report over several results files says which file each run is from (its id is its id there).
         if (origin != origins.end()) {

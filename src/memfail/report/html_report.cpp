@@ -2,6 +2,7 @@
 // The HTML report: every number comes from the same summary rows as the tables, formatted by the
 // same helpers, so a tooltip and the table cell beside it always agree.
 #include <memfail/report/html_report.hpp>
+#include <memfail/report/benchmark.hpp>
 #include <memfail/report/integrity.hpp>
 #include <memfail/report/leaky.hpp>
 #include <memfail/report/profile.hpp>
@@ -1609,6 +1610,9 @@ Result<std::string> render_html_report(store::ResultsDb& db, const std::vector<s
     // The sections in order, numbered; the write-integrity section only for runs with memory checks.
     std::vector<std::pair<std::string, std::string>> sections = {
         {"success", "Success"}, {"stages", "Failure stages"}, {"slices", "Slices"}};
+    // The published benchmarks' own metric only for runs over locomo or longmemeval.
+    MF_TRY_ASSIGN(Table benchmark, benchmark_table(db, run_ids));
+    if (!benchmark.rows.empty()) sections.emplace_back("benchmark", "Benchmark metric");
     if (!integrity.rows.empty()) sections.emplace_back("integrity", "Write integrity");
     // The long-horizon section only for runs with profile tasks (the dynamic suite).
     MF_TRY_ASSIGN(auto profile_cells, profile_counts(db, run_ids));
@@ -1644,6 +1648,14 @@ Result<std::string> render_html_report(store::ResultsDb& db, const std::vector<s
     MF_TRY_ASSIGN(auto all_slices, slices(db, run_ids));
     MF_TRY_ASSIGN(Table slice_table, slices_table(db, run_ids));
     out += section_slices(m, all_slices, slice_table);
+    if (!benchmark.rows.empty()) {
+        out += m.heading("benchmark", "Benchmark metric");
+        out += "<p>The published benchmarks' own scores, computed from the recorded answers, beside memfail's stages "
+               "(the slices above break those down by the same categories).</p>";
+        out += folded_table(benchmark, "benchmark");
+        for (const auto& n : benchmark.notes) out += "<p class=\"note\">" + h(n) + "</p>";
+        out += "</section>";
+    }
     if (!integrity.rows.empty()) {
         MF_TRY_ASSIGN(std::string scorecard, section_integrity(db, m, integrity_cells, integrity));
         out += scorecard;

@@ -104,6 +104,9 @@ std::vector<SliceLabel> probe_slices(const std::string& dataset, const store::Pr
         else if (f.voice == "first_person" || f.voice == "first person") voice = "first person";
         return {{"hops", count_label(f.hops, f.evidence - 1)}, {"voice", voice}};
     }
+    // The published benchmarks (the benchmarks suite): by their own categories.
+    if (dataset == "locomo") return {{"category", f.benchmark_type.value_or("unknown")}};
+    if (dataset == "longmemeval") return {{"question type", f.benchmark_type.value_or("unknown")}};
     if (starts_with(dataset, "persona_retrieval")) {
         std::string kind = "direct";
         if (f.ambiguous) kind = "ambiguous";
@@ -133,6 +136,15 @@ store::ProbeLabelFields label_fields(const std::string& kind, const std::string&
     if (const auto h = m->find("hops"); h != m->end() && h->is_number_integer()) f.hops = h->get<std::int64_t>();
     if (const auto x = m->find("is_misleading"); x != m->end() && x->is_boolean()) f.is_misleading = x->get<bool>();
     if (const auto x = m->find("ambiguous"); x != m->end() && x->is_boolean() && x->get<bool>()) f.ambiguous = true;
+    // As slice_counts() composes it in SQL.
+    if (const auto name = m->find("category_name"); name != m->end() && !name->is_null()) {
+        std::optional<std::string> category, label;
+        optional_string(*m, "category", category);
+        optional_string(*m, "category_name", label);
+        if (category && label) f.benchmark_type = *category + " " + *label;
+    } else {
+        optional_string(*m, "question_type", f.benchmark_type);
+    }
     return f;
 }
 

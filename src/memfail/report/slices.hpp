@@ -23,9 +23,9 @@ struct SliceLabel {
 };
 
 // The labels of a probe of `dataset` (conditional_facts_easy/hard, coexisting_facts,
-// persona_retrieval, long_hop; other datasets have none), from the label fields. A missing
-// condition_met is derived from the yes/no reference answer; a missing N or hop count from the
-// number of evidence facts.
+// persona_retrieval, long_hop; locomo by category, longmemeval by question type; other datasets
+// have none), from the label fields. A missing condition_met is derived from the yes/no reference
+// answer; a missing N or hop count from the number of evidence facts.
 std::vector<SliceLabel> probe_slices(const std::string& dataset, const store::ProbeLabelFields& fields);
 
 // A dimension as a JSON key: "condition type" -> "condition_type", "N" -> "n".

@@ -1168,6 +1168,10 @@ Result<std::vector<SliceCountsRow>> slice_counts(ResultsDb& db, const std::vecto
         "  json_extract(p.pj, '$.meta.is_misleading'), "
         "  (COALESCE(json_extract(p.pj, '$.meta.ambiguous'), 0) != 0 OR p.stage = 'ambiguous'), "
         "  COALESCE(json_array_length(p.pj, '$.evidence'), 0), "
+        // A published benchmark's own label: LoCoMo's "1 multi-hop", LongMemEval's question type.
+        "  CASE WHEN json_extract(p.pj, '$.meta.category_name') IS NOT NULL "
+        "       THEN json_extract(p.pj, '$.meta.category') || ' ' || json_extract(p.pj, '$.meta.category_name') "
+        "       ELSE json_extract(p.pj, '$.meta.question_type') END, "
         // The counts of ResultsDb::summary, in its order.
         + stage_sums_sql("EXISTS (SELECT 1 FROM json_each(p.pj, '$.evidence') e "
                          "WHERE json_extract(e.value, '$.details_complete') = 0)") + ", "
@@ -1180,7 +1184,7 @@ Result<std::vector<SliceCountsRow>> slice_counts(ResultsDb& db, const std::vecto
         "JOIN runs r ON r.id = p.run_id "
         "JOIN run_scenarios sc ON sc.run_id = p.run_id AND sc.scenario_id = p.scenario_id "
         "WHERE 1 " + db.leaky_filter("p", "sc") +
-        "GROUP BY p.dataset, p.k, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13 ORDER BY MIN(sc.rowid), p.k";
+        "GROUP BY p.dataset, p.k, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14 ORDER BY MIN(sc.rowid), p.k";
     MF_TRY_ASSIGN(Statement s, db.database().prepare(sql));
     std::vector<SliceCountsRow> out;
     for (std::int64_t run_id : run_ids) {
@@ -1204,9 +1208,10 @@ Result<std::vector<SliceCountsRow>> slice_counts(ResultsDb& db, const std::vecto
             if (!s.column_is_null(10)) l.is_misleading = s.column_int(10) != 0;
             l.ambiguous = s.column_int(11) != 0;
             l.evidence = s.column_int(12);
-            read_stage_sums(s, 13, r);
-            row.answers_read = s.column_int(28);
-            row.answers_right = s.column_int(29);
+            if (!s.column_is_null(13)) l.benchmark_type = s.column_text(13);
+            read_stage_sums(s, 14, r);
+            row.answers_read = s.column_int(29);
+            row.answers_right = s.column_int(30);
             out.push_back(std::move(row));
         }));
     }

@@ -400,6 +400,9 @@ struct ProbeLabelFields {
     std::optional<bool> is_misleading;          // Persona
     bool ambiguous = false;                     // meta.ambiguous, or the probe's stage is 'ambiguous'
     std::int64_t evidence = 0;                  // evidence facts
+    // A published benchmark's label (the benchmarks suite): LoCoMo's meta.category and
+    // meta.category_name ("1 multi-hop"), else LongMemEval's meta.question_type.
+    std::optional<std::string> benchmark_type;
 };
 
 // Summary counts (as ResultsDb::summary counts them) for the probes of one run, dataset and k that

@@ -4,6 +4,7 @@
 #include <memfail/suites/memfail/generators.hpp>
 #include <memfail/suites/memfail/protocol.hpp>
 #include <memfail/suites/memfail/rules.hpp>
+#include <memfail/suites/benchmarks/benchmarks_suite.hpp>
 #include <memfail/suites/dynamic/dynamic_suite.hpp>
 #include <memfail/suites/writ/writ_suite.hpp>
 
@@ -41,7 +42,8 @@ public:
 
 const std::vector<const Suite*>& all_suites() {
     static const MemfailSuite memfail;
-    static const std::vector<const Suite*> suites = {&memfail, &writ::writ_suite(), &dynamic::dynamic_suite()};
+    static const std::vector<const Suite*> suites = {&memfail, &writ::writ_suite(), &dynamic::dynamic_suite(),
+                                                       &benchmarks::benchmarks_suite()};
     return suites;
 }
 

@@ -130,6 +130,17 @@ public:
     virtual Result<ImportResult> import(const std::string& format, const std::string& path) const {
         return make_error(ErrorKind::unsupported, "suite '" + name() + "' imports nothing", format);
     }
+    // The same, handing each scenario to `sink` as soon as it is made, so a caller that writes them
+    // out holds one at a time (LongMemEval-M is 2.8 GB): the result's `scenarios` stays empty; its
+    // notes and file counts are filled. A sink's error stops the import and is returned. The default
+    // imports them all, then hands them over.
+    virtual Result<ImportResult> import_each(const std::string& format, const std::string& path,
+                                             const std::function<Result<void>(data::Scenario&&)>& sink) const {
+        MF_TRY_ASSIGN(ImportResult all, import(format, path));
+        for (auto& s : all.scenarios) MF_TRY(sink(std::move(s)));
+        all.scenarios.clear();
+        return all;
+    }
     // The suite's own rules beyond data::validate_structure, as violations of the same kind.
     virtual void validate(const data::Scenario& scenario, std::size_t line,
                           std::vector<data::Violation>& out) const {}

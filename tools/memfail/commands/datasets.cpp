@@ -3,6 +3,7 @@
 // import the paper's CSV release.
 #include <commands/cli.hpp>
 #include <commands/common.hpp>
+#include <commands/llm_options.hpp>
 
 #include <memfail/core/hash.hpp>
 #include <memfail/core/spec.hpp>
@@ -10,9 +11,12 @@
 #include <memfail/data/jsonl.hpp>
 #include <memfail/core/text.hpp>
 #include <memfail/data/validate.hpp>
+#include <memfail/llm/llm_stack.hpp>
+#include <memfail/llm/preflight.hpp>
 #include <memfail/run/dataset_source.hpp>
 #include <memfail/suites/memfail/generators.hpp>
 #include <memfail/suites/memfail/import_csv.hpp>
+#include <memfail/suites/memfail/model_generate.hpp>
 #include <memfail/suites/memfail/rules.hpp>
 #include <memfail/suites/memfail/stats.hpp>
 #include <memfail/suites/suite.hpp>
@@ -42,6 +46,11 @@ struct GenerateOptions {
     // The dynamic suite's knobs; empty: its defaults.
     std::string users, months, scale;
     std::vector<std::string> settings;  // --set KEY=VALUE, handed to the suite as params
+    // --model: the model writes the text (the paper's pipeline); the LLM options reach it.
+    std::string model;
+    std::size_t rows = 0;  // --rows: the first N rows only (a trial run)
+    double max_planned = 2.0;  // --max-planned: the top-up bound, a multiple of each dataset's target
+    LlmOptions llm;
 };
 
 struct ValidateOptions {
@@ -154,9 +163,15 @@ public:
         m_v2 = m_v2 || s.uses_v2();
     }
 
+    // A file published beside the datasets (a model generation's CSV and record).
+    void add_file(const std::string& name, const std::string& content) {
+        value_or_fatal(data::write_file_atomically((m_staging / name).string(), content));
+        m_extra.push_back(name);
+    }
+
     void finish(json manifest_extra) {
         json files = json::array();
-        std::vector<std::string> names;
+        std::vector<std::string> names = m_extra;
         for (const auto& dataset : m_order) {
             File& f = m_files.at(dataset);
             f.out.close();
@@ -208,6 +223,7 @@ private:
     };
     std::filesystem::path m_target, m_staging;
     std::vector<std::string> m_order;
+    std::vector<std::string> m_extra;
     std::map<std::string, File> m_files;
     bool m_v2 = false;
 };
@@ -218,7 +234,144 @@ void write_datasets(const std::vector<data::Scenario>& scenarios, const std::str
     writer.finish(std::move(manifest_extra));
 }
 
+// `generate NAME --model M`: the paper's pipeline (suites/memfail/model_generate.hpp). Each dataset
+// is written as OUT/<dataset>.jsonl with its release-format CSV and its generation record
+// (generation_config_<dataset>.json) beside it; replies are cached in OUT/generation.llm-cache.db
+// (or --cache-db), so the same command after a kill makes new calls only for what is unanswered.
+void generate_with_model(const GenerateOptions& o) {
+    auto refuse = [](const std::string& what, const std::string& flag) {
+        throw Fatal(make_error(ErrorKind::invalid_input,
+                               what + " applies to the template generator; with --model the model writes the text "
+                                      "and the code chooses only what the paper's code chooses",
+                               flag));
+    };
+    if (!o.settings.empty()) refuse("--set", "--set");
+    if (o.scenarios > 0) refuse("--scenarios", "--scenarios");
+    if (!o.users.empty() || !o.months.empty() || !o.scale.empty()) refuse("--users, --months and --scale", "--model");
+    const auto& memfail_names = mf::dataset_names();
+    for (const auto& n : parse_name_list(o.names))
+        if (const suites::Suite* suite = suites::find_suite(n); suite && suite->name() != "memfail")
+            throw Fatal(make_error(ErrorKind::invalid_input,
+                                   "generating with a model is not implemented for the " + n +
+                                       " suite; --model writes the five MemFail datasets (all, or " +
+                                       text::join(memfail_names, ", ") + ")",
+                                   "--model"));
+    const std::vector<std::string> names = suites::expand_dataset_names(parse_name_list(o.names));
+    for (const auto& n : names) {
+        if (std::find(memfail_names.begin(), memfail_names.end(), n) != memfail_names.end()) continue;
+        if (const suites::Suite* suite = suites::suite_for_dataset(n))
+            throw Fatal(make_error(ErrorKind::invalid_input,
+                                   "generating with a model is not implemented for '" + n + "' (suite " + suite->name() +
+                                       "); --model writes the five MemFail datasets (all, or " +
+                                       text::join(memfail_names, ", ") + ")",
+                                   "--model"));
+        const std::vector<std::string> known = suites::known_dataset_names();
+        const std::string hint = did_you_mean(n, known);
+        throw Fatal(make_error(ErrorKind::invalid_input, "unknown dataset '" + n + "'; known: " + text::join(known, ", ") +
+                                                             (hint.empty() ? std::string() : " (" + hint + ")")));
+    }
+    // The generator is the only model: the roles of `run` do not apply here.
+    llm::LlmSettings settings = o.llm.resolve();
+    settings.answer_model.clear();
+    settings.judge_model.clear();
+    settings.embed_model.clear();
+    settings.system_model = o.model;
+    const std::string ledger = (std::filesystem::path(o.out) / "generation").string();
+    llm::LlmStack stack = value_or_fatal(llm::make_llm_stack(settings, ledger));
+    if (settings.preflight) value_or_fatal(llm::preflight(*stack.preflight, settings));
+
+    mf::GenerateModelOptions options;
+    options.model = o.model;
+    options.seed = o.seed;
+    options.rows = o.rows;
+    options.max_planned = o.max_planned;
+    options.concurrency = static_cast<std::size_t>(std::max(1, settings.concurrency));
+    options.temperature = settings.temperature;
+    options.llm_seed = settings.seed;
+    options.progress = progress_line;
+    mf::ModelGenerator generator(*stack.client, options);
+    // Everything is generated before anything is written, so a killed generation leaves only the
+    // reply cache behind (the five datasets are small).
+    std::vector<mf::ModelDataset> generated;
+    std::vector<std::string> failed;
+    for (const auto& n : names) {
+        progress_line("generating " + n + " with " + o.model + " (seed " + std::to_string(o.seed) + ", replies cached in " +
+                      stack.cache_path + ")");
+        auto d = generator.generate(n);
+        if (!d) {
+            // Every item failed its attempts: nothing to write for it. Anything else (the endpoint
+            // failing) stops here; the cache keeps what was answered, so the same command resumes.
+            if (d.error().kind != ErrorKind::invalid_output) throw Fatal(d.error());
+            progress_line("error: " + d.error().describe());
+            failed.push_back(n);
+            continue;
+        }
+        // Dropped rows are topped up: a drop is a warning only when the dataset stayed short.
+        const std::string level = d->shortfall.empty() ? "note: " : "warning: ";
+        for (const auto& line : d->drops) progress_line(level + n + ": " + line);
+        for (const auto& note : d->size_notes) progress_line("note: " + n + " (validate will say): " + note);
+        generated.push_back(std::move(*d));
+    }
+    if (generated.empty())
+        throw Fatal(make_error(ErrorKind::invalid_output,
+                               "no dataset could be generated with '" + o.model + "': " + text::join(failed, ", ") +
+                                   " failed in every row (see the errors above); nothing was written"));
+    DatasetWriter writer(o.out);
+    json summary = json::array();
+    for (const auto& d : generated) {
+        const std::string& n = d.scenario.dataset;
+        writer.add(d.scenario);
+        writer.add_file(d.csv_file, d.csv);
+        writer.add_file("generation_config_" + n + ".json", d.record.dump(2) + "\n");
+        summary.push_back({{"dataset", n}, {"counts", d.record["counts"]}, {"calls", d.record["calls"]},
+                           {"this_run", d.record["this_run"]}, {"shortfall", d.shortfall}});
+    }
+    std::printf("wrote %zu dataset(s) generated by %s to %s:\n", generated.size(), o.model.c_str(), o.out.c_str());
+    writer.finish({{"seed", o.seed}, {"generator", mf::k_model_generator_version}, {"model", o.model},
+                   {"prompts_hash", mf::generation_prompts_hash()}});
+    for (const auto& entry : summary) {
+        const json& c = entry["counts"];
+        const json& calls = entry["calls"];
+        const json& run = entry["this_run"];
+        const std::size_t pair_dropped = c.value("pair_dropped", std::size_t{0});
+        std::printf("  %-24s rows %zu/%zu kept%s; %zu planned (%zu top-up in %zu wave(s), at most %zu), %zu dropped (%zu as "
+                    "duplicates)%s, %zu truncated, %zu retried attempt(s); %lld call(s), %lld prompt + %lld completion "
+                    "tokens (this run: %lld new call(s), %lld cached)\n",
+                    entry["dataset"].get<std::string>().c_str(), c["kept"].get<std::size_t>(),
+                    c["target"].get<std::size_t>(), entry["shortfall"].get<std::string>().empty() ? "" : " SHORT",
+                    c["planned"].get<std::size_t>(), c["top_up"].get<std::size_t>(), c["top_up_waves"].get<std::size_t>(),
+                    c["max_planned"].get<std::size_t>(), c["dropped"].get<std::size_t>(),
+                    c["dropped_as_duplicates"].get<std::size_t>(),
+                    pair_dropped ? (", " + std::to_string(pair_dropped) + " left out with their pair").c_str() : "",
+                    c["truncated"].get<std::size_t>(), c["retried_attempts"].get<std::size_t>(),
+                    calls["requests"].get<long long>(), calls["prompt_tokens"].get<long long>(),
+                    calls["completion_tokens"].get<long long>(), run["new_calls"].get<long long>(),
+                    run["cached_calls"].get<long long>());
+    }
+    std::vector<std::string> short_ones;
+    for (const auto& entry : summary)
+        if (!entry["shortfall"].get<std::string>().empty()) {
+            short_ones.push_back(entry["dataset"].get<std::string>());
+            std::fprintf(stderr, "memfail: error: SHORT: %s\n", entry["shortfall"].get<std::string>().c_str());
+        }
+    if (!short_ones.empty())
+        throw Fatal(make_error(ErrorKind::invalid_output,
+                               text::join(short_ones, ", ") + (short_ones.size() == 1 ? " is" : " are") +
+                                   " short of the target: rows kept failing after every top-up row the bound allows "
+                                   "(--model writes what there is; `memfail datasets validate` will fail its size rule). "
+                                   "Rerun with a larger --max-planned, another --seed or a stronger model; the cache "
+                                   "keeps every reply" + (failed.empty() ? std::string() : "; " + text::join(failed, ", ") +
+                                                                                   " could not be generated at all")));
+    if (!failed.empty())
+        throw Fatal(make_error(ErrorKind::invalid_output, text::join(failed, ", ") +
+                                                              " could not be generated (every row failed); the other "
+                                                              "datasets were written"));
+}
+
 void generate(const GenerateOptions& o) {
+    if (!o.model.empty()) return generate_with_model(o);
+    if (o.rows > 0)
+        throw Fatal(make_error(ErrorKind::invalid_input, "--rows applies to generating with a model (--model)", "--rows"));
     const std::vector<std::string> names = suites::expand_dataset_names(parse_name_list(o.names));
     DatasetWriter writer(o.out);
     json generators = json::object();
@@ -407,21 +560,26 @@ void stats(const StatsOptions& o) {
 // A suite's importer (--from writ): every note printed with its file and JSON path, and written
 // beside the data (import-notes.json), so nothing that could not be mapped passes unseen.
 void import_with_suite(const suites::Suite& suite, const ImportOptions& o) {
-    auto result = value_or_fatal(suite.import(o.from, o.dir));
+    // Scenarios are written as they come (LongMemEval-M is 2.8 GB): one in memory at a time.
+    DatasetWriter writer(o.out);
+    std::size_t scenarios = 0, probes = 0;
+    auto result = value_or_fatal(suite.import_each(o.from, o.dir, [&](data::Scenario&& s) -> Result<void> {
+        ++scenarios;
+        probes += s.probes.size();
+        writer.add(s);
+        return {};
+    }));
     json notes = json::array();
     for (const auto& n : result.notes) {
         progress_line("note: " + n.file + (n.json_path.empty() ? "" : ": " + n.json_path) + ": " + n.message);
         notes.push_back({{"file", n.file}, {"json_path", n.json_path}, {"message", n.message}});
     }
-    std::size_t probes = 0;
-    for (const auto& s : result.scenarios) probes += s.probes.size();
-    std::printf("imported %zu scenario(s), %zu probe(s) from %zu file(s) of %s into %s", result.scenarios.size(), probes,
+    std::printf("imported %zu scenario(s), %zu probe(s) from %zu file(s) of %s into %s", scenarios, probes,
                 result.files_read, o.dir.c_str(), o.out.c_str());
     if (result.files_refused > 0) std::printf("; refused %zu file(s) (see the notes)", result.files_refused);
     std::printf("; %zu note(s):\n", result.notes.size());
-    write_datasets(result.scenarios, o.out,
-                   {{"source", o.from}, {"from", o.dir}, {"files_read", result.files_read},
-                    {"files_refused", result.files_refused}, {"notes", notes}});
+    writer.finish({{"source", o.from}, {"from", o.dir}, {"files_read", result.files_read},
+                   {"files_refused", result.files_refused}, {"notes", notes}});
 }
 
 void import_csv(const ImportOptions& o) {
@@ -431,7 +589,7 @@ void import_csv(const ImportOptions& o) {
     }
     if (o.from != "memfail-csv")
         throw Fatal(make_error(ErrorKind::invalid_input,
-                               "unknown import format '" + o.from + "'; supported: memfail-csv, writ, dynamicmem"));
+                               "unknown import format '" + o.from + "'; supported: memfail-csv, writ, dynamicmem, locomo, longmemeval"));
     auto [scenarios, report] = value_or_fatal(mf::import_memfail_csv_dir(o.dir));
     for (const auto& n : report.notes) progress_line("note: " + n);
     for (const auto& w : report.warnings) progress_line("warning: " + w);
@@ -461,7 +619,7 @@ void add_datasets_command(CLI::App& app, std::function<void()>& action) {
     CLI::App* g = cmd->add_subcommand(
         "generate", "Write datasets (deterministic for a seed) as JSONL, one file per dataset, with a manifest: the five "
                     "MemFail datasets (all), the write-integrity suite (writ: 16 categories, writ_<category>), or the long-horizon "
-                    "suite (dynamic: one scenario per user)");
+                    "suite (dynamic: one scenario per user); with --model, the five MemFail datasets written by a model");
     g->add_option("names", gen->names,
                   "Datasets to write: all (the five MemFail datasets), a suite (writ, dynamic), or dataset names, comma-separated")
         ->capture_default_str();
@@ -481,6 +639,23 @@ void add_datasets_command(CLI::App& app, std::function<void()>& action) {
                   "conditional.hard_min_sentences / hard_max_sentences (9 / 11), docs/DATASETS.md; an unknown key or a value out of range is refused");
     g->add_option("--out,-o", gen->out, "Output folder")->capture_default_str();
     g->add_option("--seed", gen->seed, "Generator seed")->capture_default_str();
+    g->add_option("--model", gen->model,
+                  "Write the five MemFail datasets with this model, as the paper's Appendix B does (docs/DATASETS.md, "
+                  "\"Generating with a model\"): the code chooses rules, categories, names and chains from --seed, the "
+                  "model writes the text; every reply is checked, retried up to 3 times, deduplicated; dropped rows are "
+                  "topped up with new rows of the same bucket (see --max-planned), and the dataset is written with its "
+                  "release-format CSV and generation_config_<dataset>.json. Replies are cached "
+                  "(default OUT/generation.llm-cache.db), so a killed generation resumes. Not with --set; the run "
+                  "roles (--answer-model, --judge-model, --system-model, --embed-model) do not apply");
+    g->add_option("--rows", gen->rows, "With --model: only the first N rows of each dataset (a trial run; the "
+                                       "datasets then fail validate's size rules)");
+    g->add_option("--max-planned", gen->max_planned,
+                  "With --model: the top-up bound; rows planned in all (the plan's and the top-up rows for dropped "
+                  "ones) at most this many times each dataset's target. A dataset still short then is written, "
+                  "reported and the command exits non-zero")
+        ->check(CLI::Range(1.0, 10.0))
+        ->capture_default_str();
+    gen->llm.add_to(*g, "OUT/generation.llm-cache.db");
     g->callback([gen, &action] { action = [gen] { generate(*gen); }; });
 
     auto val = std::make_shared<ValidateOptions>();
@@ -538,14 +713,15 @@ void add_datasets_command(CLI::App& app, std::function<void()>& action) {
     CLI::App* i = cmd->add_subcommand(
         "import", "Convert a released dataset to memfail's JSONL format, deriving evidence and key details");
     i->add_option("--from", imp->from,
-                  "Source format: memfail-csv (the MemFail paper's CSV release), writ (WRIT's scenario JSON files) or "
-                  "dynamicmem (DynamicMem user folders)")
+                  "Source format: memfail-csv (the MemFail paper's CSV release), writ (WRIT's scenario JSON files), "
+                  "dynamicmem (DynamicMem user folders), locomo (LoCoMo's locomo10.json) or longmemeval (a LongMemEval "
+                  "instance file, streamed)")
         ->capture_default_str();
     i->add_option("dir", imp->dir,
                   "Folder holding the release's files as released: for memfail-csv conditional_facts_dataset_easy.csv, "
                   "..., long_hop_chains.csv or <dataset>.csv (*_raw.csv and *.json are ignored); for writ one "
                   "<scenario>.json per scenario; for dynamicmem one user folder (task_packs.json, app_log_large.json) "
-                  "or a folder of them")
+                  "or a folder of them; for locomo and longmemeval the JSON file itself")
         ->required();
     i->add_option("--out,-o", imp->out, "Output folder")->capture_default_str();
     i->callback([imp, &action] { action = [imp] { import_csv(*imp); }; });

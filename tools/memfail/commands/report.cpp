@@ -5,6 +5,7 @@
 #include <commands/common.hpp>
 
 #include <memfail/data/jsonl.hpp>
+#include <memfail/report/benchmark.hpp>
 #include <memfail/report/export.hpp>
 #include <memfail/report/html_report.hpp>
 #include <memfail/report/run_report.hpp>
@@ -79,6 +80,9 @@ std::string tables_document(store::ResultsDb& db, const std::vector<std::int64_t
             out += report::render(profile, format) + "\n";
             out += report::render(value_or_fatal(report::profile_slices_table(db, ids)), format) + "\n";
         }
+        // The published benchmarks' own metric, for runs over locomo or longmemeval.
+        const auto benchmark = value_or_fatal(report::benchmark_table(db, ids));
+        if (!benchmark.rows.empty()) out += report::render(benchmark, format) + "\n";
         const auto usage = value_or_fatal(report::llm_usage_table(db, ids));
         if (!usage.rows.empty()) {
             out += report::render(usage, format) + "\n";
@@ -103,6 +107,7 @@ std::string tables_document(store::ResultsDb& db, const std::vector<std::int64_t
         return report::render(value_or_fatal(report::integrity_answer_table(db, ids, style)), format);
     if (opts.csv_table == "integrity-datasets")
         return report::render(value_or_fatal(report::integrity_dataset_table(db, ids, style)), format);
+    if (opts.csv_table == "benchmark") return report::render(value_or_fatal(report::benchmark_table(db, ids, style)), format);
     if (opts.csv_table == "leaky") return report::render(value_or_fatal(report::leaky_table(db, style)), format);
     if (opts.csv_table == "profile") return report::render(value_or_fatal(report::profile_table(db, ids, style)), format);
     if (opts.csv_table == "profile-slices")
@@ -182,16 +187,18 @@ void add_report_command(CLI::App& app, std::function<void()>& action) {
     cmd->add_flag("!--no-runs", opts->show_runs, "Leave out the table of runs (datasets, hashes, latencies)");
     cmd->add_flag("!--no-slices", opts->show_slices,
                   "Leave out the slice tables of text and markdown (each dataset by its probes' labels: condition "
-                  "met or not and condition type, N, hops and voice, direct/misleading/ambiguous)");
+                  "met or not and condition type, N, hops and voice, direct/misleading/ambiguous, LoCoMo category, "
+                  "LongMemEval question type)");
     cmd->add_option("--table", opts->csv_table,
                     "The flat table --format csv prints: success (per run x dataset x k), slices (per run x "
                     "dataset x k x probe label), integrity (write-integrity memory checks per run x mode x check x k) "
                     "integrity-answers (write-integrity answer metrics per run x mode), integrity-datasets (both per "
                     "run x mode x dataset), profile (profile tasks per run x k x checkpoint x task), profile-slices "
-                    "(per run x task x family, state change or app, one column per checkpoint) or leaky (per dataset: "
+                    "(per run x task x family, state change or app, one column per checkpoint), benchmark (LoCoMo token F1 "
+                    "per category, LongMemEval accuracy per question type, per run x dataset x k) or leaky (per dataset: "
                     "probes a `none` run answered right without memory)")
         ->check(CLI::IsMember({"success", "slices", "integrity", "integrity-answers", "integrity-datasets", "profile",
-                               "profile-slices", "leaky"}))
+                               "profile-slices", "benchmark", "leaky"}))
         ->capture_default_str();
     cmd->add_flag("--exclude-leaky", opts->exclude_leaky,
                   "Leave out of every rate the probes a model answers right without memory: those a `none` run "

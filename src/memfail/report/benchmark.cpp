@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: MIT
+// The benchmarks' own metric from the recorded answers.
+#include <memfail/report/benchmark.hpp>
+
+#include <memfail/report/sources.hpp>
+#include <memfail/suites/benchmarks/metric.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <tuple>
+
+#include <nlohmann/json.hpp>
+
+namespace memfail::report {
+
+namespace {
+
+namespace bm = suites::benchmarks;
+using nlohmann::json;
+
+struct Sum {
+    std::int64_t probes = 0, answered = 0, scored = 0;
+    double total = 0;
+};
+
+// Where a slice sorts: LoCoMo's categories in number order, LongMemEval's types in its authors'
+// order (others after, by name), then the summary rows.
+std::tuple<int, std::string> slice_rank(const std::string& slice) {
+    const auto& types = bm::longmemeval_question_types();
+    if (const auto it = std::find(types.begin(), types.end(), slice); it != types.end())
+        return {static_cast<int>(it - types.begin()), ""};
+    if (slice == "abstention") return {100, ""};
+    if (slice == "task-averaged") return {101, ""};
+    if (slice == "all" || slice == "overall") return {102, ""};
+    return {50, slice};  // "1 multi-hop" ... sort by name; other types too
+}
+
+std::string percent(double v, bool machine) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, machine ? "%.4f" : "%.1f", machine ? v : 100.0 * v);
+    return buf;
+}
+
+}  // namespace
+
+Result<std::vector<BenchmarkCell>> benchmark_cells(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids) {
+    MF_TRY_ASSIGN(store::Statement s, db.database().prepare(
+        "SELECT p.dataset, p.k, p.answer, p.answer_correct, p.stage, t.probe_json "
+        "FROM probe_results p JOIN run_scenarios sc ON sc.run_id = p.run_id AND sc.scenario_id = p.scenario_id "
+        "LEFT JOIN probe_texts t ON t.run_id = p.run_id AND t.scenario_id = p.scenario_id AND t.probe_id = p.probe_id "
+        "WHERE p.run_id = ? AND p.dataset IN ('locomo', 'longmemeval') " + db.leaky_filter("p", "sc") +
+        " ORDER BY sc.rowid, p.k"));
+    // (run position, dataset, k, slice rank) -> sums.
+    using Key = std::tuple<std::size_t, std::string, int, std::tuple<int, std::string>>;
+    std::map<Key, std::pair<std::string, Sum>> sums;
+    for (std::size_t run = 0; run < run_ids.size(); ++run) {
+        s.reset();
+        s.bind(1, run_ids[run]);
+        MF_TRY(s.for_each_row([&] {
+            const std::string dataset = s.column_text(0);
+            const int k = static_cast<int>(s.column_int(1));
+            const bool answered = !s.column_is_null(2) && s.column_text(4) != "error";
+            const std::string answer = s.column_is_null(2) ? std::string() : s.column_text(2);
+            const json probe = s.column_is_null(5) ? json() : json::parse(s.column_text(5), nullptr, false);
+            const json meta = probe.is_object() ? probe.value("meta", json::object()) : json::object();
+            auto add = [&](const std::string& slice, std::optional<double> score) {
+                auto& [name, sum] = sums[{run, dataset, k, slice_rank(slice)}];
+                name = slice;
+                ++sum.probes;
+                sum.answered += answered;
+                if (score) {
+                    ++sum.scored;
+                    sum.total += *score;
+                }
+            };
+            if (dataset == "locomo") {
+                const int category = meta.value("category", json()).is_number_integer() ? meta["category"].get<int>() : 0;
+                if (category < 1 || category > 5) return;  // outside the per-category figures
+                const std::string reference = probe.is_object() && probe.value("answer", json()).is_string()
+                                                  ? probe["answer"].get<std::string>() : std::string();
+                const std::optional<double> score = answered ? bm::locomo_score(category, answer, reference) : std::nullopt;
+                add(std::to_string(category) + " " + bm::locomo_category_name(category), score);
+                add("all", score);
+                return;
+            }
+            std::optional<double> right;
+            if (answered && !s.column_is_null(3)) right = s.column_int(3) != 0 ? 1.0 : 0.0;
+            const auto type = meta.value("question_type", json());
+            add(type.is_string() ? type.get<std::string>() : "unknown", right);
+            if (meta.value("abstention", false)) add("abstention", right);
+            add("overall", right);
+        }));
+    }
+    std::vector<BenchmarkCell> out;
+    for (const auto& [key, entry] : sums) {
+        const auto& [name, sum] = entry;
+        BenchmarkCell c;
+        c.run_id = run_ids[std::get<0>(key)];
+        c.dataset = std::get<1>(key);
+        c.k = std::get<2>(key);
+        c.slice = name;
+        c.metric = c.dataset == "locomo" ? "token F1" : "accuracy";
+        c.probes = sum.probes;
+        c.answered = sum.answered;
+        c.scored = sum.scored;
+        if (sum.scored > 0) c.score = sum.total / static_cast<double>(sum.scored);
+        out.push_back(std::move(c));
+    }
+    // LongMemEval's task-averaged accuracy: the mean of its question types' accuracies, before "overall".
+    for (std::size_t i = 0; i < out.size(); ++i) {
+        if (out[i].dataset != "longmemeval" || out[i].slice != "overall") continue;
+        BenchmarkCell avg = out[i];
+        avg.slice = "task-averaged";
+        avg.probes = avg.answered = avg.scored = 0;
+        double total = 0;
+        int types = 0;
+        const auto& known = bm::longmemeval_question_types();
+        for (const auto& c : out)
+            if (c.run_id == out[i].run_id && c.dataset == "longmemeval" && c.k == out[i].k &&
+                std::find(known.begin(), known.end(), c.slice) != known.end()) {
+                avg.probes += c.probes;
+                avg.answered += c.answered;
+                avg.scored += c.scored;
+                if (c.score) {
+                    total += *c.score;
+                    ++types;
+                }
+            }
+        avg.score = types > 0 ? std::optional<double>(total / types) : std::nullopt;
+        out.insert(out.begin() + static_cast<std::ptrdiff_t>(i), std::move(avg));
+        ++i;
+    }
+    return out;
+}
+
+Result<Table> benchmark_table(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids, TableStyle style) {
+    const bool machine = style == TableStyle::machine;
+    MF_TRY_ASSIGN(auto names, run_names(db, run_ids));
+    MF_TRY_ASSIGN(auto cells, benchmark_cells(db, run_ids));
+    Table t;
+    t.title = "Benchmark metric: the published benchmarks' own scores (LoCoMo token F1 per category, LongMemEval "
+              "accuracy per question type) beside memfail's stages";
+    t.columns = {{"run", Align::left},    {"dataset", Align::left},  {"k", Align::right},
+                 {"slice", Align::left},  {"probes", Align::right},  {"answered", Align::right},
+                 {"scored", Align::right}, {"metric", Align::left},   {machine ? "score" : "score %", Align::right}};
+    // A run x dataset x k with no answer at all was run offline.
+    std::map<std::tuple<std::int64_t, std::string, int>, std::int64_t> answered;
+    for (const auto& c : cells) answered[{c.run_id, c.dataset, c.k}] += c.answered;
+    bool any_offline = false;
+    for (const auto& c : cells) {
+        const bool offline = answered[{c.run_id, c.dataset, c.k}] == 0;
+        any_offline = any_offline || offline;
+        std::string score = offline ? "needs an answer model" : c.score ? percent(*c.score, machine) : (machine ? "" : "-");
+        t.rows.push_back({names[c.run_id], c.dataset, std::to_string(c.k), c.slice, std::to_string(c.probes),
+                          std::to_string(c.answered), std::to_string(c.scored), c.metric, score});
+    }
+    if (!t.rows.empty()) {
+        t.notes.push_back("LoCoMo: token F1 of every recorded answer as the authors' task_eval/evaluation.py scores it "
+                          "(normalised, Porter-stemmed; multi-hop split on commas, open-domain the answer's first ';' "
+                          "alternative, adversarial 1 when the answer says 'no information available' or 'not "
+                          "mentioned'); all: the mean over categories 1-5.");
+        t.notes.push_back("LongMemEval: the share judged right by memfail's answer judge (the authors use GPT-4o); "
+                          "scored: the answers judged, which are those whose memory side passed (the taxonomy stops at "
+                          "the first failing stage) and the abstention questions; task-averaged: the mean of the "
+                          "question types' accuracies.");
+        if (any_offline)
+            t.notes.push_back("needs an answer model: the run recorded no answers (run it with --answer-model).");
+    }
+    return t;
+}
+
+}  // namespace memfail::report
