@@ -7,6 +7,7 @@
 #include <memfail/store/results_db.hpp>
 
 #include <support/planted_systems.hpp>
+#include <support/small_datasets.hpp>
 #include <support/temp_dir.hpp>
 
 #include <gtest/gtest.h>
@@ -24,14 +25,7 @@ namespace {
 using testing::TempDir;
 
 // Generating all five datasets takes a moment; do it once for the whole file.
-const std::vector<LoadedDataset>& all_datasets() {
-    static const std::vector<LoadedDataset> datasets = [] {
-        auto loaded = load_datasets({"all"}, "", 42);
-        MF_ASSERT(loaded.has_value(), "the generators must produce valid datasets");
-        return std::move(loaded).value();
-    }();
-    return datasets;
-}
+const std::vector<LoadedDataset>& all_datasets() { return testing::generated_datasets(); }
 
 struct StageCounts {
     long graded = 0, success = 0, not_stored = 0, summary_error = 0, not_retrieved = 0, abstain = 0;

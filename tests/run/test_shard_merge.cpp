@@ -8,6 +8,7 @@
 #include <memfail/store/database.hpp>
 #include <memfail/store/results_db.hpp>
 
+#include <support/small_datasets.hpp>
 #include <support/temp_dir.hpp>
 
 #include <gtest/gtest.h>
@@ -22,14 +23,7 @@ namespace {
 using testing::TempDir;
 namespace fs = std::filesystem;
 
-const std::vector<LoadedDataset>& all_datasets() {
-    static const std::vector<LoadedDataset> datasets = [] {
-        auto loaded = load_datasets({"all"}, "", 42);
-        MF_ASSERT(loaded.has_value(), "the generators must produce valid datasets");
-        return std::move(loaded).value();
-    }();
-    return datasets;
-}
+const std::vector<LoadedDataset>& all_datasets() { return testing::generated_datasets(); }
 
 RunConfig config_for(const std::string& results, ShardSpec shard = {}) {
     RunConfig config;

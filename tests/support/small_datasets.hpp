@@ -9,6 +9,9 @@
 
 namespace memfail::testing {
 
+// The five MemFail datasets (seed 42), generated once per test program and shared.
+const std::vector<run::LoadedDataset>& generated_datasets();
+
 // The first `probes` probes of each named dataset (seed 42; every session kept), rehashed.
 std::vector<run::LoadedDataset> small_datasets(const std::vector<std::string>& names, std::size_t probes);
 

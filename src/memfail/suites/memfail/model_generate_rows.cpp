@@ -241,6 +241,23 @@ std::string zero_padded(std::size_t n) {
 
 std::size_t size_or(std::size_t rows, std::size_t paper) { return rows == 0 ? paper : rows; }
 
+// A condition type for an entity of `category` (uniform over the paper's 32; a pet only the
+// observable ones) and the group it belongs to.
+std::pair<std::string, std::string> draw_condition_type(const Lexicon& lex, const std::string& category, Rng& rng) {
+    std::string type;
+    if (category == "pet") {
+        type = rng.pick(lex.pet_condition_types);
+    } else {
+        std::vector<std::string> all;
+        for (const auto& [group, types] : lex.condition_groups) all.insert(all.end(), types.begin(), types.end());
+        type = rng.pick(all);
+    }
+    std::string group;
+    for (const auto& [g, types] : lex.condition_groups)
+        if (std::find(types.begin(), types.end(), type) != types.end()) group = g;
+    return {type, group};
+}
+
 std::vector<Item> plan_conditional(const GenerateModelOptions& options) {
     const Lexicon& lex = lexicon();
     Rng rng = Rng(options.seed).fork("model/conditional");
@@ -262,17 +279,7 @@ std::vector<Item> plan_conditional(const GenerateModelOptions& options) {
             rng.shuffle(o);
         }
         const Named& entity = pool[o[next[category]++ % pool.size()]];
-        std::string type;
-        if (category == "pet") {
-            type = rng.pick(lex.pet_condition_types);
-        } else {
-            std::vector<std::string> all;
-            for (const auto& [group, types] : lex.condition_groups) all.insert(all.end(), types.begin(), types.end());
-            type = rng.pick(all);
-        }
-        std::string group;
-        for (const auto& [g, types] : lex.condition_groups)
-            if (std::find(types.begin(), types.end(), type) != types.end()) group = g;
+        const auto [type, group] = draw_condition_type(lex, category, rng);
         Item item;
         item.row = i + 1;
         item.plan = {{"dataset", "conditional_facts_easy"},
@@ -462,17 +469,7 @@ std::optional<Item> top_up_item(const std::string& dataset, const GenerateModelO
         // The bucket's condition_met and entity category; a new entity and condition type.
         const std::string category = like.plan["entity_category"];
         const Named& entity = rng.pick(lex.entities.at(category));
-        std::string type;
-        if (category == "pet") {
-            type = rng.pick(lex.pet_condition_types);
-        } else {
-            std::vector<std::string> all;
-            for (const auto& [group, types] : lex.condition_groups) all.insert(all.end(), types.begin(), types.end());
-            type = rng.pick(all);
-        }
-        std::string group;
-        for (const auto& [g, types] : lex.condition_groups)
-            if (std::find(types.begin(), types.end(), type) != types.end()) group = g;
+        const auto [type, group] = draw_condition_type(lex, category, rng);
         item.plan["entity"] = entity.name;
         item.plan["pronoun"] = entity.pronoun;
         item.plan["condition_type"] = type;
