@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // --shard I/N and merge: the parts of a run cover every scenario once, and merging them gives the
 // results a single process writes (timings aside); merge refuses parts that do not make one run.
+#include <memfail/data/jsonl.hpp>
 #include <memfail/llm/cached_client.hpp>
 #include <memfail/run/merge.hpp>
 #include <memfail/run/runner.hpp>
@@ -165,6 +166,52 @@ TEST(Merge, AKilledPartResumesAndMergesTheSame) {
     auto single = run_datasets(config_for(dir.file("s.db")), all_datasets(), factory_for_spec("verbatim"));
     ASSERT_TRUE(single.has_value());
     EXPECT_TRUE(rows_of(dir.file("m.db")) == rows_of(dir.file("s.db")));
+}
+
+TEST(Merge, PartsLoadingOnlyTheirOwnScenariosEqualOneProcess) {
+    // The five datasets as a file, loaded per part with every other part's scenarios as skeletons,
+    // under --limit (which changes hashes and weights): the parts still split and hash the run as
+    // one process does, hold only their own scenarios, and merge to the single run.
+    TempDir dir;
+    std::vector<data::Scenario> scenarios;
+    for (const auto& d : all_datasets()) scenarios.push_back(d.scenario);
+    const std::string file = dir.file("five.jsonl");
+    ASSERT_TRUE(data::write_jsonl(file, scenarios).has_value());
+    auto whole = load_datasets({file}, "", 42);
+    ASSERT_TRUE(whole.has_value());
+    auto config = config_for(dir.file("single.db"));
+    config.limit = 30;
+    ASSERT_TRUE(run_datasets(config, *whole, factory_for_spec("verbatim")).has_value());
+    std::vector<std::string> parts;
+    std::size_t full = 0;
+    for (int i = 1; i <= 3; ++i) {
+        auto loaded = load_datasets_for_shard({file}, "", 42, 30, {}, {i, 3});
+        ASSERT_TRUE(loaded.has_value()) << loaded.error().describe();
+        ASSERT_EQ(loaded->size(), whole->size());
+        for (const auto& d : *loaded) {
+            if (d.skeleton) {
+                EXPECT_TRUE(d.scenario.sessions.empty() && d.scenario.probes.empty()) << "a skeleton holds no data";
+            } else {
+                ++full;
+                EXPECT_FALSE(d.scenario.sessions.empty());
+            }
+        }
+        parts.push_back(dir.file("p" + std::to_string(i) + ".db"));
+        auto part = config_for(parts.back(), {i, 3});
+        part.limit = 30;
+        auto outcome = run_datasets(part, *loaded, factory_for_spec("verbatim"));
+        ASSERT_TRUE(outcome.has_value()) << outcome.error().describe();
+    }
+    EXPECT_EQ(full, whole->size()) << "each scenario is loaded in full by exactly one part";
+    ASSERT_TRUE(merge_shards(dir.file("m.db"), parts).has_value());
+    EXPECT_TRUE(rows_of(dir.file("m.db")) == rows_of(dir.file("single.db")));
+    // Loaded for one part, run as another: refused before anything runs.
+    auto loaded = load_datasets_for_shard({file}, "", 42, 30, {}, {1, 3});
+    auto wrong = config_for(dir.file("wrong.db"), {2, 3});
+    wrong.limit = 30;
+    auto refused = run_datasets(wrong, *loaded, factory_for_spec("verbatim"));
+    ASSERT_FALSE(refused.has_value());
+    EXPECT_NE(refused.error().describe().find("another part"), std::string::npos);
 }
 
 TEST(Merge, RefusesPartsThatDoNotMakeOneRun) {

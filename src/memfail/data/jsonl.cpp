@@ -698,12 +698,11 @@ Result<Scenario> scenario_from_json(const json& j) {
     return s;
 }
 
-Result<std::vector<LoadedScenario>> read_jsonl(const std::string& path) {
+Result<void> for_each_jsonl(const std::string& path, const std::function<Result<void>(LoadedScenario&&)>& each) {
     std::ifstream in(path);
     if (!in)
         return make_error(std::filesystem::exists(path) ? ErrorKind::io : ErrorKind::not_found,
                           "cannot open dataset file", path);
-    std::vector<LoadedScenario> out;
     std::string line;
     std::size_t line_no = 0;
     while (std::getline(in, line)) {
@@ -727,9 +726,18 @@ Result<std::vector<LoadedScenario>> read_jsonl(const std::string& path) {
         }
         auto scenario = scenario_from_json(j);
         if (!scenario) return scenario.error().with_context(where);
-        out.push_back({std::move(scenario).value(), line_no});
+        MF_TRY(each({std::move(scenario).value(), line_no}));
     }
     if (in.bad()) return make_error(ErrorKind::io, "read error", path);
+    return {};
+}
+
+Result<std::vector<LoadedScenario>> read_jsonl(const std::string& path) {
+    std::vector<LoadedScenario> out;
+    MF_TRY(for_each_jsonl(path, [&](LoadedScenario&& loaded) -> Result<void> {
+        out.push_back(std::move(loaded));
+        return {};
+    }));
     return out;
 }
 

@@ -39,6 +39,10 @@ std::size_t json_nesting_depth(std::string_view text, std::size_t limit = k_max_
 
 // Reads every scenario of a JSONL file. The first error stops reading and names "path:line: field".
 Result<std::vector<LoadedScenario>> read_jsonl(const std::string& path);
+// The same, one scenario at a time: `each` gets every scenario as it is read (and may keep it or
+// not), so a file of any size is read in the memory of its largest line. An error from `each` or
+// from reading stops there and is returned.
+Result<void> for_each_jsonl(const std::string& path, const std::function<Result<void>(LoadedScenario&&)>& each);
 
 // One scenario as its JSONL line (without the newline); an error names the scenario when its text
 // is not UTF-8.

@@ -800,7 +800,7 @@ Result<RunOutcome> run_datasets(const RunConfig& config, const std::vector<Loade
                 // The mode rides on the scenario id (unique rows) and the dataset name (every table
                 // splits by it); '@' is never part of either in a dataset file.
                 if (mode != "native") {
-                    by_mode.back().scenario.id += "@" + mode;
+                    by_mode.back().scenario.id = mode_unit_id(d.scenario.id, mode);
                     by_mode.back().scenario.dataset += "@" + mode;
                 }
                 modes_of.push_back(mode);
@@ -839,7 +839,7 @@ Result<RunOutcome> run_datasets(const RunConfig& config, const std::vector<Loade
         std::vector<std::uint64_t> weights;
         for (const auto& d : datasets) {
             ids.push_back(d.scenario.id);
-            weights.push_back(scenario_weight(d.scenario));
+            weights.push_back(d.weight ? d.weight : scenario_weight(d.scenario));
         }
         for (std::size_t i = 1; i < ids.size(); ++i)
             if (std::find(ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(i), ids[i]) !=
@@ -849,6 +849,15 @@ Result<RunOutcome> run_datasets(const RunConfig& config, const std::vector<Loade
         const std::vector<int> part = assign_shards(ids, weights, config.shard.count);
         for (int p : part) mine.push_back(p == config.shard.index - 1);
     }
+    // A skeleton (load_datasets_for_shard) stands for a scenario another part runs; running one
+    // would grade an empty scenario, so a mismatch between how the data was loaded and this run's
+    // split (another --shard, --limit or --modes) stops here.
+    for (std::size_t i = 0; i < datasets.size(); ++i)
+        if (datasets[i].skeleton && (mine.empty() || mine[i]))
+            return make_error(ErrorKind::invalid_input,
+                              "scenario '" + datasets[i].scenario.id +
+                                  "' was loaded for another part of the run than this one runs (load it with the "
+                                  "same --shard, --limit and --modes)");
     RunOutcome outcome;
     const std::string unsharded_hash = config_hash(config, datasets, grader);
     const std::string hash =

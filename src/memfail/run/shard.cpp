@@ -29,12 +29,18 @@ Result<ShardSpec> parse_shard(std::string_view text) {
     return spec;
 }
 
-std::uint64_t scenario_weight(const data::Scenario& scenario) {
+std::uint64_t scenario_weight(const data::Scenario& scenario, std::size_t probe_limit) {
     std::uint64_t weight = 1;
     for (const auto& session : scenario.sessions)
         for (const auto& message : session.messages) weight += message.content.size();
-    for (const auto& probe : scenario.probes) weight += probe.question.size();
+    const std::size_t probes =
+        probe_limit > 0 ? std::min(probe_limit, scenario.probes.size()) : scenario.probes.size();
+    for (std::size_t i = 0; i < probes; ++i) weight += scenario.probes[i].question.size();
     return weight;
+}
+
+std::string mode_unit_id(const std::string& scenario_id, const std::string& mode) {
+    return mode.empty() || mode == "native" ? scenario_id : scenario_id + "@" + mode;
 }
 
 std::vector<int> assign_shards(const std::vector<std::string>& ids, const std::vector<std::uint64_t>& weights,

@@ -30,8 +30,12 @@ struct ShardSpec {
 Result<ShardSpec> parse_shard(std::string_view text);
 
 // The bytes of a scenario's message contents and probe questions (at least 1): the weight the
-// assignment balances.
-std::uint64_t scenario_weight(const data::Scenario& scenario);
+// assignment balances. With `probe_limit` (--limit), only the first that many probes count.
+std::uint64_t scenario_weight(const data::Scenario& scenario, std::size_t probe_limit = 0);
+
+// The id of a scenario's unit of work under a --modes mode: the scenario id for native (or no
+// modes), "<id>@<mode>" otherwise ('@' is never part of a dataset id).
+std::string mode_unit_id(const std::string& scenario_id, const std::string& mode);
 
 // The part (0-based) of each unit, for `count` parts: units named `ids` (unique) weighing `weights`.
 std::vector<int> assign_shards(const std::vector<std::string>& ids, const std::vector<std::uint64_t>& weights,

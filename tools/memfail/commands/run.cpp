@@ -175,7 +175,11 @@ void add_run_command(CLI::App& app, std::function<void()>& action) {
             check.services.model = config.llm.system_model;
             check.services.embed_model = config.llm.embed_model;
             value_or_fatal(memory::make_memory_system(config.system_spec, check));
-            auto datasets = value_or_fatal(run::load_datasets(config.datasets, config.data_dir, config.seed));
+            // A part of a sharded run loads in full only the scenarios it runs.
+            auto datasets = value_or_fatal(
+                config.shard.active() ? run::load_datasets_for_shard(config.datasets, config.data_dir, config.seed,
+                                                                     config.limit, config.modes, config.shard)
+                                      : run::load_datasets(config.datasets, config.data_dir, config.seed));
             run::ProgressSink sink;
             if (!opts->quiet) sink = progress_line;
             std::optional<llm::LlmStack> stack;
