@@ -271,10 +271,11 @@ Result<Table> slices_table(store::ResultsDb& db, const std::vector<std::int64_t>
     t.notes.push_back("Slices: Conditional-Facts by whether the question's context meets the rule's condition "
                       "(meta.condition_met, else the yes/no reference) and by condition type; Coexisting by N; "
                       "Long-Hop by hops and by voice (first person or a named person); Persona by direct, "
-                      "misleading and ambiguous probes. Each row is counted as the success table counts a "
+                      "misleading and ambiguous probes; LoCoMo by category; LongMemEval by question type. Each row is counted as the success table counts a "
                       "dataset; a summariser that drops conditions shows its failures on \"not met\".");
     if (!end_to_end && any_abstain)
-        t.notes.push_back("* abstain: misleading probes have no evidence and need the answer stage; in no rate.");
+        t.notes.push_back("* abstain: probes to be declined (misleading, adversarial, abstention questions) have no "
+                          "evidence and need the answer stage; in no rate.");
     if (any_ambiguous)
         t.notes.push_back("** ambiguous: misleading questions naming a person whose essay is stored; in no rate.");
     if (any_answers)
