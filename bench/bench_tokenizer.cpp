@@ -6,7 +6,7 @@
 //
 // --scripts measures each writing system apart (bench/data/scripts.json: English, code, Chinese,
 // Japanese, Korean, Arabic, Hindi, Thai, Cyrillic, emoji), --mb megabytes each (default 0.5), and
-// prints the ratio per script and the smallest one.
+// prints the ratio per script and the smallest one; --script NAME (repeatable) measures only those.
 //
 // The corpus (about --mb megabytes) is the tokenizer test fixture repeated (code, JSON, many
 // scripts, emoji, odd whitespace) plus generated English-like prose under a fixed seed. For each
@@ -53,6 +53,7 @@ struct Options {
     std::vector<std::string> encodings = {"cl100k_base", "o200k_base"};
     bool node = true;
     bool scripts = false;
+    std::vector<std::string> only_scripts;  // --script NAME: only these (with --scripts)
 };
 
 std::string read_file(const fs::path& path) {
@@ -185,17 +186,20 @@ std::vector<NodeResult> run_node(const Options& options, const std::string& enco
 }
 
 // Each script's sentences shuffled and repeated to about `bytes`, a paragraph break every few.
-std::vector<std::pair<std::string, std::string>> script_corpora(std::size_t bytes) {
+std::vector<std::pair<std::string, std::string>> script_corpora(std::size_t bytes, const std::vector<std::string>& only) {
     const auto doc = nlohmann::json::parse(read_file(k_source_root / "bench" / "data" / "scripts.json"));
     memfail::Rng rng(20261126);
     std::vector<std::pair<std::string, std::string>> out;
     for (const auto& [name, sentences] : doc.at("scripts").items()) {
+        if (!only.empty() && std::find(only.begin(), only.end(), name) == only.end()) continue;
         std::vector<std::string> pool = sentences.get<std::vector<std::string>>();
         std::string text;
         std::size_t in_paragraph = 0;
         while (text.size() < bytes) {
             const std::string& sentence = pool[rng.below(pool.size())];
-            const bool spaced = name != "chinese" && name != "japanese" && name != "thai";
+            // Chinese and Japanese run sentences together; Thai, without spaces between words, puts one
+            // between sentences.
+            const bool spaced = name != "chinese" && name != "japanese";
             if (!text.empty() && text.back() != '\n' && spaced) text += ' ';
             text += sentence;
             if (++in_paragraph >= 3 + rng.below(5)) {
@@ -209,7 +213,11 @@ std::vector<std::pair<std::string, std::string>> script_corpora(std::size_t byte
 }
 
 int run_scripts(const Options& options) {
-    const auto corpora = script_corpora(static_cast<std::size_t>(options.megabytes * 1e6));
+    const auto corpora = script_corpora(static_cast<std::size_t>(options.megabytes * 1e6), options.only_scripts);
+    if (corpora.empty()) {
+        std::fprintf(stderr, "bench_tokenizer: no such script in bench/data/scripts.json\n");
+        return 2;
+    }
     const fs::path scratch = fs::temp_directory_path() / ("memfail-bench-tok-" + std::to_string(::getpid()));
     fs::create_directories(scratch);
     std::vector<fs::path> files;
@@ -274,7 +282,7 @@ int run_scripts(const Options& options) {
 int usage(const char* why) {
     std::fprintf(stderr,
                  "bench_tokenizer: %s\nusage: bench_tokenizer [--mb 4] [--runs 7] [--npm-modules DIR] "
-                 "[--tokenizer-dir DIR] [--encoding NAME] [--no-node] [--scripts]\n",
+                 "[--tokenizer-dir DIR] [--encoding NAME] [--no-node] [--scripts] [--script NAME]...\n",
                  why);
     return 2;
 }
@@ -292,6 +300,11 @@ int main(int argc, char** argv) {
             options.node = false;
         } else if (arg == "--scripts") {
             options.scripts = true;
+        } else if (arg == "--script") {
+            const char* v = value();
+            if (!v) return usage("missing value for --script");
+            options.scripts = true;
+            options.only_scripts.emplace_back(v);
         } else if (arg == "--mb" || arg == "--runs" || arg == "--npm-modules" || arg == "--tokenizer-dir" ||
                    arg == "--encoding") {
             const char* v = value();
