@@ -79,26 +79,32 @@ Result<std::vector<std::string>> columns(store::Database& db, const std::string&
     return names;
 }
 
-// Copies the rows of run `from` in the attached `src` into run `to` of main, table by table: every
-// table with a run_id column except runs and run_writers. With a `scenario`, only the tables with a
-// scenario_id column and only that scenario's rows; without, only the others (llm_calls, which gets
-// new ids).
-Result<std::size_t> copy_run(store::Database& db, std::int64_t from, std::int64_t to, const std::string* scenario,
-                             std::size_t& probe_rows) {
+// One table's copy from an attached part into main: the INSERT ... SELECT over the columns both
+// have (?1 the new run id, ?2 the part's run id, ?3 the scenario for tables with a scenario_id).
+struct TableCopy {
+    std::string table;
+    std::string sql;
+    bool by_scenario = false;
+};
+
+// The copies for every table with a run_id column except runs and run_writers (llm_calls gets new
+// ids), worked out once per part from the schemas of main and the attached `src`.
+Result<std::vector<TableCopy>> copy_plan(store::Database& db) {
     std::vector<std::string> tables;
     {
         MF_TRY_ASSIGN(store::Statement s, db.prepare("SELECT name FROM main.sqlite_master WHERE type = 'table' ORDER BY name"));
         MF_TRY(s.for_each_row([&] { tables.push_back(s.column_text(0)); }));
     }
-    std::size_t rows = 0;
+    std::vector<TableCopy> plan;
     for (const auto& table : tables) {
         if (table == "runs" || table == "run_writers") continue;
         MF_TRY_ASSIGN(auto ours, columns(db, "main", table));
         MF_TRY_ASSIGN(auto theirs, columns(db, "src", table));
         if (std::find(ours.begin(), ours.end(), "run_id") == ours.end()) continue;
         if (theirs.empty()) continue;  // an older file without this table has no rows for it
-        const bool by_scenario = std::find(ours.begin(), ours.end(), "scenario_id") != ours.end();
-        if (by_scenario != (scenario != nullptr)) continue;
+        TableCopy copy;
+        copy.table = table;
+        copy.by_scenario = std::find(ours.begin(), ours.end(), "scenario_id") != ours.end();
         std::string names, values;
         for (const auto& c : ours) {
             if (table == "llm_calls" && c == "id") continue;
@@ -107,21 +113,34 @@ Result<std::size_t> copy_run(store::Database& db, std::int64_t from, std::int64_
             names += "\"" + c + "\"";
             values += c == "run_id" ? std::string("?1") : "\"" + c + "\"";
         }
-        MF_TRY_ASSIGN(store::Statement s, db.prepare("INSERT INTO main.\"" + table + "\"(" + names + ") SELECT " +
-                                                      values + " FROM src.\"" + table + "\" WHERE run_id = ?2" +
-                                                      (scenario ? " AND scenario_id = ?3" : "")));
+        copy.sql = "INSERT INTO main.\"" + table + "\"(" + names + ") SELECT " + values + " FROM src.\"" + table +
+                   "\" WHERE run_id = ?2" + (copy.by_scenario ? " AND scenario_id = ?3" : "");
+        plan.push_back(std::move(copy));
+    }
+    return plan;
+}
+
+// Copies the rows of run `from` in the attached `src` into run `to` of main along `plan`. With a
+// `scenario`, only the tables with a scenario_id column and only that scenario's rows; without, only
+// the others (llm_calls).
+Result<std::size_t> copy_run(store::Database& db, const std::vector<TableCopy>& plan, std::int64_t from,
+                             std::int64_t to, const std::string* scenario, std::size_t& probe_rows) {
+    std::size_t rows = 0;
+    for (const auto& copy : plan) {
+        if (copy.by_scenario != (scenario != nullptr)) continue;
+        MF_TRY_ASSIGN(store::Statement s, db.prepare(copy.sql));
         s.bind(1, to).bind(2, from);
         if (scenario) s.bind(3, *scenario);
         auto done = s.run();
         if (!done) {
             Error e = done.error();
-            e.message = "table " + table + ": " + e.message +
+            e.message = "table " + copy.table + ": " + e.message +
                         (e.message.find("UNIQUE") != std::string::npos ? " (two parts hold the same rows)" : "");
             return e;
         }
         const auto n = static_cast<std::size_t>(db.changes());
         rows += n;
-        if (table == "probe_results") probe_rows += n;
+        if (copy.table == "probe_results") probe_rows += n;
     }
     return rows;
 }
@@ -252,17 +271,26 @@ Result<MergeReport> merge_shards(const std::string& out, const std::vector<std::
                 for (std::size_t i = 0; i < p.scenarios.size(); ++i) units.push_back({p.positions[i], &p, &p.scenarios[i]});
             std::sort(units.begin(), units.end(), [](const Unit& a, const Unit& b) { return a.position < b.position; });
             for (const auto& p : parts) units.push_back({0, &p, nullptr});
+            std::map<const Part*, std::vector<TableCopy>> plans;  // each part's, worked out once
             for (const auto& unit : units) {
                 MF_TRY_ASSIGN(store::Statement attach, raw.prepare("ATTACH DATABASE ? AS src"));
                 attach.bind(1, unit.part->file);
                 MF_TRY(attach.run());
                 Result<std::size_t> copied = std::size_t{0};
-                if (auto begun = raw.exec("BEGIN"); !begun) {
-                    copied = begun.error();
-                } else {
-                    copied = copy_run(raw, unit.part->run.id, id, unit.scenario, probe_rows);
-                    if (!copied) (void)raw.exec("ROLLBACK");
-                    else if (auto committed = raw.exec("COMMIT"); !committed) copied = committed.error();
+                auto plan = plans.find(unit.part);
+                if (plan == plans.end()) {
+                    auto made = copy_plan(raw);
+                    if (made) plan = plans.emplace(unit.part, std::move(made).value()).first;
+                    else copied = made.error();
+                }
+                if (copied) {
+                    if (auto begun = raw.exec("BEGIN"); !begun) {
+                        copied = begun.error();
+                    } else {
+                        copied = copy_run(raw, plan->second, unit.part->run.id, id, unit.scenario, probe_rows);
+                        if (!copied) (void)raw.exec("ROLLBACK");
+                        else if (auto committed = raw.exec("COMMIT"); !committed) copied = committed.error();
+                    }
                 }
                 (void)raw.exec("DETACH DATABASE src");
                 if (!copied) {

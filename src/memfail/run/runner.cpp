@@ -841,11 +841,11 @@ Result<RunOutcome> run_datasets(const RunConfig& config, const std::vector<Loade
             ids.push_back(d.scenario.id);
             weights.push_back(d.weight ? d.weight : scenario_weight(d.scenario));
         }
-        for (std::size_t i = 1; i < ids.size(); ++i)
-            if (std::find(ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(i), ids[i]) !=
-                ids.begin() + static_cast<std::ptrdiff_t>(i))
+        std::set<std::string> seen;
+        for (const auto& id : ids)
+            if (!seen.insert(id).second)
                 return make_error(ErrorKind::invalid_input,
-                                  "scenario '" + ids[i] + "' is named twice: --shard splits by scenario id", "--shard");
+                                  "scenario '" + id + "' is named twice: --shard splits by scenario id", "--shard");
         const std::vector<int> part = assign_shards(ids, weights, config.shard.count);
         for (int p : part) mine.push_back(p == config.shard.index - 1);
     }
