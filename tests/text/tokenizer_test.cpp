@@ -150,6 +150,7 @@ TEST(TokenizerMerge, LinearAndHeapMergesAgreeOnRandomPieces) {
     std::uint32_t rank = 0;
     for (const auto& t : tokens)
         if (table.insert(t, rank)) ++rank;
+    table.index_pairs();
     memfail::text::detail::MergeScratch scratch;
     for (int i = 0; i < 300; ++i) {
         std::string piece;
@@ -160,6 +161,36 @@ TEST(TokenizerMerge, LinearAndHeapMergesAgreeOnRandomPieces) {
         memfail::text::detail::merge_heap(table, piece, scratch, heap);
         ASSERT_EQ(linear, heap) << piece;
     }
+}
+
+TEST(TokenizerMerge, PairIndexHoldsEverySplitIntoTwoTokensAndNothingElse) {
+    memfail::text::detail::RankTable table;
+    for (int b = 0; b < 256; ++b) ASSERT_TRUE(table.insert(std::string(1, static_cast<char>(b)), b));
+    // "abc" splits as a|bc and ab|c; "abcdefghij" (a key longer than 8 bytes) as abcde|fghij only.
+    ASSERT_TRUE(table.insert("ab", 256));
+    ASSERT_TRUE(table.insert("bc", 257));
+    ASSERT_TRUE(table.insert("abc", 258));
+    ASSERT_TRUE(table.insert("abcde", 259));
+    ASSERT_TRUE(table.insert("fghij", 260));
+    ASSERT_TRUE(table.insert("abcdefghij", 261));
+    table.index_pairs();
+    ASSERT_TRUE(table.pairs_indexed());
+    using memfail::text::detail::k_no_rank;
+    EXPECT_EQ(table.pair_rank('a', 'b'), 256u);
+    EXPECT_EQ(table.pair_rank('a', 257), 258u);
+    EXPECT_EQ(table.pair_rank(256, 'c'), 258u);
+    EXPECT_EQ(table.pair_rank(259, 260), 261u);
+    EXPECT_EQ(table.pair_rank(260, 259), k_no_rank);
+    EXPECT_EQ(table.pair_rank('a', 'c'), k_no_rank);
+    EXPECT_EQ(table.pair_rank(258, 'd'), k_no_rank);  // "abcd" is no token
+    // Counted independently: a|b, b|c, a|bc, ab|c and abcde|fghij; "abcde" and "fghij" have no
+    // split into two tokens.
+    std::size_t expected = 0;
+    for (const std::string t : {"ab", "bc", "abc", "abcde", "fghij", "abcdefghij"})
+        for (std::size_t s = 1; s < t.size(); ++s)
+            if (table.find(t.substr(0, s)) != k_no_rank && table.find(t.substr(s)) != k_no_rank) ++expected;
+    EXPECT_EQ(expected, 5u);
+    EXPECT_EQ(table.pair_count(), expected);
 }
 
 TEST(TokenizerUtf8, IllFormedBytesBecomeOneReplacementPerMaximalSubpart) {

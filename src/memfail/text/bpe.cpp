@@ -60,20 +60,73 @@ bool RankTable::insert(std::string_view bytes, std::uint32_t rank) {
     return true;
 }
 
+std::string_view RankTable::key_bytes(const Slot& slot, char (&buffer)[8]) const {
+    if (slot.length > 8) return std::string_view(m_arena.data() + slot.key, slot.length);
+    for (std::size_t i = 0; i < slot.length; ++i) buffer[i] = static_cast<char>((slot.key >> (8 * i)) & 0xFF);
+    return std::string_view(buffer, slot.length);
+}
+
+void RankTable::index_pairs() {
+    for (int b = 0; b < 256; ++b) {
+        const char c = static_cast<char>(b);
+        m_bytes[b] = find(std::string_view(&c, 1));
+        MF_ASSERT(m_bytes[b] != k_no_rank, "every single byte is a token before pairs are indexed");
+    }
+    // Collect first so the index is sized once. The rank table is megabytes and each probe a
+    // likely cache miss, so every lookup one token needs is hashed and prefetched before any is made.
+    std::vector<std::pair<std::uint64_t, std::uint32_t>> entries;
+    entries.reserve(m_count * 3);
+    std::vector<std::uint64_t> hashes;
+    char buffer[8];
+    const auto rank_of_part = [&](std::string_view part, std::uint64_t h) {
+        if (part.size() == 1) return m_bytes[static_cast<unsigned char>(part[0])];
+        if (part.size() == 2) return m_pairs[pair_index(part[0], part[1])];
+        return find_hashed(part, h);
+    };
+    for (const Slot& slot : m_slots) {
+        if (slot.rank == k_no_rank || slot.length < 2) continue;
+        const std::string_view bytes = key_bytes(slot, buffer);
+        const std::size_t n = bytes.size();
+        // hashes[2s] for the prefix of s bytes, hashes[2s + 1] for the suffix after it.
+        hashes.assign(2 * n, 0);
+        for (std::size_t split = 1; split < n; ++split) {
+            for (const std::size_t side : {std::size_t{0}, std::size_t{1}}) {
+                const std::string_view part = side == 0 ? bytes.substr(0, split) : bytes.substr(split);
+                if (part.size() <= 2) continue;
+                const std::uint64_t h = hash_of(part);
+                hashes[2 * split + side] = h;
+                __builtin_prefetch(&m_slots[h & m_mask]);
+            }
+        }
+        for (std::size_t split = 1; split < n; ++split) {
+            const std::uint32_t left = rank_of_part(bytes.substr(0, split), hashes[2 * split]);
+            if (left == k_no_rank) continue;
+            const std::uint32_t right = rank_of_part(bytes.substr(split), hashes[2 * split + 1]);
+            if (right == k_no_rank) continue;
+            entries.emplace_back((std::uint64_t{left} << 32) | right, slot.rank);
+        }
+    }
+    std::size_t capacity = 16;
+    while (capacity < entries.size() * 2) capacity *= 2;
+    m_pair_slots.assign(capacity, PairSlot{});
+    m_pair_mask = capacity - 1;
+    constexpr std::size_t k_ahead = 16;
+    for (std::size_t e = 0; e < entries.size(); ++e) {
+        if (e + k_ahead < entries.size()) __builtin_prefetch(&m_pair_slots[mix(entries[e + k_ahead].first) & m_pair_mask]);
+        const auto [key, rank] = entries[e];
+        std::size_t i = mix(key) & m_pair_mask;
+        while (m_pair_slots[i].rank != k_no_rank) i = (i + 1) & m_pair_mask;
+        m_pair_slots[i] = PairSlot{key, rank};
+    }
+    m_pair_count = entries.size();
+}
+
 namespace {
 
-std::uint32_t rank_of(const RankTable& ranks, std::string_view piece, std::size_t begin, std::size_t end) {
-    return ranks.find(piece.substr(begin, end - begin));
-}
-
-std::uint32_t token_of(const RankTable& ranks, std::string_view piece, std::size_t begin, std::size_t end) {
-    const std::uint32_t rank = rank_of(ranks, piece, begin, end);
-    MF_ASSERT(rank != k_no_rank, "a merged part is always a token (single bytes are checked at load)");
-    return rank;
-}
-
-// Pieces up to this many bytes use the linear form; beyond it the rescans would be quadratic.
-constexpr std::size_t k_linear_limit = 128;
+// Pieces up to this many bytes use the linear form. With pair ranks an integer probe, the heap's
+// bookkeeping pays for itself early: on phrase-long CJK and Thai pieces the heap from 16 bytes was
+// 1.2-1.9x the rescan from 128 (bench_tokenizer --scripts), and no script was slower.
+constexpr std::size_t k_linear_limit = 16;
 
 }  // namespace
 
@@ -81,20 +134,20 @@ void merge_linear(const RankTable& ranks, std::string_view piece, MergeScratch& 
                   std::vector<std::uint32_t>& out) {
     const std::size_t n = piece.size();
     MF_ASSERT(n >= 2, "single bytes are tokens and never reach the merge");
-    auto& starts = scratch.starts;
+    MF_ASSERT(ranks.pairs_indexed(), "index_pairs() runs after loading");
+    // ids[i] is part i's token; part_ranks[i] is the rank of joining part i with part i + 1, which
+    // is also the joined part's id.
+    auto& ids = scratch.ids;
     auto& part_ranks = scratch.ranks;
-    starts.resize(n + 1);
-    part_ranks.resize(n + 1);
-    // part_ranks[i] is the rank of merging part i with part i + 1.
+    ids.resize(n);
+    part_ranks.resize(n);
     for (std::size_t i = 0; i + 1 < n; ++i) {
-        starts[i] = static_cast<std::uint32_t>(i);
-        part_ranks[i] = rank_of(ranks, piece, i, i + 2);
+        ids[i] = ranks.byte_rank(piece[i]);
+        part_ranks[i] = ranks.byte_pair_rank(piece[i], piece[i + 1]);
     }
-    starts[n - 1] = static_cast<std::uint32_t>(n - 1);
+    ids[n - 1] = ranks.byte_rank(piece[n - 1]);
     part_ranks[n - 1] = k_no_rank;
-    starts[n] = static_cast<std::uint32_t>(n);
-    part_ranks[n] = k_no_rank;
-    std::size_t parts = n + 1;  // including the end sentinel
+    std::size_t parts = n;
 
     for (;;) {
         std::uint32_t best = k_no_rank;
@@ -107,13 +160,14 @@ void merge_linear(const RankTable& ranks, std::string_view piece, MergeScratch& 
         }
         if (best == k_no_rank) break;
         // Part at + 1 joins part at.
-        std::copy(starts.begin() + at + 2, starts.begin() + parts, starts.begin() + at + 1);
+        ids[at] = best;
+        std::copy(ids.begin() + at + 2, ids.begin() + parts, ids.begin() + at + 1);
         std::copy(part_ranks.begin() + at + 2, part_ranks.begin() + parts, part_ranks.begin() + at + 1);
         --parts;
-        part_ranks[at] = at + 2 < parts ? rank_of(ranks, piece, starts[at], starts[at + 2]) : k_no_rank;
-        if (at > 0) part_ranks[at - 1] = rank_of(ranks, piece, starts[at - 1], starts[at + 1]);
+        part_ranks[at] = at + 1 < parts ? ranks.pair_rank(best, ids[at + 1]) : k_no_rank;
+        if (at > 0) part_ranks[at - 1] = ranks.pair_rank(ids[at - 1], best);
     }
-    for (std::size_t i = 0; i + 1 < parts; ++i) out.push_back(token_of(ranks, piece, starts[i], starts[i + 1]));
+    out.insert(out.end(), ids.begin(), ids.begin() + parts);
 }
 
 void merge_heap(const RankTable& ranks, std::string_view piece, MergeScratch& scratch,
@@ -121,31 +175,34 @@ void merge_heap(const RankTable& ranks, std::string_view piece, MergeScratch& sc
     const std::size_t n = piece.size();
     MF_ASSERT(n >= 2, "single bytes are tokens and never reach the merge");
     MF_ASSERT(n < k_no_rank, "pieces are far below 4 GiB");
+    MF_ASSERT(ranks.pairs_indexed(), "index_pairs() runs after loading");
     // Node i is the part starting at byte i; it survives merges with its right neighbour, so its
     // start never changes and (rank, start) orders pairs exactly as the reference's leftmost rule.
     auto& next = scratch.next;
     auto& prev = scratch.prev;
+    auto& ids = scratch.ids;
     auto& node_ranks = scratch.ranks;
     auto& heap = scratch.heap;
     next.resize(n + 1);
     prev.resize(n + 1);
+    ids.resize(n);
     node_ranks.resize(n + 1);
     heap.clear();
-    const auto end_of_next = [&](std::size_t i) -> std::size_t { return next[next[i]]; };
     const auto pair_rank = [&](std::size_t i) -> std::uint32_t {
         if (next[i] >= n) return k_no_rank;
-        return rank_of(ranks, piece, i, end_of_next(i));
+        return ranks.pair_rank(ids[i], ids[next[i]]);
     };
     for (std::size_t i = 0; i <= n; ++i) {
         next[i] = static_cast<std::uint32_t>(i < n ? i + 1 : n);
         prev[i] = static_cast<std::uint32_t>(i == 0 ? 0 : i - 1);
+        if (i < n) ids[i] = ranks.byte_rank(piece[i]);
     }
     const auto push = [&](std::size_t i, std::uint32_t rank) {
         heap.push_back((std::uint64_t{rank} << 32) | i);
         std::push_heap(heap.begin(), heap.end(), std::greater<>());
     };
     for (std::size_t i = 0; i < n; ++i) {
-        node_ranks[i] = pair_rank(i);
+        node_ranks[i] = i + 1 < n ? ranks.byte_pair_rank(piece[i], piece[i + 1]) : k_no_rank;
         if (node_ranks[i] != k_no_rank) heap.push_back((std::uint64_t{node_ranks[i]} << 32) | i);
     }
     std::make_heap(heap.begin(), heap.end(), std::greater<>());
@@ -162,6 +219,7 @@ void merge_heap(const RankTable& ranks, std::string_view piece, MergeScratch& sc
         const std::size_t k = next[j];
         next[i] = static_cast<std::uint32_t>(k);
         if (k < n) prev[k] = static_cast<std::uint32_t>(i);
+        ids[i] = rank;
         node_ranks[j] = k_no_rank;
         node_ranks[i] = pair_rank(i);
         if (node_ranks[i] != k_no_rank) push(i, node_ranks[i]);
@@ -171,7 +229,7 @@ void merge_heap(const RankTable& ranks, std::string_view piece, MergeScratch& sc
             if (node_ranks[p] != k_no_rank) push(p, node_ranks[p]);
         }
     }
-    for (std::size_t i = 0; i < n; i = next[i]) out.push_back(token_of(ranks, piece, i, next[i]));
+    for (std::size_t i = 0; i < n; i = next[i]) out.push_back(ids[i]);
 }
 
 void byte_pair_merge(const RankTable& ranks, std::string_view piece, MergeScratch& scratch,

@@ -267,6 +267,7 @@ Result<void> parse_ranks(const std::string& path, std::string_view text, detail:
         if (ranks.find(std::string_view(&c, 1)) == k_no_rank)
             return malformed(path, "bpe_ranks lacks the single byte " + std::to_string(b));
     }
+    ranks.index_pairs();
     return {};
 }
 
