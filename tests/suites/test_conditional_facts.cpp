@@ -15,6 +15,7 @@
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <map>
 #include <regex>
 #include <set>
@@ -492,6 +493,23 @@ TEST(ConditionalLexicon, BadFieldsFailWithFileAndJsonPath) {
     EXPECT_NE(r.error().describe().find("$.names.person[0].gender"), std::string::npos) << r.error().describe();
 }
 
+TEST(ConditionalLexicon, ALooseWordingThatIsTheBehaviourItselfIsRefused) {
+    // The lexicon as shipped (the source file the build embeds), with one field broken.
+    std::ifstream in(std::string(MEMFAIL_TEST_FIXTURES) + "/../../src/memfail/suites/memfail/lexicon/conditional.json");
+    ASSERT_TRUE(in);
+    auto doc = nlohmann::json::parse(in);
+    ASSERT_TRUE(cf::parse_lexicon("conditional.json", doc.dump()));
+    auto& b = doc.at("behaviours").at(3);
+    b["loose"] = text::capitalize(b.at("verb").get<std::string>() + " " + b.at("rest").get<std::string>());
+    auto r = cf::parse_lexicon("conditional.json", doc.dump());
+    ASSERT_FALSE(r);
+    EXPECT_NE(r.error().describe().find("$.behaviours[3].loose"), std::string::npos) << r.error().describe();
+    doc.at("behaviours").at(3).erase("loose");
+    r = cf::parse_lexicon("conditional.json", doc.dump());
+    ASSERT_FALSE(r);
+    EXPECT_NE(r.error().describe().find("loose"), std::string::npos) << r.error().describe();
+}
+
 TEST(ConditionalTraits, RowsRespectTheCompatibilityTable) {
     const auto& lex = cf::lexicon();
     for (const bool hard : {false, true}) {
@@ -559,12 +577,90 @@ TEST(ConditionalTraits, EssaysUsePronounsAfterTheIntroAndParaphraseSomeQuestions
     EXPECT_TRUE(s.meta.contains("settings"));
 }
 
+TEST(ConditionalTraits, HardQuestionsMostlyRestateTheBehaviourLooselyKeepingSomeOfItsWords) {
+    const Scenario s = mf::generate_conditional_facts_hard(mf::GenerateOptions{});
+    const Scenario e = mf::generate_conditional_facts_easy(mf::GenerateOptions{});
+    std::size_t loose = 0;
+    for (std::size_t i = 0; i < s.probes.size(); ++i) {
+        const auto& p = s.probes[i];
+        EXPECT_NE(e.probes[i].meta.at("question_wording"), "loose") << "Easy keeps the essay's words by default";
+        if (p.meta.at("question_wording") != "loose") continue;
+        ++loose;
+        // Not the essay's wording of the behaviour (meta.behaviour is "brews elaborate pots of
+        // smoky tea"; the question's verb is in base form, so compare from the second word on)...
+        const std::string behaviour = p.meta.at("behaviour").get<std::string>();
+        const std::string q = text::normalize(p.question);
+        const std::string rest = text::normalize(behaviour.substr(behaviour.find(' ') + 1));
+        EXPECT_FALSE(text::normalized_contains(q, rest)) << p.question << " | " << behaviour;
+        // ...but a content word of it survives, perhaps in another number ("a fox" for "foxes",
+        // "the top stair" for "the top step of the staircase"), so the question still points at
+        // the habit.
+        const auto same_word = [](const std::string& a, const std::string& b) {
+            const std::size_t shorter = std::min(a.size(), b.size());
+            if (shorter < 3) return false;
+            std::size_t common = 0;
+            while (common < shorter && a[common] == b[common]) ++common;
+            return common >= std::min<std::size_t>(4, shorter);
+        };
+        std::size_t shared = 0;
+        for (const auto& w : text::words(rest)) {
+            if (text::is_stopword(w)) continue;
+            for (const auto& v : text::words(q)) shared += same_word(w, v);
+        }
+        EXPECT_GE(shared, 1u) << p.question << " | " << behaviour;
+    }
+    // 0.7 of the 85% not paraphrased: about 60 of 100.
+    EXPECT_GE(loose, 45u);
+    EXPECT_LE(loose, 75u);
+
+    // The share is a setting: none at 0, and all of the unparaphrased questions at 1.
+    for (const char* value : {"0", "1"}) {
+        mf::GenerateOptions o;
+        ASSERT_TRUE(mf::apply_settings({{"conditional.hard_loose_share", value}}, o));
+        std::size_t n = 0, essay = 0;
+        for (const auto& p : mf::generate_conditional_facts_hard(o).probes) {
+            n += p.meta.at("question_wording") == "loose";
+            essay += p.meta.at("question_wording") == "essay";
+        }
+        if (std::string(value) == "0") EXPECT_EQ(n, 0u);
+        else EXPECT_EQ(essay, 0u);
+    }
+}
+
+TEST(ConditionalTraits, EasyEssaysNameTheEntityInTheRuleAndSomeOtherSentences) {
+    // The release's Easy essays name their entity in 2-4 sentences, the rule sentence among them;
+    // Hard essays name it in the intro (and, where the lexicon's wording does, in the condition).
+    const Scenario s = mf::generate_conditional_facts_easy(mf::GenerateOptions{});
+    std::size_t named_rules = 0, mentions = 0;
+    for (std::size_t i = 0; i < s.probes.size(); ++i) {
+        const auto& p = s.probes[i];
+        const std::string entity = p.meta.at("entity").get<std::string>();
+        const auto& statements = p.evidence[0].statements;
+        const std::string& rule = statements.back();
+        if (text::contains_phrase(rule, entity)) ++named_rules;
+        for (const auto& sentence : text::split_sentences(essay_of(s, i)))
+            mentions += text::contains_phrase(sentence, entity) || text::contains_phrase(sentence, entity + "'s");
+    }
+    EXPECT_GE(named_rules, 40u);
+    EXPECT_GE(mentions, 220u) << "about 2.5 sentences per essay name the entity";
+
+    mf::GenerateOptions none;
+    ASSERT_TRUE(mf::apply_settings({{"conditional.easy_rule_named_share", "0"}, {"conditional.easy_name_share", "0"}}, none));
+    std::size_t plain = 0;
+    const Scenario t = mf::generate_conditional_facts_easy(none);
+    for (std::size_t i = 0; i < t.probes.size(); ++i)
+        for (const auto& sentence : text::split_sentences(essay_of(t, i)))
+            plain += text::contains_phrase(sentence, t.probes[i].meta.at("entity").get<std::string>());
+    EXPECT_LT(plain, 130u) << "without naming, the intro (and the one lexicon template that names) remain";
+}
+
 TEST(ConditionalTraits, ValidatorPassesForSeveralSeedsAndSettings) {
     for (const std::uint64_t seed : {3ull, 42ull, 2024ull}) {
         mf::GenerateOptions o;
         o.seed = seed;
         ASSERT_TRUE(mf::apply_settings({{"conditional.paraphrase_share", "0.8"}, {"conditional.name_reuse", "0.4"},
-                                    {"conditional.hard_max_sentences", "12"}}, o));
+                                    {"conditional.hard_max_sentences", "12"}, {"conditional.easy_loose_share", "0.5"},
+                                    {"conditional.easy_name_share", "0.9"}}, o));
         for (const bool hard : {false, true}) {
             const Scenario s = hard ? mf::generate_conditional_facts_hard(o) : mf::generate_conditional_facts_easy(o);
             std::vector<Violation> v;
@@ -575,4 +671,8 @@ TEST(ConditionalTraits, ValidatorPassesForSeveralSeedsAndSettings) {
     mf::GenerateOptions o;
     EXPECT_FALSE(mf::apply_settings({{"conditional.hard_min_sentences", "7"}}, o));
     EXPECT_FALSE(mf::apply_settings({{"conditional.name_reuse", "2"}}, o));
+    EXPECT_FALSE(mf::apply_settings({{"conditional.hard_loose_share", "-0.1"}}, o));
+    const auto typo = mf::apply_settings({{"conditional.hard_lose_share", "0.5"}}, o);
+    ASSERT_FALSE(typo);
+    EXPECT_NE(typo.error().describe().find("conditional.hard_loose_share"), std::string::npos) << typo.error().describe();
 }

@@ -5,6 +5,7 @@
 #include <memfail/suites/memfail/rules.hpp>
 #include <memfail/core/spec.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 
@@ -99,17 +100,33 @@ Result<double> share_setting(const std::string& key, const std::string& value) {
 }  // namespace
 
 Result<void> apply_settings(const std::map<std::string, std::string>& params, GenerateOptions& options) {
-    static const std::vector<std::string> k_keys = {"persona.name_pool", "persona.distinct_names",
-                                                    "persona.pronoun_share", "persona.multi_sentence_share",
-                                                    "persona.context_share", "long_hop.named_share",
-                                                    "conditional.name_reuse", "conditional.paraphrase_share",
-                                                    "conditional.easy_paraphrase_share",
-                                                    "conditional.hard_paraphrase_share", "conditional.role_share", "conditional.easy_min_sentences",
-                                                    "conditional.easy_max_sentences", "conditional.hard_min_sentences",
-                                                    "conditional.hard_max_sentences"};
     PersonaSettings& persona = options.persona;
+    ConditionalSettings& cond = options.conditional;
+    // The settings that are a share between 0 and 1, by key.
+    const std::vector<std::pair<std::string, double*>> shares = {
+        {"persona.pronoun_share", &persona.pronoun_share},
+        {"persona.multi_sentence_share", &persona.multi_sentence_share},
+        {"persona.context_share", &persona.context_share},
+        {"long_hop.named_share", &options.long_hop.named_share},
+        {"conditional.name_reuse", &cond.name_reuse},
+        {"conditional.easy_paraphrase_share", &cond.easy_paraphrase_share},
+        {"conditional.hard_paraphrase_share", &cond.hard_paraphrase_share},
+        {"conditional.easy_loose_share", &cond.easy_loose_share},
+        {"conditional.hard_loose_share", &cond.hard_loose_share},
+        {"conditional.role_share", &cond.role_share},
+        {"conditional.easy_rule_named_share", &cond.easy_rule_named_share},
+        {"conditional.easy_name_share", &cond.easy_name_share},
+    };
+    std::vector<std::string> keys = {"persona.name_pool", "persona.distinct_names", "conditional.paraphrase_share",
+                                     "conditional.easy_min_sentences", "conditional.easy_max_sentences",
+                                     "conditional.hard_min_sentences", "conditional.hard_max_sentences"};
+    for (const auto& share : shares) keys.push_back(share.first);
+    std::sort(keys.begin(), keys.end());
     for (const auto& [key, value] : params) {
-        if (key == "persona.name_pool") {
+        const auto share = std::find_if(shares.begin(), shares.end(), [&key](const auto& s) { return s.first == key; });
+        if (share != shares.end()) {
+            MF_TRY_ASSIGN(*share->second, share_setting(key, value));
+        } else if (key == "persona.name_pool") {
             char* end = nullptr;
             const unsigned long long n = std::strtoull(value.c_str(), &end, 10);
             if (value.empty() || value[0] == '-' || end != value.c_str() + value.size() || n == 0 || n > 100000)
@@ -122,25 +139,9 @@ Result<void> apply_settings(const std::map<std::string, std::string>& params, Ge
                 return make_error(ErrorKind::invalid_input,
                                   "persona.distinct_names must be true or false (got '" + value + "')", "--set");
             persona.distinct_names = value == "true";
-        } else if (key == "persona.pronoun_share") {
-            MF_TRY_ASSIGN(persona.pronoun_share, share_setting(key, value));
-        } else if (key == "persona.multi_sentence_share") {
-            MF_TRY_ASSIGN(persona.multi_sentence_share, share_setting(key, value));
-        } else if (key == "persona.context_share") {
-            MF_TRY_ASSIGN(persona.context_share, share_setting(key, value));
-        } else if (key == "long_hop.named_share") {
-            MF_TRY_ASSIGN(options.long_hop.named_share, share_setting(key, value));
-        } else if (key == "conditional.name_reuse") {
-            MF_TRY_ASSIGN(options.conditional.name_reuse, share_setting(key, value));
-        } else if (key == "conditional.paraphrase_share") {
-            MF_TRY_ASSIGN(options.conditional.easy_paraphrase_share, share_setting(key, value));
-            options.conditional.hard_paraphrase_share = options.conditional.easy_paraphrase_share;
-        } else if (key == "conditional.easy_paraphrase_share") {
-            MF_TRY_ASSIGN(options.conditional.easy_paraphrase_share, share_setting(key, value));
-        } else if (key == "conditional.hard_paraphrase_share") {
-            MF_TRY_ASSIGN(options.conditional.hard_paraphrase_share, share_setting(key, value));
-        } else if (key == "conditional.role_share") {
-            MF_TRY_ASSIGN(options.conditional.role_share, share_setting(key, value));
+        } else if (key == "conditional.paraphrase_share") {  // both variants at once
+            MF_TRY_ASSIGN(cond.easy_paraphrase_share, share_setting(key, value));
+            cond.hard_paraphrase_share = cond.easy_paraphrase_share;
         } else if (key == "conditional.easy_min_sentences" || key == "conditional.easy_max_sentences" ||
                    key == "conditional.hard_min_sentences" || key == "conditional.hard_max_sentences") {
             // The validator's bounds: Easy essays have 5-8 sentences, Hard ones 8-12.
@@ -153,21 +154,17 @@ Result<void> apply_settings(const std::map<std::string, std::string>& params, Ge
                                   key + " must be a whole number of sentences from " + std::to_string(low) + " to " +
                                       std::to_string(high) + " (got '" + value + "')",
                                   "--set");
-            ConditionalSettings& c = options.conditional;
-            if (key == "conditional.easy_min_sentences") c.easy_min_sentences = static_cast<std::size_t>(n);
-            else if (key == "conditional.easy_max_sentences") c.easy_max_sentences = static_cast<std::size_t>(n);
-            else if (key == "conditional.hard_min_sentences") c.hard_min_sentences = static_cast<std::size_t>(n);
-            else c.hard_max_sentences = static_cast<std::size_t>(n);
+            if (key == "conditional.easy_min_sentences") cond.easy_min_sentences = static_cast<std::size_t>(n);
+            else if (key == "conditional.easy_max_sentences") cond.easy_max_sentences = static_cast<std::size_t>(n);
+            else if (key == "conditional.hard_min_sentences") cond.hard_min_sentences = static_cast<std::size_t>(n);
+            else cond.hard_max_sentences = static_cast<std::size_t>(n);
         } else {
-            const std::string hint = did_you_mean(key, k_keys);
+            const std::string hint = did_you_mean(key, keys);
+            std::string known;
+            for (const auto& k : keys) known += (known.empty() ? "" : ", ") + k;
             return make_error(ErrorKind::invalid_input,
                               "unknown setting '" + key + "' for the MemFail datasets" +
-                                  (hint.empty() ? std::string() : " (" + hint + ")") + "; known: persona.name_pool, "
-                                  "persona.distinct_names, persona.pronoun_share, persona.multi_sentence_share, "
-                                  "persona.context_share, long_hop.named_share, conditional.name_reuse, conditional.paraphrase_share, "
-                                  "conditional.easy_paraphrase_share, conditional.hard_paraphrase_share, "
-                                  "conditional.role_share, conditional.easy_min_sentences, conditional.easy_max_sentences, "
-                                  "conditional.hard_min_sentences, conditional.hard_max_sentences",
+                                  (hint.empty() ? std::string() : " (" + hint + ")") + "; known: " + known,
                               "--set");
         }
     }
@@ -177,7 +174,6 @@ Result<void> apply_settings(const std::map<std::string, std::string>& params, Ge
                           "persona.distinct_names needs persona.name_pool of at least 100 (one name per essay; got " +
                               std::to_string(persona.name_pool) + ")",
                           "--set");
-    const ConditionalSettings& cond = options.conditional;
     if (cond.easy_min_sentences > cond.easy_max_sentences || cond.hard_min_sentences > cond.hard_max_sentences)
         return make_error(ErrorKind::invalid_input,
                           "conditional.*_min_sentences must not exceed the matching *_max_sentences", "--set");

@@ -36,6 +36,13 @@ const char* category_name(Category c) {
     return "person";
 }
 
+// How a question words the behaviour: as the essay does, loosely restated, or in other words.
+enum class Wording { essay, loose, paraphrase };
+
+const char* wording_name(Wording w) {
+    return w == Wording::essay ? "essay" : w == Wording::loose ? "loose" : "paraphrase";
+}
+
 // Everything Easy and Hard share for one row: the entity, its rule and the graded question.
 struct RowSpec {
     Category category = Category::person;
@@ -49,13 +56,13 @@ struct RowSpec {
     std::string place;                 // workplace, realm or home
     std::string town;                  // town, realm or household
     int age = 0;
-    // The question names the behaviour in its 'ask' wording, per variant ([0] Easy, [1] Hard).
-    std::array<bool, 2> paraphrased{};
+    // How the question words the behaviour, per variant ([0] Easy, [1] Hard).
+    std::array<Wording, 2> wording{};
     const BehaviourEntry* behaviour = nullptr;
     const ConditionEntry* condition = nullptr;
     bool condition_met = false;
     // Rendered pieces.
-    std::string vp_name, vp, base, ing, ask, behaviour_key, habit;
+    std::string vp_name, vp, base, ing, ask, loose, behaviour_key, habit;
     std::string clause, condition_key, anchor, context, answer, rule;
     std::array<std::string, 2> question;  // [0] Easy, [1] Hard: the same but for the behaviour's wording
 };
@@ -220,6 +227,7 @@ void render_rule(RowSpec& row) {
     row.base = std::string(b.verb) + " " + rest;
     row.ing = std::string(b.verb_ing) + " " + rest;
     row.ask = render_fragment(b.ask, row.name, p);
+    row.loose = render_fragment(b.loose, row.name, p);
     row.behaviour_key = behaviour_key(b, row);
     row.habit = std::string(b.habit);
     row.clause = render_fragment(c.clause, row.name, p);
@@ -228,15 +236,23 @@ void render_rule(RowSpec& row) {
     row.rule = row.name + " " + row.vp_name + " only " + row.clause + ".";
 }
 
-// The question: one situation, template and answer per row; the behaviour in the essay's words or
-// (per variant, at its share; one draw decides both) in its 'ask' wording.
+// The question: one situation, template and answer per row; the behaviour in the essay's words,
+// loosely restated (its 'loose' wording: key nouns kept, wording changed) or in other words
+// altogether (its 'ask' wording), per variant at its shares; one draw decides both variants.
 void render_question(Rng& rng, RowSpec& row, const ConditionalSettings& settings) {
     const Lexicon& lex = lexicon();
     const ConditionEntry& c = *row.condition;
     const Pronouns& p = row.pronouns;
     row.context = render(row.condition_met ? c.yes_context : c.no_context, row.name, p);
     const double draw = rng.unit();
-    row.paraphrased = {draw < settings.easy_paraphrase_share, draw < settings.hard_paraphrase_share};
+    const auto wording = [draw](double paraphrase, double loose) {
+        // The loose share is of the questions not paraphrased, so the two shares never conflict.
+        return draw < paraphrase                              ? Wording::paraphrase
+               : draw < paraphrase + (1 - paraphrase) * loose ? Wording::loose
+                                                              : Wording::essay;
+    };
+    row.wording = {wording(settings.easy_paraphrase_share, settings.easy_loose_share),
+                   wording(settings.hard_paraphrase_share, settings.hard_loose_share)};
     std::string q;
     if (c.flags & cond_context_after) {
         // The context says "did it", so the question names the behaviour first.
@@ -252,7 +268,12 @@ void render_question(Rng& rng, RowSpec& row, const ConditionalSettings& settings
     }
     q = replace_token(q, "{ctx}", row.context);
     // {do} may hold pronoun agreement of its own ("as {subj} [climbs|climb]").
-    for (std::size_t v = 0; v < 2; ++v) row.question[v] = replace_token(q, "{do}", row.paraphrased[v] ? row.ask : row.base);
+    for (std::size_t v = 0; v < 2; ++v) {
+        const Wording w = row.wording[v];
+        row.question[v] = replace_token(q, "{do}", w == Wording::paraphrase ? row.ask
+                                                   : w == Wording::loose    ? row.loose
+                                                                            : row.base);
+    }
     const std::string stated = row.name + " " + row.vp_name + " only " + row.clause;
     const std::string& tmpl = rng.pick(row.condition_met ? lex.answers_yes : lex.answers_no);
     row.answer = replace_token(tmpl, "{stated}", stated);
@@ -374,14 +395,46 @@ std::string fill_setting(std::string s, const RowSpec& row) {
     return replace_token(s, "{habit}", row.habit);
 }
 
-// Renders a template about the entity: by pronoun, or (`by_role`, when the template opens with
-// {Subj} and uses no other {subj}) by its role noun, which takes singular agreement.
-std::string render_about(const std::string& tmpl, const RowSpec& row, bool by_role) {
+std::size_t count_token(const std::string& s, std::string_view token) {
+    std::size_t n = 0;
+    for (std::size_t at = s.find(token); at != std::string::npos; at = s.find(token, at + token.size())) ++n;
+    return n;
+}
+
+// The template with its one reference to the entity ({Subj}, {subj} or {obj}) turned into the
+// name and {vp} into its name form, or empty when the template refers to the entity more than once
+// (a later pronoun would then disagree with the name's singular verb: "Brisa is ...; they toss").
+std::string named_template(const std::string& tmpl) {
+    static constexpr std::array<std::string_view, 3> k_refs = {"{Subj}", "{subj}", "{obj}"};
+    std::size_t refs = 0;
+    for (const auto ref : k_refs) refs += count_token(tmpl, ref);
+    if (refs != 1) return {};
+    std::string out = tmpl;
+    for (const auto ref : k_refs) out = replace_token(out, ref, "{Name}");
+    return replace_token(out, "{vp}", "{vp_name}");
+}
+
+// How a sentence about the entity refers to it after the intro.
+enum class Reference { pronoun, role, name };
+
+Reference pick_reference(Rng& rng, double name_share, double role_share) {
+    if (name_share > 0 && rng.chance(name_share)) return Reference::name;
+    return rng.chance(role_share) ? Reference::role : Reference::pronoun;
+}
+
+// Renders a template about the entity: by pronoun; by name (when the template refers to the entity
+// once); or by its role noun (when the template opens with {Subj} and uses no other {subj}). Name
+// and role take singular agreement. A template that cannot take the asked form uses the pronoun.
+std::string render_about(const std::string& tmpl, const RowSpec& row, Reference reference) {
     const bool opens_with_subject =
         text::starts_with(tmpl, "{Subj} ") && tmpl.find("{subj}") == std::string::npos;
-    if (by_role && opens_with_subject) {
-        Pronouns singular = row.pronouns;
-        singular.plural = false;
+    Pronouns singular = row.pronouns;
+    singular.plural = false;
+    if (reference == Reference::name) {
+        const std::string named = named_template(tmpl);
+        if (!named.empty()) return text::capitalize(render(fill_setting(named, row), row.name, singular));
+    }
+    if (reference == Reference::role && opens_with_subject) {
         return text::capitalize(render(fill_setting("{Role} " + tmpl.substr(7), row), row.name, singular));
     }
     return text::capitalize(render(fill_setting(tmpl, row), row.name, row.pronouns));
@@ -399,8 +452,8 @@ const std::vector<std::string>& setting_fillers(const RowSpec& row) {
 // key phrases or repeats a group ("two older brothers" and "the eldest of four" never meet).
 // Without `habit_fillers` no filler names the habit: a Hard essay mentions its behaviour only in
 // the rule's sentences, so no filler stands in for the link sentence ("the napkin sketching").
-std::vector<std::string> pick_fillers(Rng& rng, const RowSpec& row, std::size_t count, double role_share,
-                                      bool habit_fillers) {
+std::vector<std::string> pick_fillers(Rng& rng, const RowSpec& row, std::size_t count, double name_share,
+                                      double role_share, bool habit_fillers) {
     const Lexicon& lex = lexicon();
     std::vector<std::string> setting;
     for (const auto& tmpl : setting_fillers(row))
@@ -419,7 +472,7 @@ std::vector<std::string> pick_fillers(Rng& rng, const RowSpec& row, std::size_t 
     };
     for (const auto& tmpl : setting) {
         if (out.size() == from_setting) break;
-        std::string sentence = render_about(tmpl, row, rng.chance(role_share));
+        std::string sentence = render_about(tmpl, row, pick_reference(rng, name_share, role_share));
         if (usable(sentence)) out.push_back(std::move(sentence));
     }
     std::set<std::string> groups;
@@ -427,7 +480,7 @@ std::vector<std::string> pick_fillers(Rng& rng, const RowSpec& row, std::size_t 
         if (out.size() == count) break;
         const FillerEntry& f = lex.background[i];
         if (!f.group.empty() && groups.count(f.group)) continue;
-        std::string sentence = render_about(f.text, row, rng.chance(role_share));
+        std::string sentence = render_about(f.text, row, pick_reference(rng, name_share, role_share));
         if (!usable(sentence)) continue;
         if (!f.group.empty()) groups.insert(f.group);
         out.push_back(std::move(sentence));
@@ -498,10 +551,16 @@ Essay easy_essay(Rng& rng, const RowSpec& row, const ConditionalSettings& settin
     sentences[0] = intro_sentence(rng, row);
     // Pets have no workplace to weave in.
     const std::string& tmpl = pick_template(rng, lexicon().easy_rules, row.category == Category::pet ? "woven" : "");
-    const std::string rule = fill_rule_tokens(render(tmpl, row.name, row.pronouns), row);
+    // The release's Easy rule sentences name the entity; a template that refers to it twice keeps
+    // its pronouns.
+    std::string named;
+    if (rng.chance(settings.easy_rule_named_share)) named = named_template(tmpl);
+    Pronouns agreement = row.pronouns;
+    if (!named.empty()) agreement.plural = false;
+    const std::string rule = fill_rule_tokens(render(named.empty() ? tmpl : named, row.name, agreement), row);
     const std::size_t at = static_cast<std::size_t>(rng.between(1, static_cast<std::int64_t>(total) - 1));
     sentences[at] = rule;
-    place_fillers(pick_fillers(rng, row, total - 2, settings.role_share, true), sentences);
+    place_fillers(pick_fillers(rng, row, total - 2, settings.easy_name_share, settings.role_share, true), sentences);
     return {text::join(sentences, " "), {rule}, sentences[0], template_qualifiers(tmpl)};
 }
 
@@ -536,7 +595,7 @@ Essay hard_essay(Rng& rng, const RowSpec& row, const ConditionalSettings& settin
     sentences[behaviour_at] = behaviour_sentence;
     sentences[condition_at] = condition_sentence;
     sentences[link_at] = link_sentence;
-    place_fillers(pick_fillers(rng, row, total - 4, settings.role_share, false), sentences);
+    place_fillers(pick_fillers(rng, row, total - 4, 0.0, settings.role_share, false), sentences);
     Essay essay{text::join(sentences, " "), {behaviour_sentence, condition_sentence, link_sentence}, sentences[0], {}};
     MF_ASSERT(find_forbidden_connective(essay.text).empty(), "a Hard essay holds a conditional connective");
     return essay;
@@ -616,7 +675,7 @@ data::Scenario generate(const GenerateOptions& options, bool hard) {
                       {"rule", row.rule},
                       {"pronoun", row.pronouns.subj},
                       {"behaviour_kind", row.behaviour->kind},
-                      {"question_wording", row.paraphrased[hard ? 1 : 0] ? "paraphrase" : "essay"}};
+                      {"question_wording", wording_name(row.wording[hard ? 1 : 0])}};
         if (row.category == Category::pet) probe.meta["species"] = row.species;
         scenario.probes.push_back(std::move(probe));
     }
@@ -625,7 +684,11 @@ data::Scenario generate(const GenerateOptions& options, bool hard) {
     scenario.meta["settings"] = {{"name_reuse", settings.name_reuse},
                                  {"easy_paraphrase_share", settings.easy_paraphrase_share},
                                  {"hard_paraphrase_share", settings.hard_paraphrase_share},
+                                 {"easy_loose_share", settings.easy_loose_share},
+                                 {"hard_loose_share", settings.hard_loose_share},
                                  {"role_share", settings.role_share},
+                                 {"easy_rule_named_share", settings.easy_rule_named_share},
+                                 {"easy_name_share", settings.easy_name_share},
                                  {"easy_min_sentences", settings.easy_min_sentences},
                                  {"easy_max_sentences", settings.easy_max_sentences},
                                  {"hard_min_sentences", settings.hard_min_sentences},

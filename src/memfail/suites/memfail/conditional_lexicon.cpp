@@ -209,6 +209,7 @@ BehaviourEntry read_behaviour(Reader& r, const json& j, const std::string& path)
     b.verb_ing = r.str(j, "verb_ing", path);
     b.rest = r.str(j, "rest", path);
     b.ask = r.str(j, "ask", path);
+    b.loose = r.str(j, "loose", path);
     b.key = r.str(j, "key", path, false);
     b.habit = r.str(j, "habit", path);
     b.avoid_type = r.str(j, "avoid_type", path, false);
@@ -219,6 +220,10 @@ BehaviourEntry read_behaviour(Reader& r, const json& j, const std::string& path)
     const std::string key = b.key.empty() ? b.rest : b.key;
     if (text::normalized_contains(text::normalize(b.ask), text::normalize(key)))
         r.fail(path + ".ask", "repeats the behaviour's key phrase; it should say it in other words");
+    // A loose restatement keeps some of the behaviour's words but not its wording.
+    const std::string base = text::normalize(b.verb + " " + b.rest);
+    if (text::normalize(b.loose) == base || text::normalize(b.loose) == text::normalize(b.ask))
+        r.fail(path + ".loose", "must differ from both the behaviour and 'ask'");
     return b;
 }
 

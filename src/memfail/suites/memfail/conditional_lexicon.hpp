@@ -76,6 +76,7 @@ struct BehaviourEntry {
     std::string verb_ing;    // "sketching"
     std::string rest;        // "foxes on paper napkins" (may use {pos} etc.)
     std::string ask;         // the behaviour in other words, base form, for questions
+    std::string loose;       // the behaviour loosely restated, its key nouns kept: "paint sailboats in a teacup"
     std::string key;         // distinctive literal phrase of rest; empty = rest itself
     std::string habit;       // singular noun phrase for link sentences: "the napkin sketching"
     std::string avoid_type;  // a condition type this behaviour reads oddly with, or empty

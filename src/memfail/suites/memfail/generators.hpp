@@ -62,8 +62,18 @@ struct ConditionalSettings {
     // `conditional.paraphrase_share` sets both shares).
     double easy_paraphrase_share = 0.02;
     double hard_paraphrase_share = 0.15;
+    // Share of the questions not paraphrased that restate the behaviour loosely, keeping a noun or
+    // two of it but not its wording ("paint tiny sailboats in a teacup" for "paints tiny sailboats
+    // inside used teacups"), as the release's Hard questions do (all five sample rows). Easy keeps the essay's words: loose Easy questions put the hashed Easy
+    // cells 8-10 points under the release (docs/CALIBRATION.md).
+    double easy_loose_share = 0.0;
+    double hard_loose_share = 0.7;
     // Share of filler sentences that refer to the entity by its role ("the porter") instead of a pronoun.
     double role_share = 0.4;
+    // Easy only (a Hard essay names the entity in its intro alone): the share of rule sentences,
+    // and of filler sentences, that name the entity where the template refers to it once.
+    double easy_rule_named_share = 0.8;
+    double easy_name_share = 0.25;
     // Essay length in sentences (the validator allows Easy 5-8, Hard 8-12).
     std::size_t easy_min_sentences = 6, easy_max_sentences = 8;
     std::size_t hard_min_sentences = 9, hard_max_sentences = 11;
