@@ -97,4 +97,38 @@ for p in problems:
     print(p, file=sys.stderr)
 sys.exit(1 if problems else 0)
 PY
+# LongMemEval with the stand-in: the accuracy is over every answered question, as the authors score
+# it; a question whose memory failed first keeps its stage and no answer verdict, and carries a
+# non-decisive `benchmark` check that only the Benchmark metric table reads.
+"$memfail" run --system verbatim --datasets "$work/lme/longmemeval.jsonl" --k 1 --out "$work/lme-answered.db" -q \
+    --base-url "$base" --api-key-env MEMFAIL_LOCOMO_KEY --answer-model stand-in \
+    > "$work/run-lme-answered.txt" 2>&1 || fail "longmemeval with the stand-in: $(tail -5 "$work/run-lme-answered.txt")"
+"$memfail" report "$work/lme-answered.db" --format csv --table benchmark -o "$work/lme-benchmark.csv" ||
+    fail "report --table benchmark (longmemeval)"
+python3 - "$work/lme-answered.db" "$work/lme-benchmark.csv" <<'PY' || fail "LongMemEval's accuracy over every question (above)"
+import csv, sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+problems = []
+probes = db.execute("SELECT COUNT(*) FROM probe_results WHERE dataset = 'longmemeval'").fetchone()[0]
+failed = db.execute("SELECT COUNT(*) FROM probe_results WHERE dataset = 'longmemeval' "
+                    "AND stage IN ('not_stored', 'summary_error', 'not_retrieved')").fetchone()[0]
+verdicts = db.execute("SELECT COUNT(*) FROM probe_results p JOIN stage_checks c ON c.run_id = p.run_id "
+                      "AND c.scenario_id = p.scenario_id AND c.probe_id = p.probe_id AND c.k = p.k "
+                      "AND c.stage = 'benchmark' AND c.decisive = 0 "
+                      "WHERE p.dataset = 'longmemeval' AND p.answer_correct IS NULL "
+                      "AND p.stage IN ('not_stored', 'summary_error', 'not_retrieved')").fetchone()[0]
+if failed == 0:
+    problems.append("no question failed on the memory side at k=1: the check below proves nothing")
+if verdicts != failed:
+    problems.append(f"{failed} questions failed on the memory side, {verdicts} of them carry a benchmark verdict")
+rows = {r["slice"]: r for r in csv.DictReader(open(sys.argv[2])) if r["dataset"] == "longmemeval"}
+overall = rows.get("overall")
+if overall is None:
+    problems.append(f"no overall row: {list(rows)}")
+elif int(overall["scored"]) != probes or int(overall["answered"]) != probes:
+    problems.append(f"overall: {overall['answered']} answered, {overall['scored']} scored, expected {probes} each")
+for p in problems:
+    print(p, file=sys.stderr)
+sys.exit(1 if problems else 0)
+PY
 echo "locomo_offline: ok"

@@ -46,9 +46,12 @@ std::string percent(double v, bool machine) {
 
 Result<std::vector<BenchmarkCell>> benchmark_cells(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids) {
     MF_TRY_ASSIGN(store::Statement s, db.database().prepare(
-        "SELECT p.dataset, p.k, p.answer, p.answer_correct, p.stage, t.probe_json "
+        "SELECT p.dataset, p.k, p.answer, p.answer_correct, p.stage, t.probe_json, b.passed "
         "FROM probe_results p JOIN run_scenarios sc ON sc.run_id = p.run_id AND sc.scenario_id = p.scenario_id "
         "LEFT JOIN probe_texts t ON t.run_id = p.run_id AND t.scenario_id = p.scenario_id AND t.probe_id = p.probe_id "
+        // The verdict on an answer the taxonomy stopped before (Suite::scores_every_answer).
+        "LEFT JOIN stage_checks b ON b.run_id = p.run_id AND b.scenario_id = p.scenario_id AND b.probe_id = p.probe_id "
+        "AND b.k = p.k AND b.fact_id = '' AND b.stage = 'benchmark' "
         "WHERE p.run_id = ? AND p.dataset IN ('locomo', 'longmemeval') " + db.leaky_filter("p", "sc") +
         " ORDER BY sc.rowid, p.k"));
     // (run position, dataset, k, slice rank) -> sums.
@@ -86,6 +89,7 @@ Result<std::vector<BenchmarkCell>> benchmark_cells(store::ResultsDb& db, const s
             }
             std::optional<double> right;
             if (answered && !s.column_is_null(3)) right = s.column_int(3) != 0 ? 1.0 : 0.0;
+            else if (answered && !s.column_is_null(6)) right = s.column_int(6) != 0 ? 1.0 : 0.0;
             const auto type = meta.value("question_type", json());
             add(type.is_string() ? type.get<std::string>() : "unknown", right);
             if (meta.value("abstention", false)) add("abstention", right);
@@ -160,10 +164,11 @@ Result<Table> benchmark_table(store::ResultsDb& db, const std::vector<std::int64
                           "(normalised, Porter-stemmed; multi-hop split on commas, open-domain the answer's first ';' "
                           "alternative, adversarial 1 when the answer says 'no information available' or 'not "
                           "mentioned'); all: the mean over categories 1-5.");
-        t.notes.push_back("LongMemEval: the share judged right by memfail's answer judge (the authors use GPT-4o); "
-                          "scored: the answers judged, which are those whose memory side passed (the taxonomy stops at "
-                          "the first failing stage) and the abstention questions; task-averaged: the mean of the "
-                          "question types' accuracies.");
+        t.notes.push_back("LongMemEval: the share of every answered question judged right by memfail's answer judge "
+                          "(the authors use GPT-4o; without a judge, the answer rules), the questions whose memory side "
+                          "failed included, as the authors score every question (their verdict is kept for this table "
+                          "only: the stages stop at the first failing one); scored: the answers with a verdict (a judge "
+                          "call that failed leaves one out); task-averaged: the mean of the question types' accuracies.");
         if (any_offline)
             t.notes.push_back("needs an answer model: the run recorded no answers (run it with --answer-model).");
     }

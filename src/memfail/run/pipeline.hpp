@@ -125,7 +125,11 @@ store::ProbeRow probe_row(const data::Scenario& scenario, const data::Probe& pro
 class ProbeGrader {
 public:
     ProbeGrader(const data::Scenario& scenario, RunServices& roles, grade::LlmJudge::Task task, bool judge_all)
-        : m_scenario(scenario), m_roles(roles), m_task(task), m_judge_all(judge_all) {}
+        : m_scenario(scenario), m_roles(roles), m_task(task), m_judge_all(judge_all),
+          m_scores_every_answer([&scenario] {
+              const suites::Suite* suite = suites::find_suite(scenario.suite);
+              return suite && suite->scores_every_answer(scenario);
+          }()) {}
 
     // The decisive stage of one probe at one k, with every check made.
     store::ProbeRow grade(const PendingProbe& p, const grade::MemorySnapshot& snapshot,
@@ -134,6 +138,7 @@ public:
 private:
     std::optional<bool> judge_answer(const PendingProbe& p, store::ProbeRow& row, const char* stage_label,
                                      const std::string& essay);
+    void benchmark_verdict(const PendingProbe& p, store::ProbeRow& row);
     store::ProbeRow grade_rubric_answer(const PendingProbe& p, store::ProbeRow row, bool reached);
     store::ProbeRow grade_profile_answer(const PendingProbe& p, store::ProbeRow row, bool reached);
     store::ProfileRow profile_row(const data::Probe& probe, const suites::ProbeAnalysis& analysis) const;
@@ -145,6 +150,7 @@ private:
     RunServices& m_roles;
     const grade::LlmJudge::Task m_task;
     const bool m_judge_all;
+    const bool m_scores_every_answer;  // the suite's scores_every_answer for this scenario
     // The scenario's messages by id (--grader both's attribution judge): made by the first task that
     // needs them, read by the rest; a dynamic-suite user has ~32k, too many to index per item.
     std::once_flag m_messages_once;

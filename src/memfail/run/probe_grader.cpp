@@ -275,6 +275,7 @@ store::ProbeRow ProbeGrader::grade(const PendingProbe& p, const grade::MemorySna
     const bool without_memory = !reached && m_roles.no_memory;
     if (!reached && !without_memory) {
         row.reasoning = "not reached";
+        if (m_scores_every_answer) benchmark_verdict(p, row);
         return row;
     }
     const bool abstain = p.probe->kind == data::ProbeKind::abstain;
@@ -315,6 +316,25 @@ std::optional<bool> ProbeGrader::judge_answer(const PendingProbe& p, store::Prob
     }
     row.checks.push_back(check("", stage_label, "llm", v->passed, true, v->reason));
     return v->passed;
+}
+
+// For a dataset whose own metric scores every answer: the verdict on the answer of a probe the
+// taxonomy stopped before the answer stage, as the answer stage would reach it (the judge where one
+// decides, else the answer rules), kept as a non-decisive `benchmark` check. The row's stage, rates
+// and answer_correct are untouched. A judge call that fails leaves no check, and the question is
+// then not scored (report/benchmark.cpp counts it out of `scored`).
+void ProbeGrader::benchmark_verdict(const PendingProbe& p, store::ProbeRow& row) {
+    if (!p.answer) return;
+    const bool abstain = p.probe->kind == data::ProbeKind::abstain;
+    if (m_roles.grader != "rules" && p.probe->kind != data::ProbeKind::mcq) {
+        const std::string essay = p.probe->evidence.empty() ? std::string() : p.probe->evidence.front().text;
+        auto v = abstain ? m_roles.judge->abstention(*p.probe, *p.answer, m_task, essay)
+                         : m_roles.judge->answer(*p.probe, *p.answer, m_task);
+        if (v) row.checks.push_back(check("", "benchmark", "llm", v->passed, false, v->reason));
+        return;
+    }
+    const auto by_rules = grade::grade_answer_by_rules(*p.probe, *p.answer);
+    row.checks.push_back(check("", "benchmark", "rules", by_rules.correct, false, by_rules.reason));
 }
 
 // The row's answer-stage outcome once its answer is graded: the memory's stage stands when the

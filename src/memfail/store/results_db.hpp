@@ -59,7 +59,7 @@ struct FactRow {
 // the verdict rests on; the others are kept to measure agreement (--grader both).
 struct StageCheckRow {
     std::string fact_id;  // empty for the answer stage
-    std::string stage;    // storage, summary, retrieval, answer, abstention
+    std::string stage;    // storage, summary, retrieval, answer, abstention, benchmark (Suite::scores_every_answer)
     std::string grader;
     bool passed = false;
     bool decisive = false;

@@ -150,6 +150,14 @@ public:
         (void)protocol;
         return scenario;
     }
+    // True when the dataset's own metric (its authors' figure, report/benchmark.cpp) scores every
+    // question's answer whatever the memory did. The answer of a probe whose memory failed first is
+    // then judged too, recorded as a non-decisive `benchmark` check for that figure only: the
+    // taxonomy still stops at the memory's stage.
+    virtual bool scores_every_answer(const data::Scenario& scenario) const {
+        (void)scenario;
+        return false;
+    }
     // Memory-side checks for one probe at one k (empty: the staged grade is all there is).
     virtual std::vector<CheckResult> check_memory(const CheckContext& context) const { return {}; }
     // The suite's own memory-side analysis of a probe (empty: none; the staged grade stands).

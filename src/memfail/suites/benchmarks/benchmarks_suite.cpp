@@ -37,6 +37,11 @@ public:
         if (format == k_longmemeval) return import_longmemeval(path, sink);
         return Suite::import(format, path);
     }
+    // LongMemEval's accuracy is over every question (the authors judge every hypothesis); LoCoMo's
+    // token F1 reads the answer text itself and needs no verdict.
+    bool scores_every_answer(const data::Scenario& scenario) const override {
+        return scenario.dataset == k_longmemeval;
+    }
     // Each probe is labelled with its benchmark's category, so the report can slice by it.
     void validate(const data::Scenario& s, std::size_t line, std::vector<data::Violation>& out) const override {
         for (std::size_t i = 0; i < s.probes.size(); ++i) {
