@@ -138,6 +138,7 @@ public:
 private:
     std::optional<bool> judge_answer(const PendingProbe& p, store::ProbeRow& row, const char* stage_label,
                                      const std::string& essay);
+    Result<grade::JudgeVerdict> ask_answer_judge(const PendingProbe& p, const std::string& essay);
     void benchmark_verdict(const PendingProbe& p, store::ProbeRow& row);
     store::ProbeRow grade_rubric_answer(const PendingProbe& p, store::ProbeRow row, bool reached);
     store::ProbeRow grade_profile_answer(const PendingProbe& p, store::ProbeRow row, bool reached);

@@ -144,6 +144,11 @@ store::ProfileRow ProbeGrader::profile_row(const data::Probe& probe, const suite
 }
 
 // The decisive stage of one probe at one k, with every check made.
+// The text the question was made from (its first evidence fact), for the abstention judge.
+static std::string source_essay(const data::Probe& probe) {
+    return probe.evidence.empty() ? std::string() : probe.evidence.front().text;
+}
+
 store::ProbeRow ProbeGrader::grade(const PendingProbe& p, const grade::MemorySnapshot& snapshot,
                             const std::map<std::string, FactState>& facts) {
     const data::Scenario& s = m_scenario;
@@ -287,8 +292,7 @@ store::ProbeRow ProbeGrader::grade(const PendingProbe& p, const grade::MemorySna
     bool correct = by_rules.correct;
     if (judge_decides) {
         // Under the paper's protocol the abstention judge also reads the essay the question was made from.
-        const std::string essay = p.probe->evidence.empty() ? std::string() : p.probe->evidence.front().text;
-        const auto v = judge_answer(p, row, stage_label, essay);
+        const auto v = judge_answer(p, row, stage_label, source_essay(*p.probe));
         if (!v) return row;
         correct = *v;
     }
@@ -302,12 +306,17 @@ store::ProbeRow ProbeGrader::grade(const PendingProbe& p, const grade::MemorySna
     return row;
 }
 
+// The judge's call on the probe's answer, or on its abstention for an abstain probe.
+Result<grade::JudgeVerdict> ProbeGrader::ask_answer_judge(const PendingProbe& p, const std::string& essay) {
+    return p.probe->kind == data::ProbeKind::abstain ? m_roles.judge->abstention(*p.probe, *p.answer, m_task, essay)
+                                                     : m_roles.judge->answer(*p.probe, *p.answer, m_task);
+}
+
 // The judge's verdict on the probe's answer (or abstention), recorded as the decisive check;
 // empty when the call failed, with `row` made an error row saying why.
 std::optional<bool> ProbeGrader::judge_answer(const PendingProbe& p, store::ProbeRow& row, const char* stage_label,
                                  const std::string& essay) {
-    auto v = p.probe->kind == data::ProbeKind::abstain ? m_roles.judge->abstention(*p.probe, *p.answer, m_task, essay)
-                                                       : m_roles.judge->answer(*p.probe, *p.answer, m_task);
+    auto v = ask_answer_judge(p, essay);
     if (!v) {
         row.stage = "error";
         row.error = v.error().describe();
@@ -325,11 +334,8 @@ std::optional<bool> ProbeGrader::judge_answer(const PendingProbe& p, store::Prob
 // then not scored (report/benchmark.cpp counts it out of `scored`).
 void ProbeGrader::benchmark_verdict(const PendingProbe& p, store::ProbeRow& row) {
     if (!p.answer) return;
-    const bool abstain = p.probe->kind == data::ProbeKind::abstain;
     if (m_roles.grader != "rules" && p.probe->kind != data::ProbeKind::mcq) {
-        const std::string essay = p.probe->evidence.empty() ? std::string() : p.probe->evidence.front().text;
-        auto v = abstain ? m_roles.judge->abstention(*p.probe, *p.answer, m_task, essay)
-                         : m_roles.judge->answer(*p.probe, *p.answer, m_task);
+        const auto v = ask_answer_judge(p, source_essay(*p.probe));
         if (v) row.checks.push_back(check("", "benchmark", "llm", v->passed, false, v->reason));
         return;
     }
