@@ -97,10 +97,7 @@ const memfail::data::Probe& probe(const Scenario& s, const std::string& id) {
 }
 
 const memfail::data::Message* message(const Scenario& s, const std::string& id) {
-    for (const auto& session : s.sessions)
-        for (const auto& m : session.messages)
-            if (m.id == id) return &m;
-    return nullptr;
+    return memfail::data::MessageIndex(s).message(id);  // points into `s`, not the index
 }
 
 // ---------------------------------------------------------------------------------------------

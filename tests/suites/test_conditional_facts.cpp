@@ -15,7 +15,6 @@
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <map>
 #include <regex>
 #include <set>
@@ -494,10 +493,8 @@ TEST(ConditionalLexicon, BadFieldsFailWithFileAndJsonPath) {
 }
 
 TEST(ConditionalLexicon, ALooseWordingThatIsTheBehaviourItselfIsRefused) {
-    // The lexicon as shipped (the source file the build embeds), with one field broken.
-    std::ifstream in(std::string(MEMFAIL_TEST_FIXTURES) + "/../../src/memfail/suites/memfail/lexicon/conditional.json");
-    ASSERT_TRUE(in);
-    auto doc = nlohmann::json::parse(in);
+    // The lexicon as shipped, with one field broken.
+    auto doc = nlohmann::json::parse(cf::embedded_lexicon_text());
     ASSERT_TRUE(cf::parse_lexicon("conditional.json", doc.dump()));
     auto& b = doc.at("behaviours").at(3);
     b["loose"] = text::capitalize(b.at("verb").get<std::string>() + " " + b.at("rest").get<std::string>());

@@ -152,10 +152,7 @@ const memfail::data::ProfileState& state(const Scenario& s, const std::string& k
 }
 
 const memfail::data::Message* message(const Scenario& s, const std::string& id) {
-    for (const auto& session : s.sessions)
-        for (const auto& m : session.messages)
-            if (m.id == id) return &m;
-    return nullptr;
+    return memfail::data::MessageIndex(s).message(id);  // points into `s`, not the index
 }
 
 using Ids = std::vector<std::string>;

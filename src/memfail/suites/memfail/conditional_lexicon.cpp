@@ -371,11 +371,15 @@ Result<Lexicon> parse_lexicon(const std::string& file, const std::string& conten
     return lex;
 }
 
+std::string_view embedded_lexicon_text() {
+    const auto* f = embedded::conditional_lexicon::find("conditional.json");
+    MF_ASSERT(f, "conditional.json is embedded in memfail_suites");
+    return f->content;
+}
+
 const Lexicon& lexicon() {
     static const Lexicon k_lexicon = [] {
-        const auto* f = embedded::conditional_lexicon::find("conditional.json");
-        MF_ASSERT(f, "conditional.json is embedded in memfail_suites");
-        Result<Lexicon> parsed = parse_lexicon("conditional.json", std::string(f->content));
+        Result<Lexicon> parsed = parse_lexicon("conditional.json", std::string(embedded_lexicon_text()));
         if (!parsed) {
             const std::string why = "the Conditional lexicon is invalid: " + parsed.error().describe();
             assert_fail("conditional lexicon", why.c_str(), __FILE__, __LINE__);

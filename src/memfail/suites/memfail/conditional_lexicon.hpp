@@ -178,5 +178,7 @@ struct Lexicon {
 Result<Lexicon> parse_lexicon(const std::string& file, const std::string& content);
 // The embedded conditional.json, parsed once; a broken file stops the program with its JSON path.
 const Lexicon& lexicon();
+// The embedded conditional.json as text (for tests that check how a corrupted copy is refused).
+std::string_view embedded_lexicon_text();
 
 }  // namespace memfail::suites::memfail_suite::conditional
