@@ -70,33 +70,36 @@ TEST(MemoryGrader, FaithfulAndRetrievedPasses) {
     EXPECT_EQ(v.facts[0].retrieved_ids, std::vector<std::string>{"a"});
 }
 
-TEST(MemoryGrader, FactSplitOverSentencesComposes) {
-    // A Hard-style rule stated over two sentences and stored as sentence memories: together they
-    // hold every statement verbatim, so the fact is faithful; all of them must be retrieved.
+TEST(MemoryGrader, FactSplitOverSentenceMemoriesIsNotHeldVerbatim) {
+    // A Hard-style rule over two sentences kept as two memories: the second names no one, so nothing
+    // holds the rule together with its person. Not a verbatim copy, and not provably lost: unsure.
     auto p = conditional_probe();
     p.evidence[0].statements = {"Mira hums sea shanties.", "Her kettle is boiling most evenings."};
     p.evidence[0].key_details.pop_back();  // no exclusivity word in this wording
     const auto s1 = mem("a#0", "Mira hums sea shanties.", {"m1"});
     const auto s2 = mem("a#1", "Her kettle is boiling most evenings.", {"m1"});
-    const auto s3 = mem("a#2", "She also likes maps.", {"m1"});
-    MemorySnapshot snapshot({s1, s2, s3}, true);
-    const auto whole = grade_memory_side(p, snapshot, hits({s1, s2}));
-    EXPECT_EQ(*whole.stage, Stage::retrieved);
-    EXPECT_TRUE(whole.facts[0].verbatim_copy);
-    EXPECT_EQ(whole.facts[0].stored_ids, (std::vector<std::string>{"a#0", "a#1"}));
-    const auto partial = grade_memory_side(p, snapshot, hits({s1, s3}));
-    EXPECT_EQ(*partial.stage, Stage::not_retrieved);
-    EXPECT_EQ(partial.facts[0].missing_details, std::vector<std::string>{"condition"});
+    const auto both = mem("b", "Mira hums sea shanties. Her kettle is boiling most evenings.", {"m1"});
+    for (bool provenance : {true, false}) {
+        MemorySnapshot split({s1, s2}, provenance);
+        const auto v = grade_memory_side(p, split, hits({s1, s2}));
+        EXPECT_EQ(*v.stage, Stage::unverified);
+        EXPECT_FALSE(v.facts[0].verbatim_copy);
+        MemorySnapshot whole({both}, provenance);
+        EXPECT_EQ(*grade_memory_side(p, whole, hits({both})).stage, Stage::retrieved);
+    }
 }
 
-TEST(MemoryGrader, ConditionKeptInAnUnlinkedMemoryIsStillASummaryError) {
-    // Without the statements verbatim, a condition only counts where the fact's content is.
-    const auto behaviour = mem("a", "Mira hums sea shanties.", {"m1"});
+TEST(MemoryGrader, AMissingPhraseOutsideAVerbatimCopyDecidesNothing) {
+    // The condition is nowhere near the behaviour: a paraphrase may hold it; only a judge can tell.
+    const auto behaviour = mem("a", "Mira sings shanties.", {"m1"});
     const auto elsewhere = mem("b", "The kettle is boiling.", {"m1"});
     MemorySnapshot snapshot({behaviour, elsewhere}, true);
     const auto v = grade_memory_side(conditional_probe(), snapshot, hits({behaviour, elsewhere}));
-    EXPECT_EQ(*v.stage, Stage::summary_error);
-    EXPECT_EQ(v.facts[0].missing_details, (std::vector<std::string>{"condition", "exclusivity"}));
+    EXPECT_EQ(*v.stage, Stage::unverified);
+    // "only" -> "solely" is the same class of word: the statement verbatim.
+    const auto solely = mem("c", "Mira hums sea shanties solely when the kettle is boiling.", {"m1"});
+    MemorySnapshot same({solely}, false);
+    EXPECT_EQ(*grade_memory_side(conditional_probe(), same, hits({solely})).stage, Stage::retrieved);
 }
 
 TEST(MemoryGrader, WithoutProvenanceMatchesByContent) {
@@ -105,18 +108,22 @@ TEST(MemoryGrader, WithoutProvenanceMatchesByContent) {
     const auto v = grade_memory_side(conditional_probe(), snapshot, hits({stored}));
     EXPECT_EQ(v.facts[0].method, Match::content);
     EXPECT_EQ(*v.stage, Stage::retrieved);
-    // Memories exist but none holds the fact's words: it may be held in other words, so the rules
-    // are unsure rather than saying "not stored".
-    MemorySnapshot unrelated({mem("b", "Paris is large.", {})}, false);
-    const auto unsure = grade_memory_side(conditional_probe(), unrelated, {});
-    EXPECT_EQ(*unsure.stage, Stage::unverified);
-    EXPECT_EQ(unsure.facts[0].unsure, Unsure::storage);
+    // Memories exist but none holds any word of what the fact states, with or without provenance:
+    // not stored, the same verdict both ways.
+    for (bool provenance : {true, false}) {
+        MemorySnapshot unrelated({mem("b", "Paris is large.", {"m9"})}, provenance);
+        EXPECT_EQ(*grade_memory_side(conditional_probe(), unrelated, {}).stage, Stage::not_stored);
+        // A memory sharing a word of the behaviour may be a paraphrase: unsure.
+        MemorySnapshot near({mem("c", "Mira sings shanties at dusk.", {"m9"})}, provenance);
+        const auto unsure = grade_memory_side(conditional_probe(), near, {});
+        EXPECT_EQ(*unsure.stage, Stage::unverified);
+    }
     MemorySnapshot empty({}, false);
     EXPECT_EQ(*grade_memory_side(conditional_probe(), empty, {}).stage, Stage::not_stored);
 }
 
 TEST(MemoryGrader, ParaphraseKeepingEveryPhraseIsUnverifiedNeverSuccess) {
-    // Negated: every listed phrase is there, the meaning is not. Only a judge can tell.
+    // Every listed phrase is there, reworded around them: only a judge can tell.
     const auto negated = mem("a", "Mira hums sea shanties, though not only when the kettle is boiling.", {"m1"});
     for (bool provenance : {true, false}) {
         MemorySnapshot snapshot({negated}, provenance);
@@ -134,6 +141,8 @@ TEST(MemoryGrader, LostQualifiersAndDetachedEntitiesAreSummaryErrorsEitherWay) {
     const auto no_only = mem("a", "Mira hums sea shanties when the kettle is boiling.", {"m1"});
     const auto hedged = mem("a", "Mira usually hums sea shanties when the kettle is boiling.", {"m1"});
     const auto detached = mem("a", "Someone hums sea shanties only when the kettle is boiling.", {"m1"});
+    const auto negated = mem("a", "It is not true that Mira hums sea shanties only when the kettle is boiling.", {"m1"});
+    const auto no_condition = mem("a", "Mira hums sea shanties only.", {"m1"});
     for (bool provenance : {true, false}) {
         for (const auto& m : {no_only, hedged}) {
             MemorySnapshot snapshot({m}, provenance);
@@ -146,36 +155,80 @@ TEST(MemoryGrader, LostQualifiersAndDetachedEntitiesAreSummaryErrorsEitherWay) {
         const auto v = grade_memory_side(conditional_probe(), snapshot, hits({detached}));
         EXPECT_EQ(*v.stage, Stage::summary_error);
         EXPECT_EQ(v.facts[0].missing_details, std::vector<std::string>{"entity"});
-        EXPECT_NE(v.facts[0].explanation.find("detached"), std::string::npos);
+        EXPECT_NE(v.facts[0].explanation.find("someone else or no one"), std::string::npos);
+        for (const auto& m : {negated, no_condition}) {
+            MemorySnapshot one({m}, provenance);
+            EXPECT_EQ(*grade_memory_side(conditional_probe(), one, hits({m})).stage, Stage::summary_error) << m.text;
+        }
     }
 }
 
-TEST(MemoryGrader, AStatementCountsOnlyAsWholeSentences) {
-    // The rule's words in order, but wrapped in a negation: not a copy, and every phrase is kept,
-    // so only a judge can tell.
+TEST(MemoryGrader, AStatementCountsOnlyAsWholeUnitsAndLabelsAreNotPartOfThem) {
     auto p = conditional_probe();
     p.evidence[0].statements = {"Only when the kettle is boiling does Mira hum sea shanties."};
     p.evidence[0].key_details[1].variants = {"hum sea shanties"};
     const auto negated = mem("a", "Not only when the kettle is boiling does Mira hum sea shanties.", {"m1"});
     const auto wrapped = mem("b", "Diary. Only when the kettle is boiling does Mira hum sea shanties! Noted.", {"m1"});
+    const auto labelled = mem("c", "[2026-03-01 09:00] User: Only when the kettle is boiling does Mira hum sea shanties.", {"m1"});
+    const auto bullet = mem("d", "- **fact**: \"only when the kettle is boiling does mira hum sea shanties\"", {"m1"});
+    const auto json_like = mem("e", "{\"memory\": \"Only when the kettle is boiling does Mira hum sea shanties.\"}", {"m1"});
+    const auto myth = mem("f", "Myth: Only when the kettle is boiling does Mira hum sea shanties.", {"m1"});
     for (bool provenance : {true, false}) {
         MemorySnapshot snapshot({negated}, provenance);
         const auto v = grade_memory_side(p, snapshot, hits({negated}));
-        EXPECT_EQ(*v.stage, Stage::unverified);
+        EXPECT_NE(*v.stage, Stage::retrieved);
         EXPECT_FALSE(v.facts[0].verbatim_copy);
-        // Between other sentences, with other punctuation, it is still the sentence itself.
-        MemorySnapshot kept({wrapped}, provenance);
-        const auto w = grade_memory_side(p, kept, hits({wrapped}));
-        EXPECT_EQ(*w.stage, Stage::retrieved);
-        EXPECT_TRUE(w.facts[0].verbatim_copy);
+        for (const auto& m : {wrapped, labelled, bullet, json_like}) {
+            MemorySnapshot kept({m}, provenance);
+            const auto w = grade_memory_side(p, kept, hits({m}));
+            EXPECT_EQ(*w.stage, Stage::retrieved) << m.text;
+            EXPECT_TRUE(w.facts[0].verbatim_copy) << m.text;
+        }
+        // A label that changes the meaning is not taken off.
+        MemorySnapshot doubted({myth}, provenance);
+        EXPECT_NE(*grade_memory_side(p, doubted, hits({myth})).stage, Stage::retrieved);
     }
-    EXPECT_EQ(sentence_bounded("Mira hums. She sings!"), "\x1fmira hums\x1fshe sings\x1f");
 }
 
-TEST(MemoryGrader, PossessiveNamesTheEntity) {
-    const auto m = mem("a", "Mira's habit: she hums sea shanties only when the kettle is boiling.", {"m1"});
-    MemorySnapshot snapshot({m}, true);
-    EXPECT_EQ(*grade_memory_side(conditional_probe(), snapshot, hits({m})).stage, Stage::unverified);
+TEST(MemoryGrader, PronounRuleIsHeldOnlyUnderItsPerson) {
+    // Statements: the intro naming Mira, then the rule by pronoun. Another person named in between
+    // (two essays fused, or the rule filed under someone else) is not Mira's rule held verbatim.
+    data::Probe p = conditional_probe();
+    p.evidence[0].statements = {"Mira lives by the sea.", "She hums sea shanties only when the kettle is boiling."};
+    data::Probe other = p;
+    other.id = "p2";
+    other.evidence[0].id = "p2-f1";
+    other.evidence[0].key_details[0].variants = {"Juno", "Juno's"};
+    const ScenarioEvidence scenario(std::vector<const data::Probe*>{&p, &other});
+    const auto own = mem("a", "Mira lives by the sea. She hums sea shanties only when the kettle is boiling.", {"m1"});
+    const auto fused = mem("b", "Mira lives by the sea. Juno paints. She hums sea shanties only when the kettle is boiling.", {"m1"});
+    for (bool provenance : {true, false}) {
+        MemorySnapshot good({own}, provenance);
+        EXPECT_EQ(*grade_memory_side(p, good, hits({own}), &scenario).stage, Stage::retrieved);
+        MemorySnapshot bad({fused}, provenance);
+        EXPECT_EQ(*grade_memory_side(p, bad, hits({fused}), &scenario).stage, Stage::unverified);
+        // Both: the store holds the rule verbatim AND filed under Juno: unsure, never success.
+        MemorySnapshot both({own, fused}, provenance);
+        EXPECT_EQ(*grade_memory_side(p, both, hits({own}), &scenario).stage, Stage::unverified);
+    }
+}
+
+TEST(MemoryGrader, RetrievalIsJudgedOnWhatWasServed) {
+    const auto stored = mem("a", "Mira hums sea shanties only when the kettle is boiling.", {"m1"});
+    auto served = stored;
+    served.text = "It is not true that Mira hums sea shanties only when the kettle is boiling.";
+    auto labelled = stored;
+    labelled.text = "User: Mira hums sea shanties only when the kettle is boiling.";
+    for (bool provenance : {true, false}) {
+        MemorySnapshot snapshot({stored}, provenance);
+        const auto v = grade_memory_side(conditional_probe(), snapshot, hits({served}));
+        EXPECT_EQ(*v.stage, Stage::unverified);
+        EXPECT_EQ(v.facts[0].unsure, Unsure::retrieval);
+        EXPECT_EQ(*grade_memory_side(conditional_probe(), snapshot, hits({labelled})).stage, Stage::retrieved);
+        // A verbatim copy beside a negated one in the store: unsure.
+        MemorySnapshot contradicted({stored, mem("b", served.text, {"m1"})}, provenance);
+        EXPECT_EQ(*grade_memory_side(conditional_probe(), contradicted, hits({stored})).stage, Stage::unverified);
+    }
 }
 
 TEST(MemoryGrader, WholeCitedMessageCountsAsACopyWhenNoStatementsAreListed) {
@@ -183,43 +236,46 @@ TEST(MemoryGrader, WholeCitedMessageCountsAsACopyWhenNoStatementsAreListed) {
     p.evidence[0].statements.clear();
     data::Scenario scenario;
     scenario.sessions.push_back({"s1", "", {{"m1", "user", "Hello. Mira hums sea shanties only when the kettle is boiling!"}}});
-    const data::MessageIndex messages(scenario);
+    scenario.probes.push_back(p);
+    const ScenarioEvidence evidence(scenario);
     const auto whole = mem("a", "Hello. Mira hums sea shanties only when the kettle is boiling!", {"m1"});
     MemorySnapshot snapshot({whole}, true);
-    EXPECT_EQ(*grade_memory_side(p, snapshot, hits({whole}), &messages).stage, Stage::retrieved);
+    EXPECT_EQ(*grade_memory_side(p, snapshot, hits({whole}), &evidence).stage, Stage::retrieved);
     // Without the messages the rules cannot tell a copy from a paraphrase.
     EXPECT_EQ(*grade_memory_side(p, snapshot, hits({whole})).stage, Stage::unverified);
+    // Split into sentence memories: not the message in one memory: unsure.
+    const auto a = mem("a#0", "Hello.", {"m1"});
+    const auto b = mem("a#1", "Mira hums sea shanties only when the kettle is boiling!", {"m1"});
+    MemorySnapshot split({a, b}, true);
+    EXPECT_EQ(*grade_memory_side(p, split, hits({a, b}), &evidence).stage, Stage::unverified);
 }
 
-TEST(MemoryGrader, MessageSplitIntoSentenceMemoriesIsACopyWhenNoStatementsAreListed) {
-    // An imported fact whose rule sentences could not be told apart lists no statements: its whole
-    // message is what must be kept. A store of every sentence kept it; one that dropped the
-    // condition's sentence did not, even though its other sentences are verbatim.
-    auto p = conditional_probe();
-    p.evidence[0].statements.clear();
-    p.evidence[0].details_complete = false;
-    data::Scenario scenario;
-    scenario.sessions.push_back(
-        {"s1", "", {{"m1", "user", "Mira lives by the sea. She hums sea shanties. Only when the kettle is boiling, though."}}});
-    const data::MessageIndex messages(scenario);
-    const auto intro = mem("a#0", "Mira lives by the sea.", {"m1"});
-    const auto habit = mem("a#1", "She hums sea shanties.", {"m1"});
-    const auto when = mem("a#2", "Only when the kettle is boiling, though.", {"m1"});
-    p.evidence[0].key_details = {{"entity", {"Mira"}}, {"behaviour", {"hums sea shanties"}},
-                                 {"condition", {"kettle is boiling"}}};
-    for (bool provenance : {true, false}) {
-        MemorySnapshot all({intro, habit, when}, provenance);
-        const auto kept = grade_memory_side(p, all, hits({intro, habit, when}), &messages);
-        EXPECT_EQ(*kept.stage, Stage::retrieved);
-        EXPECT_TRUE(kept.facts[0].verbatim_copy);
-        // The condition's sentence left out of the top k: not retrieved.
-        EXPECT_EQ(*grade_memory_side(p, all, hits({intro, habit}), &messages).stage, Stage::not_retrieved);
-        MemorySnapshot dropped({intro, habit}, provenance);
-        const auto lost = grade_memory_side(p, dropped, hits({intro, habit}), &messages);
-        EXPECT_EQ(*lost.stage, Stage::summary_error);
-        // The behaviour's memory names her only by pronoun, so the entity is reported lost too.
-        EXPECT_EQ(lost.facts[0].missing_details, (std::vector<std::string>{"entity", "condition"}));
-    }
+TEST(EvidenceMatcher, ValuesAreComparedInCanonicalForm) {
+    EXPECT_EQ(evidence::canonical("$120K"), evidence::canonical("$120,000"));
+    EXPECT_EQ(evidence::canonical("$120K"), "120000");
+    EXPECT_EQ(evidence::canonical("June 15th"), evidence::canonical("15 June"));
+    EXPECT_EQ(evidence::canonical("June 15, 2026"), evidence::canonical("2026-06-15"));
+    EXPECT_EQ(evidence::canonical("555 1010"), evidence::canonical("555-1010"));
+    EXPECT_EQ(evidence::canonical("3 pm"), evidence::canonical("15:00"));
+    EXPECT_EQ(evidence::canonical("3:30pm"), "15:30");
+    EXPECT_EQ(evidence::canonical("two cats"), evidence::canonical("2 cats"));
+    EXPECT_EQ(evidence::canonical("1.5 million"), "1500000");
+    EXPECT_EQ(evidence::canonical("She doesn't SOLELY swim"), "she does not only swim");
+    EXPECT_EQ(evidence::canonical("Gideon\xE2\x80\x99s teacups"), "gideons teacups");
+    EXPECT_NE(evidence::canonical("$120K"), evidence::canonical("$12K"));
+    EXPECT_NE(evidence::canonical("June 15"), evidence::canonical("June 16"));
+}
+
+TEST(EvidenceMatcher, LabelsComeOffUnitsButMeaningDoesNot) {
+    EXPECT_EQ(evidence::strip_labels("User: Mira hums."), "Mira hums.");
+    EXPECT_EQ(evidence::strip_labels("[2026-03-01 09:00] assistant: ok"), "ok");
+    EXPECT_EQ(evidence::strip_labels("3. Caroline: I went"), "I went");
+    EXPECT_EQ(evidence::strip_labels("input: hello"), "hello");
+    EXPECT_EQ(evidence::strip_labels("\"fact\": \"Mira hums\""), "Mira hums\"");
+    EXPECT_EQ(evidence::strip_labels("False: Mira hums."), "False: Mira hums.");
+    EXPECT_EQ(evidence::strip_labels("Not true: Mira hums."), "Not true: Mira hums.");
+    const auto units = evidence::split_units("input: Mira hums. She sings!\noutput: Noted | Next item");
+    EXPECT_EQ(units, (std::vector<std::string>{"Mira hums.", "She sings!", "Noted", "Next item"}));
 }
 
 TEST(MemoryGrader, DecidedFailuresOutrankUnsureOnesWhichOutrankRetrieval) {
@@ -243,7 +299,7 @@ TEST(MemoryGrader, ProbeStageIsTheEarliestFailingFact) {
         p.evidence.push_back(f);
     }
     const auto m1 = mem("a", "I love item1.", {"m1"});
-    const auto m2 = mem("b", "I love stuff.", {"m2"});  // holds no word of its fact: unsure
+    const auto m2 = mem("b", "I love item2 a lot.", {"m2"});  // reworded: unsure
     MemorySnapshot snapshot({m1, m2}, true);          // m3 never stored
     const auto v = grade_memory_side(p, snapshot, hits({m1}));
     EXPECT_EQ(v.facts[0].stage, Stage::retrieved);

@@ -1,27 +1,32 @@
 // SPDX-License-Identifier: MIT
-// Deterministic storage, summary and retrieval checks, exact or unsure (docs/TAXONOMY.md).
+// Deterministic storage, summary and retrieval checks, exact or unsure (docs/TAXONOMY.md, "The
+// evidence contract"). Every decision reads text only, through the evidence matcher: provenance
+// never enters a verdict, so a system gets the same decided verdicts with and without it.
 //
-// For one evidence fact:
-//   candidates  the memories citing the fact's messages (provenance) or every memory (none)
-//   holders     candidates holding the fact's content: one of its statements verbatim (as whole
-//               sentences: "not only when ..." does not hold "only when ..."), or every
-//               identity detail that says what the fact states (its entity may be missing: that
-//               is a detached fact, a summary error, not a missing one)
-//   storage     holders exist: stored. No candidate at all: not stored. Candidates but no holder:
-//               unsure (a memory may hold the fact in other words), left to the judge.
-//   summary     the holders hold every statement verbatim (or the whole cited messages when the
-//               fact lists no statements, every sentence of them, in some memory): faithful. A key detail absent from every holder: summary
-//               error. Otherwise (every phrase kept, the wording changed) unsure.
-//   retrieval   the holders among the top k hold the statements verbatim, or every key detail.
-// Provenance only shrinks the candidates; a memory outside them never holds a fact's statement or
-// its content details unless it repeats what another message said.
+// For one evidence fact, over the whole store:
+//   held verbatim  ONE memory holds the fact's statements as whole units (sentences or lines, their
+//                  labels taken off), in order, each attached to the fact's entity: a statement that
+//                  does not name it follows a unit naming it with no other entity named in between.
+//   lost           ONE memory holds the statements in order, all verbatim but some whose only
+//                  changes are recognised losses of a detail phrase: removed, negated, hedged,
+//                  replaced by another entity, value or phrase of the same kind.
+//   contradicting  a unit that is a near copy of a statement (most of its words in order) but not
+//                  it, or a copy attached to another entity, that no message of the scenario
+//                  explains (a faithful copy of another message is never one).
+//   not stored     no memory holds any word stem of what the fact states.
+// Verdict: held verbatim and nothing contradicting -> faithful, then retrieved when a memory that
+// holds it verbatim (in the text served) is in the top k; held verbatim beside a contradicting copy
+// -> unsure; lost (nothing verbatim) -> summary_error; otherwise unsure (the judge's).
 #include <memfail/core/text.hpp>
 #include <memfail/grade/memory_grader.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 namespace memfail::grade {
+
+namespace ev = evidence;
 
 const char* match_name(Match match) { return match == Match::provenance ? "provenance" : "content"; }
 
@@ -30,6 +35,7 @@ const char* unsure_name(Unsure unsure) {
         case Unsure::none: return "none";
         case Unsure::storage: return "storage";
         case Unsure::summary: return "summary";
+        case Unsure::retrieval: return "retrieval";
     }
     return "none";
 }
@@ -52,15 +58,121 @@ Stage combine_fact_stages(const std::vector<Stage>& stages) {
     return worst_retrieval;
 }
 
+// ---- ScenarioEvidence ----------------------------------------------------------------------------
+
+void ScenarioEvidence::add_probe(const data::Probe& probe) {
+    for (const auto& fact : probe.evidence)
+        for (const auto& d : fact.key_details) {
+            for (const auto& v : d.variants) {
+                const std::string c = ev::canonical(v);
+                if (!c.empty()) m_detail_phrases[d.name].insert(c);
+            }
+            if (d.name != "entity" || d.variants.empty()) continue;
+            const std::string key = ev::canonical(d.variants.front());
+            if (key.empty()) continue;
+            auto [it, inserted] = m_entity_ids.try_emplace(key, static_cast<int>(m_entity_ids.size()));
+            if (!inserted) continue;
+            for (const auto& v : d.variants) {
+                ev::Tokens t = ev::tokens(v);
+                if (t.empty()) continue;
+                m_entity_canon.insert(ev::join(t));
+                auto& list = m_by_first_token[t.front()];
+                const auto same = [&](const auto& e) { return e.first == t && e.second == it->second; };
+                if (std::none_of(list.begin(), list.end(), same)) list.emplace_back(std::move(t), it->second);
+            }
+        }
+}
+
+ScenarioEvidence::ScenarioEvidence(const std::vector<const data::Probe*>& probes) {
+    for (const auto* p : probes) add_probe(*p);
+}
+
+ScenarioEvidence::ScenarioEvidence(const data::Scenario& scenario) {
+    for (const auto& p : scenario.probes) add_probe(p);
+    m_messages.emplace(scenario);
+    for (const auto& session : scenario.sessions)
+        for (const auto& message : session.messages) {
+            const auto units = ev::units(message.content);
+            std::vector<const ev::Tokens*> refs;
+            for (const auto& u : units) refs.push_back(&u.tokens);
+            const auto sc = scopes(refs);
+            for (std::size_t i = 0; i < units.size(); ++i) {
+                auto& known = m_message_units[units[i].canon];
+                if (std::find(known.begin(), known.end(), sc[i]) == known.end()) known.push_back(sc[i]);
+            }
+        }
+}
+
+std::vector<int> ScenarioEvidence::named(const ev::Tokens& unit) const {
+    std::vector<int> out;
+    for (std::size_t k = 0; k < unit.size(); ++k) {
+        auto it = m_by_first_token.find(unit[k]);
+        if (it == m_by_first_token.end()) continue;
+        for (const auto& [variant, id] : it->second)
+            if (k + variant.size() <= unit.size() &&
+                std::equal(variant.begin(), variant.end(), unit.begin() + static_cast<std::ptrdiff_t>(k)))
+                out.push_back(id);
+    }
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+}
+
+int ScenarioEvidence::entity_id(const data::KeyDetail& entity) const {
+    if (entity.variants.empty()) return -1;
+    auto it = m_entity_ids.find(ev::canonical(entity.variants.front()));
+    return it == m_entity_ids.end() ? -1 : it->second;
+}
+
+std::vector<std::vector<int>> ScenarioEvidence::scopes(const std::vector<const ev::Tokens*>& units) const {
+    std::vector<std::vector<int>> out(units.size());
+    std::vector<int> current;
+    for (std::size_t i = 0; i < units.size(); ++i) {
+        auto n = named(*units[i]);
+        if (!n.empty()) current = std::move(n);
+        out[i] = current;
+    }
+    return out;
+}
+
+bool ScenarioEvidence::explained(const std::string& canon, const std::vector<int>& scope) const {
+    auto it = m_message_units.find(canon);
+    if (it == m_message_units.end()) return false;
+    if (scope.empty()) return true;
+    return std::find(it->second.begin(), it->second.end(), scope) != it->second.end();
+}
+
+bool ScenarioEvidence::is_detail_phrase(const std::string& name, const std::string& canon) const {
+    auto it = m_detail_phrases.find(name);
+    return it != m_detail_phrases.end() && it->second.count(canon) > 0;
+}
+
+// ---- MemorySnapshot ------------------------------------------------------------------------------
+
 MemorySnapshot::MemorySnapshot(std::vector<memory::Memory> memories, bool provenance)
     : m_memories(std::move(memories)), m_provenance(provenance) {
     m_normalized.reserve(m_memories.size());
-    m_bounded.reserve(m_memories.size());
+    m_memory_units.resize(m_memories.size());
     for (std::size_t i = 0; i < m_memories.size(); ++i) {
         m_normalized.push_back(text::normalize(m_memories[i].text));
-        m_bounded.push_back(sentence_bounded(m_memories[i].text));
         for (const auto& source : m_memories[i].sources) m_by_source[source].push_back(i);
         m_by_id.emplace(m_memories[i].id, i);
+        std::set<std::string> stems;
+        auto units = ev::units(m_memories[i].text);
+        for (std::size_t pos = 0; pos < units.size(); ++pos) {
+            auto& u = units[pos];
+            for (const auto& t : u.tokens) stems.insert(ev::stem(t));
+            auto [it, inserted] = m_unit_ids.try_emplace(u.canon, static_cast<std::uint32_t>(m_units.size()));
+            if (inserted) {
+                std::set<std::string> distinct(u.tokens.begin(), u.tokens.end());
+                for (const auto& t : distinct) m_token_units[t].push_back(it->second);
+                m_units.push_back(std::move(u));
+                m_occurrences.emplace_back();
+            }
+            m_memory_units[i].push_back(it->second);
+            m_occurrences[it->second].emplace_back(static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(pos));
+        }
+        for (const auto& s : stems) m_stem_memories[s].push_back(static_cast<std::uint32_t>(i));
     }
 }
 
@@ -76,12 +188,22 @@ std::optional<std::size_t> MemorySnapshot::index_of(const std::string& id) const
     return it->second;
 }
 
-std::string sentence_bounded(std::string_view text) {
-    constexpr char k_separator = '\x1f';
-    std::string out(1, k_separator);
-    for (const auto& sentence : text::split_sentences(text))
-        if (auto n = text::normalize(sentence); !n.empty()) out.append(n).push_back(k_separator);
-    return out;
+std::optional<std::uint32_t> MemorySnapshot::find_unit(const std::string& canon) const {
+    auto it = m_unit_ids.find(canon);
+    if (it == m_unit_ids.end()) return std::nullopt;
+    return it->second;
+}
+
+const std::vector<std::uint32_t>& MemorySnapshot::units_with(const std::string& token) const {
+    static const std::vector<std::uint32_t> k_none;
+    auto it = m_token_units.find(token);
+    return it == m_token_units.end() ? k_none : it->second;
+}
+
+const std::vector<std::uint32_t>& MemorySnapshot::memories_with_stem(const std::string& stem) const {
+    static const std::vector<std::uint32_t> k_none;
+    auto it = m_stem_memories.find(stem);
+    return it == m_stem_memories.end() ? k_none : it->second;
 }
 
 bool cites_fact(const std::vector<std::string>& sources, const data::EvidenceFact& fact) {
@@ -91,103 +213,441 @@ bool cites_fact(const std::vector<std::string>& sources, const data::EvidenceFac
     return false;
 }
 
-bool detail_present(const data::KeyDetail& detail, const std::string& normalized_text) {
+bool detail_present(const data::KeyDetail& detail, std::string_view text) {
+    const ev::Tokens hay = ev::tokens(text);
     for (const auto& variant : detail.variants)
-        if (text::normalized_contains(normalized_text, text::normalize(variant))) return true;
+        if (ev::contains(hay, ev::tokens(variant))) return true;
     return false;
 }
 
 namespace {
 
-// A memory as the grader sees it: normalised text and sources.
-struct View {
-    std::string id;
-    const std::string* normalized;
-    const std::string* bounded;  // sentence_bounded()
-    const std::vector<std::string>* sources;
-};
-
-// A fact prepared for matching: details and statements normalised once, so matching against many
-// memories never re-normalises the same phrase.
+// A fact prepared for matching: details and statements in canonical tokens once.
 struct PreparedFact {
     struct Detail {
         std::string name;
         data::DetailRole role;
-        std::vector<std::string> variants;
+        std::vector<ev::Tokens> variants;
     };
+    struct Span {
+        std::size_t detail, begin, end;
+    };
+    struct Statement {
+        ev::Tokens tokens;
+        std::string canon;
+        std::vector<Span> spans;  // where each detail's variant sits in it
+        bool names_entity = false;
+    };
+    // A group of statements held together in one memory, in order: the fact's statements, or, for
+    // a fact listing none, each cited message's sentences.
+    std::vector<std::vector<Statement>> groups;
     std::vector<Detail> details;
-    std::vector<std::size_t> content;     // identity details saying what is stated (not "entity")
-    std::vector<std::string> statements;  // sentence_bounded(); the cited messages' sentences when none are listed
-    // The statements are the cited messages' sentences, one by one (the fact lists none): a memory
-    // holding one of them is no holder by itself (a filler sentence is no part of the fact), but
-    // memories that together hold them all are a verbatim copy of the messages.
+    std::vector<std::size_t> content;  // identity details saying what is stated (not "entity")
+    int entity = -1;                   // ScenarioEvidence id; -1: no entity to attach to
+    std::vector<std::string> identity_stems;
     bool from_messages = false;
     bool complete = true;
 
-    PreparedFact(const data::EvidenceFact& fact, const data::MessageIndex* messages) : complete(fact.details_complete) {
+    PreparedFact(const data::EvidenceFact& fact, const ScenarioEvidence& scenario) : complete(fact.details_complete) {
         for (const auto& d : fact.key_details) {
             Detail prepared{d.name, d.effective_role(), {}};
             for (const auto& v : d.variants)
-                if (auto n = text::normalize(v); !n.empty()) prepared.variants.push_back(std::move(n));
+                if (auto t = ev::tokens(v); !t.empty()) prepared.variants.push_back(std::move(t));
+            if (d.name == "entity") entity = scenario.entity_id(d);
             details.push_back(std::move(prepared));
         }
         for (std::size_t i = 0; i < details.size(); ++i)
             if (details[i].role == data::DetailRole::identity && details[i].name != "entity") content.push_back(i);
-        if (content.empty())
-            for (std::size_t i = 0; i < details.size(); ++i)
-                if (details[i].role == data::DetailRole::identity) content.push_back(i);
-        const auto add_statement = [&](std::string_view text) {
-            if (auto b = sentence_bounded(text); b.size() > 1) statements.push_back(std::move(b));
-        };
-        for (const auto& s : fact.statements) add_statement(s);
-        if (statements.empty() && messages) {
+        std::vector<std::string> raw;
+        for (const auto& s : fact.statements)
+            for (auto& u : ev::split_units(s)) raw.push_back(std::move(u));
+        if (!raw.empty()) {
+            groups.emplace_back();
+            for (const auto& r : raw) add_statement(groups.back(), r);
+        } else if (const auto* messages = scenario.messages()) {
             for (const auto& id : fact.message_ids)
-                if (const auto* m = messages->message(id))
-                    for (const auto& sentence : text::split_sentences(m->content)) add_statement(sentence);
-            from_messages = !statements.empty();
+                if (const auto* m = messages->message(id)) {
+                    groups.emplace_back();
+                    for (const auto& u : ev::split_units(m->content)) add_statement(groups.back(), u);
+                    if (groups.back().empty()) groups.pop_back();
+                }
+            from_messages = !groups.empty();
         }
+        std::set<std::string> stems;
+        const auto add_stems = [&](const ev::Tokens& t) {
+            for (const auto& w : t)
+                if (!ev::is_function_word(w)) stems.insert(ev::stem(w));
+        };
+        for (std::size_t d : content)
+            for (const auto& v : details[d].variants) add_stems(v);
+        if (stems.empty())
+            for (const auto& g : groups)
+                for (const auto& st : g) add_stems(st.tokens);
+        identity_stems.assign(stems.begin(), stems.end());
     }
 
-    bool present(std::size_t detail, const std::string& normalized_text) const {
+    void add_statement(std::vector<Statement>& group, const std::string& raw) {
+        Statement st;
+        st.tokens = ev::tokens(raw);
+        if (st.tokens.empty()) return;
+        st.canon = ev::join(st.tokens);
+        for (std::size_t d = 0; d < details.size(); ++d)
+            for (const auto& v : details[d].variants)
+                for (std::size_t at : ev::find_all(st.tokens, v)) {
+                    st.spans.push_back({d, at, at + v.size()});
+                    if (details[d].name == "entity") st.names_entity = true;
+                }
+        group.push_back(std::move(st));
+    }
+
+    bool present(std::size_t detail, const ev::Tokens& t) const {
         for (const auto& v : details[detail].variants)
-            if (text::normalized_contains(normalized_text, v)) return true;
+            if (ev::contains(t, v)) return true;
         return false;
     }
-    bool holds_statement(const std::string& bounded_text) const {
-        for (const auto& s : statements)
-            if (bounded_text.find(s) != std::string::npos) return true;
-        return false;
+};
+
+// How a unit that is not a statement relates to it.
+enum class CopyKind { none, lost, variant };
+struct Copy {
+    CopyKind kind = CopyKind::none;
+    std::vector<std::string> lost_details;  // for `lost`: the details lost
+};
+
+// A unit `u` against statement `st`: a near copy (most of its words in order) is `lost` when every
+// change is a recognised loss of a detail phrase, else a `variant` (the judge's); anything else none.
+Copy classify(const PreparedFact& fact, const PreparedFact::Statement& st, const ev::Tokens& u,
+              const ScenarioEvidence& scenario) {
+    Copy out;
+    const std::size_t n = st.tokens.size();
+    if (n < 3) return out;
+    const ev::Alignment al = ev::align(st.tokens, u);
+    if (al.common < 3 || static_cast<double>(al.common) < 0.3 * static_cast<double>(n)) return out;
+    const bool near = static_cast<double>(al.common) >= 0.6 * static_cast<double>(n);
+    const ev::Lexicon& lex = ev::lexicon();
+
+    // Which statement positions belong to a detail span (the first span covering each).
+    std::vector<int> span_of(n, -1);
+    for (std::size_t s = 0; s < st.spans.size(); ++s)
+        for (std::size_t p = st.spans[s].begin; p < st.spans[s].end; ++p)
+            if (span_of[p] < 0) span_of[p] = static_cast<int>(s);
+    // Otherwise verbatim: every deleted token lies in a detail span, or is a function word in a run
+    // of deleted tokens that reaches one ("when the" before a removed "kettle is boiling").
+    std::set<std::size_t> touched;
+    for (std::size_t p = 0; p < n; ++p)
+        if (!al.kept[p] && span_of[p] >= 0) touched.insert(static_cast<std::size_t>(span_of[p]));
+    for (std::size_t p = 0; p < n; ++p) {
+        if (al.kept[p] || span_of[p] >= 0) continue;
+        bool reaches = false;
+        if (ev::is_function_word(st.tokens[p]))
+            for (int dir : {-1, 1}) {
+                for (auto q = static_cast<std::ptrdiff_t>(p) + dir; q >= 0 && q < static_cast<std::ptrdiff_t>(n); q += dir) {
+                    const auto qq = static_cast<std::size_t>(q);
+                    if (al.kept[qq]) break;
+                    if (span_of[qq] >= 0) {
+                        reaches = true;
+                        break;
+                    }
+                    if (!ev::is_function_word(st.tokens[qq])) break;
+                }
+            }
+        if (!reaches) {
+            if (near) out.kind = CopyKind::variant;
+            return out;
+        }
     }
-    // A memory holds the fact when it holds one of its statements verbatim or all of its content.
-    bool holds(const std::string& normalized_text, const std::string& bounded_text) const {
-        if (!from_messages && holds_statement(bounded_text)) return true;
-        if (content.empty()) return false;
-        for (std::size_t d : content)
-            if (!present(d, normalized_text)) return false;
-        return true;
+    out.kind = CopyKind::variant;
+    // Insertions: next to a touched span they are its replacement; elsewhere only operator words.
+    std::map<std::size_t, ev::Tokens> replacement;
+    bool operator_loss = false;
+    for (std::size_t p = 0; p <= n; ++p) {
+        const auto& ins = al.inserted[p];
+        if (ins.empty()) continue;
+        std::optional<std::size_t> next_to;
+        for (std::size_t s : touched)
+            if (p >= st.spans[s].begin && p <= st.spans[s].end) next_to = s;
+        if (next_to) {
+            auto& r = replacement[*next_to];
+            r.insert(r.end(), ins.begin(), ins.end());
+            continue;
+        }
+        bool loss = false;
+        for (const auto& w : ins) {
+            if (lex.is_negator(w) || lex.is_hedge(w)) loss = true;
+            else if (!lex.operator_glue.count(w)) return out;  // an addition the rules cannot read
+        }
+        if (!loss) return out;
+        operator_loss = true;
     }
-    // Every statement is in some memory of `views` (a fact split over memories is whole when
-    // together they hold every sentence of it).
-    bool copied_in(const std::vector<View>& views) const {
-        if (statements.empty()) return false;
-        for (const auto& s : statements) {
-            const bool found = std::any_of(views.begin(), views.end(),
-                                           [&](const View& v) { return v.bounded->find(s) != std::string::npos; });
+    if (touched.empty() && !operator_loss) return out;
+    // Still this fact: what it states (its content details) is kept, and at most two details changed.
+    if (touched.size() > 2) return out;
+    for (std::size_t d : fact.content)
+        if (!fact.present(d, u)) return out;
+    std::vector<std::string> lost;
+    for (std::size_t s : touched) {
+        const auto& span = st.spans[s];
+        const auto& detail = fact.details[span.detail];
+        const ev::Tokens& r = replacement[s];
+        bool loss = false;
+        if (r.empty()) {
+            // Removed: lost only when the detail is nowhere else in the unit (not moved).
+            loss = !fact.present(span.detail, u);
+        } else {
+            const std::string rc = ev::join(r);
+            const bool is_variant = std::any_of(detail.variants.begin(), detail.variants.end(),
+                                                [&](const ev::Tokens& v) { return ev::join(v) == rc; });
+            if (is_variant) return out;  // another accepted wording of the same detail
+            bool operator_words = true, has_operator = false;
+            for (const auto& w : r) {
+                if (lex.is_negator(w) || lex.is_hedge(w)) has_operator = true;
+                else if (!lex.operator_glue.count(w)) operator_words = false;
+            }
+            if (has_operator && (operator_words || fact.present(span.detail, r))) loss = true;  // negated or hedged
+            else if (detail.name == "entity" && (scenario.is_entity_phrase(rc) || lex.indefinite_persons.count(rc)))
+                loss = true;  // another person, or no one in particular
+            else if (scenario.is_detail_phrase(detail.name, rc)) loss = true;  // another phrase of its kind
+            else if (std::all_of(r.begin(), r.end(), [](const std::string& w) { return !w.empty() && std::isdigit(static_cast<unsigned char>(w[0])); }))
+                loss = true;  // another value
+        }
+        if (!loss) return out;
+        lost.push_back(detail.name);
+    }
+    out.kind = CopyKind::lost;
+    if (lost.empty()) lost.push_back("the statement's meaning");
+    out.lost_details = std::move(lost);
+    return out;
+}
+
+// A memory's (or a served text's) units as the analysis reads them.
+struct Text {
+    const std::vector<std::uint32_t>* ids = nullptr;
+};
+
+// The analysis of one fact over a store: who holds it verbatim, who lost it, who contradicts it.
+struct Analysis {
+    std::vector<std::size_t> holders;         // memories holding every group verbatim and attached
+    std::vector<std::size_t> lost;            // memories holding it with recognised losses only
+    std::vector<std::string> lost_details;
+    std::vector<std::size_t> contradicting;   // memories with an unexplained near or misfiled copy
+    std::vector<std::size_t> content_holders; // memories holding every content detail
+    bool any_identity = false;
+    bool near_copy = false;
+};
+
+class Analyser {
+public:
+    Analyser(const PreparedFact& fact, const MemorySnapshot& snapshot, const ScenarioEvidence& scenario)
+        : m_fact(fact), m_snapshot(snapshot), m_scenario(scenario) {}
+
+    Analysis run() {
+        Analysis a;
+        const std::size_t count = m_snapshot.memories().size();
+        // Nothing to look for proves nothing absent.
+        a.any_identity = m_fact.identity_stems.empty();
+        for (const auto& s : m_fact.identity_stems)
+            if (!m_snapshot.memories_with_stem(s).empty()) a.any_identity = true;
+        // Near copies and lost copies of each statement, by unit.
+        std::set<std::size_t> lost_candidates;
+        for (std::size_t g = 0; g < m_fact.groups.size(); ++g)
+            for (std::size_t s = 0; s < m_fact.groups[g].size(); ++s) {
+                const auto& st = m_fact.groups[g][s];
+                for (std::uint32_t u : candidate_units(st)) {
+                    const auto& unit = m_snapshot.unit(u);
+                    if (unit.canon == st.canon) {
+                        // An exact copy filed under someone else is a contradicting copy.
+                        if (st.names_entity || m_fact.entity < 0) continue;
+                        for (const auto& [m, pos] : m_snapshot.occurrences(u)) {
+                            const auto& sc = scopes(m)[pos];
+                            if (!sc.empty() && !in_scope(sc) && !m_scenario.explained(unit.canon, sc))
+                                add(a.contradicting, m);
+                        }
+                        continue;
+                    }
+                    Copy c = classify(m_fact, st, unit.tokens, m_scenario);
+                    if (c.kind == CopyKind::none) continue;
+                    m_copies[{g, s}][u] = c;
+                    for (const auto& [m, pos] : m_snapshot.occurrences(u)) {
+                        if (m_scenario.explained(unit.canon, scopes(m)[pos])) continue;
+                        a.near_copy = true;
+                        add(a.contradicting, m);
+                        if (c.kind == CopyKind::lost) lost_candidates.insert(m);
+                    }
+                }
+            }
+        // Verbatim holders: memories holding a group's first statement exactly.
+        std::set<std::size_t> holder_candidates;
+        if (!m_fact.groups.empty() && !m_fact.groups.front().empty())
+            if (auto u = m_snapshot.find_unit(m_fact.groups.front().front().canon))
+                for (const auto& occ : m_snapshot.occurrences(*u)) holder_candidates.insert(occ.first);
+        for (std::size_t m : holder_candidates)
+            if (holds_all(m, false)) a.holders.push_back(m);
+        for (std::size_t m : lost_candidates) {
+            std::vector<std::string> details;
+            if (holds_all(m, true, &details)) {
+                a.lost.push_back(m);
+                for (auto& d : details)
+                    if (std::find(a.lost_details.begin(), a.lost_details.end(), d) == a.lost_details.end())
+                        a.lost_details.push_back(d);
+            }
+        }
+        // A memory that holds the fact verbatim is no contradiction of it by its other units alone
+        // when those are copies of other messages; the loop above already skipped explained units.
+        // Memories holding every content detail (the judge reads them).
+        if (!m_fact.content.empty()) {
+            const auto& first = m_fact.details[m_fact.content.front()];
+            std::set<std::size_t> seen;
+            for (const auto& v : first.variants) {
+                if (v.empty()) continue;
+                std::string rarest;
+                std::size_t best = SIZE_MAX;
+                for (const auto& w : v)
+                    if (auto n = m_snapshot.memories_with_stem(ev::stem(w)).size(); n < best) {
+                        best = n;
+                        rarest = w;
+                    }
+                for (std::uint32_t m : m_snapshot.memories_with_stem(ev::stem(rarest))) {
+                    if (m >= count || !seen.insert(m).second) continue;
+                    if (holds_content(m)) a.content_holders.push_back(m);
+                }
+            }
+        }
+        return a;
+    }
+
+private:
+    static void add(std::vector<std::size_t>& v, std::size_t m) {
+        if (std::find(v.begin(), v.end(), m) == v.end()) v.push_back(m);
+    }
+
+    bool in_scope(const std::vector<int>& scope) const {
+        return m_fact.entity >= 0 && std::find(scope.begin(), scope.end(), m_fact.entity) != scope.end();
+    }
+
+    const std::vector<std::vector<int>>& scopes(std::size_t m) {
+        auto it = m_scopes.find(m);
+        if (it != m_scopes.end()) return it->second;
+        std::vector<const ev::Tokens*> refs;
+        for (std::uint32_t u : m_snapshot.units_of(m)) refs.push_back(&m_snapshot.unit(u).tokens);
+        return m_scopes.emplace(m, m_scenario.scopes(refs)).first->second;
+    }
+
+    // Distinct units that may be near copies of a statement: those holding one of its rarest
+    // tokens, enough of them that a unit sharing 60% of its tokens must hold one.
+    std::vector<std::uint32_t> candidate_units(const PreparedFact::Statement& st) const {
+        std::vector<std::pair<std::size_t, std::string>> by_rarity;
+        std::set<std::string> distinct(st.tokens.begin(), st.tokens.end());
+        for (const auto& t : distinct)
+            if (auto n = m_snapshot.units_with(t).size(); n > 0) by_rarity.emplace_back(n, t);
+        std::sort(by_rarity.begin(), by_rarity.end());
+        const std::size_t r = std::min(by_rarity.size(), static_cast<std::size_t>(0.4 * static_cast<double>(st.tokens.size())) + 1);
+        std::set<std::uint32_t> out;
+        for (std::size_t k = 0; k < r; ++k)
+            for (std::uint32_t u : m_snapshot.units_with(by_rarity[k].second)) out.insert(u);
+        // An otherwise verbatim copy keeps every token outside the detail spans: the rarest two of
+        // those find it whatever the details lost.
+        std::vector<bool> in_span(st.tokens.size(), false);
+        for (const auto& sp : st.spans)
+            for (std::size_t p = sp.begin; p < sp.end; ++p) in_span[p] = true;
+        std::vector<std::pair<std::size_t, std::string>> outside;
+        for (std::size_t p = 0; p < st.tokens.size(); ++p)
+            if (auto k = m_snapshot.units_with(st.tokens[p]).size(); !in_span[p] && k > 0) outside.emplace_back(k, st.tokens[p]);
+        std::sort(outside.begin(), outside.end());
+        for (std::size_t k = 0; k < std::min<std::size_t>(2, outside.size()); ++k)
+            for (std::uint32_t u : m_snapshot.units_with(outside[k].second)) out.insert(u);
+        return {out.begin(), out.end()};
+    }
+
+    // Every group in memory m, in order, each statement attached to the entity; with `allow_lost`,
+    // statements may be lost copies (at least one must be), their lost details collected.
+    bool holds_all(std::size_t m, bool allow_lost, std::vector<std::string>* lost_details = nullptr) {
+        const auto& ids = m_snapshot.units_of(m);
+        const auto& sc = scopes(m);
+        bool any_lost = false;
+        std::size_t next = 0;
+        for (std::size_t g = 0; g < m_fact.groups.size(); ++g) {
+            // For a fact from messages each message is its own group and may sit in its own memory,
+            // in any order: only a fact's listed statements must share one memory.
+            if (m_fact.from_messages) next = 0;
+            const auto& group = m_fact.groups[g];
+            for (std::size_t s = 0; s < group.size(); ++s) {
+                const auto& st = group[s];
+                bool found = false;
+                for (std::size_t p = next; p < ids.size() && !found; ++p) {
+                    const auto& unit = m_snapshot.unit(ids[p]);
+                    // A fact from messages is the message itself: its sentences need no attaching.
+                    const bool attached = st.names_entity || m_fact.entity < 0 || m_fact.from_messages || in_scope(sc[p]);
+                    if (unit.canon == st.canon && attached) {
+                        found = true;
+                        next = p + 1;
+                        continue;
+                    }
+                    if (!allow_lost) continue;
+                    auto gs = m_copies.find({g, s});
+                    if (gs == m_copies.end()) continue;
+                    auto c = gs->second.find(ids[p]);
+                    if (c == gs->second.end() || c->second.kind != CopyKind::lost) continue;
+                    // A lost copy must still be about the entity: named in it, or attached to it.
+                    const bool about = st.names_entity || m_fact.entity < 0 || m_fact.from_messages || in_scope(sc[p]);
+                    if (!about) continue;
+                    found = true;
+                    any_lost = true;
+                    next = p + 1;
+                    if (lost_details)
+                        for (const auto& d : c->second.lost_details) lost_details->push_back(d);
+                }
+                if (!found) {
+                    if (!m_fact.from_messages) return false;
+                    // A message's group may be held by another memory: this memory is not its holder.
+                    return false;
+                }
+            }
+        }
+        return !allow_lost || any_lost;
+    }
+
+    bool holds_content(std::size_t m) const {
+        for (std::size_t d : m_fact.content) {
+            bool found = false;
+            for (std::uint32_t u : m_snapshot.units_of(m))
+                if (m_fact.present(d, m_snapshot.unit(u).tokens)) {
+                    found = true;
+                    break;
+                }
             if (!found) return false;
         }
         return true;
     }
-    // Names of the details that no memory among `views` contains.
-    std::vector<std::string> missing_in(const std::vector<View>& views) const {
-        std::vector<std::string> missing;
-        for (std::size_t d = 0; d < details.size(); ++d) {
-            const bool found = std::any_of(views.begin(), views.end(),
-                                           [&](const View& v) { return present(d, *v.normalized); });
-            if (!found) missing.push_back(details[d].name);
-        }
-        return missing;
-    }
+
+    const PreparedFact& m_fact;
+    const MemorySnapshot& m_snapshot;
+    const ScenarioEvidence& m_scenario;
+    std::map<std::size_t, std::vector<std::vector<int>>> m_scopes;
+    std::map<std::pair<std::size_t, std::size_t>, std::map<std::uint32_t, Copy>> m_copies;
 };
+
+// A fact from messages (no statements listed) is held when every cited message is held verbatim by
+// some memory; the analysis above checks one memory per call, so it is run per message group.
+Analysis analyse(const PreparedFact& fact, const MemorySnapshot& snapshot, const ScenarioEvidence& scenario) {
+    if (!fact.from_messages || fact.groups.size() <= 1) return Analyser(fact, snapshot, scenario).run();
+    Analysis all;
+    bool every_group_held = true;
+    for (const auto& group : fact.groups) {
+        PreparedFact one = fact;
+        one.groups = {group};
+        Analysis a = Analyser(one, snapshot, scenario).run();
+        all.any_identity = all.any_identity || a.any_identity;
+        all.near_copy = all.near_copy || a.near_copy;
+        if (a.holders.empty()) every_group_held = false;
+        using List = std::vector<std::size_t> Analysis::*;
+        for (List v : {&Analysis::holders, &Analysis::lost, &Analysis::contradicting, &Analysis::content_holders})
+            for (std::size_t m : a.*v)
+                if (std::find((all.*v).begin(), (all.*v).end(), m) == (all.*v).end()) (all.*v).push_back(m);
+        for (auto& d : a.lost_details) all.lost_details.push_back(d);
+    }
+    if (!every_group_held) all.holders.clear();
+    return all;
+}
 
 std::string quoted_list(const std::vector<std::string>& names) {
     std::string out;
@@ -203,110 +663,125 @@ std::string summary_error_reason(const PreparedFact& fact, const std::vector<std
         for (const auto& d : fact.details)
             if (d.name == name && d.role == data::DetailRole::identity) identity = true;
     }
-    std::string out = "stored without key detail " + quoted_list(missing);
-    if (entity) out += " (the fact is detached from whom it is about)";
+    std::string out = "held otherwise verbatim, but key detail " + quoted_list(missing) + " is removed, negated or changed";
+    if (entity) out += " (the fact is attached to someone else or no one)";
     else if (!identity) out += " (a qualifier of the fact is lost)";
     return out;
 }
 
+// Served texts that differ from the snapshot's copy (or are unknown to it), as their own store.
+struct Served {
+    std::vector<std::size_t> snapshot_indices;  // served memories the snapshot holds as served
+    std::optional<MemorySnapshot> own;           // the others, by their served text
+};
+
+Served read_served(const MemorySnapshot& snapshot, const std::vector<memory::Hit>& retrieved) {
+    Served s;
+    std::vector<memory::Memory> own;
+    for (const auto& hit : retrieved) {
+        const auto& m = hit.memory;
+        if (auto index = snapshot.index_of(m.id); index && snapshot.memories()[*index].text == m.text)
+            s.snapshot_indices.push_back(*index);
+        else
+            own.push_back(m);
+    }
+    if (!own.empty()) s.own.emplace(std::move(own), snapshot.provenance());
+    return s;
+}
+
 FactVerdict grade_fact(const data::EvidenceFact& fact, const PreparedFact& prepared, const MemorySnapshot& snapshot,
-                       const std::vector<View>& retrieved_views) {
+                       const Served& served, const ScenarioEvidence& scenario) {
     FactVerdict v;
     v.fact_id = fact.id;
-    const bool provenance = snapshot.provenance();
-    v.method = provenance ? Match::provenance : Match::content;
+    v.method = snapshot.provenance() ? Match::provenance : Match::content;
+    const Analysis a = analyse(prepared, snapshot, scenario);
+    const auto id_of = [&](std::size_t m) { return snapshot.memories()[m].id; };
+    {
+        std::vector<std::size_t> shown;
+        for (const auto* list : {&a.holders, &a.lost, &a.contradicting, &a.content_holders})
+            for (std::size_t m : *list)
+                if (std::find(shown.begin(), shown.end(), m) == shown.end()) shown.push_back(m);
+        constexpr std::size_t k_max_shown = 64;
+        if (shown.size() > k_max_shown) shown.resize(k_max_shown);
+        for (std::size_t m : shown) v.stored_ids.push_back(id_of(m));
+    }
 
-    // Storage: the candidates, and among them the holders.
-    std::vector<std::size_t> candidates;
-    if (provenance) {
-        std::set<std::size_t> indices;
-        for (const auto& message_id : fact.message_ids)
-            for (std::size_t i : snapshot.by_source(message_id)) indices.insert(i);
-        candidates.assign(indices.begin(), indices.end());
-    } else {
-        candidates.resize(snapshot.memories().size());
-        for (std::size_t i = 0; i < candidates.size(); ++i) candidates[i] = i;
-    }
-    const auto view_of = [&](std::size_t i) {
-        return View{snapshot.memories()[i].id, &snapshot.normalized_text(i), &snapshot.bounded_text(i),
-                    &snapshot.memories()[i].sources};
-    };
-    std::vector<View> holders;
-    for (std::size_t i : candidates)
-        if (prepared.holds(snapshot.normalized_text(i), snapshot.bounded_text(i))) holders.push_back(view_of(i));
-    // A fact listing no statements: the memories holding its messages' sentences, when together
-    // they hold them all, are a verbatim copy, and hold the fact with the content holders.
-    if (prepared.from_messages) {
-        std::vector<View> copy;
-        for (std::size_t i : candidates)
-            if (prepared.holds_statement(snapshot.bounded_text(i))) copy.push_back(view_of(i));
-        if (prepared.copied_in(copy))
-            for (const auto& c : copy)
-                if (std::none_of(holders.begin(), holders.end(), [&](const View& h) { return h.id == c.id; }))
-                    holders.push_back(c);
-    }
-    for (const auto& h : holders) v.stored_ids.push_back(h.id);
-    if (holders.empty()) {
-        if (candidates.empty()) {
-            v.stage = Stage::not_stored;
-            v.explanation = provenance ? "no stored memory came from the fact's messages" : "the store is empty";
-        } else {
-            v.stage = Stage::unverified;
-            v.unsure = Unsure::storage;
-            v.explanation = std::string(provenance ? "memories came from the fact's messages but none"
-                                                   : "no memory") +
-                            " holds its statement or its content words; only a judge can tell whether one holds it in "
-                            "other words";
-        }
+    if (snapshot.memories().empty() || (!a.any_identity && a.holders.empty() && a.lost.empty())) {
+        v.stage = Stage::not_stored;
+        v.explanation = snapshot.memories().empty() ? "the store is empty"
+                                                    : "no memory holds any word of what the fact states";
         return v;
     }
 
-    // Retrieval, checked for any fact with holders: the holders in the top k.
-    std::vector<View> hits;
-    for (const auto& r : retrieved_views) {
-        // A snapshot memory belongs when it is a holder; one the snapshot does not know (rendered
-        // at query time) is examined by the same test, on its own text and sources.
-        const bool belongs = std::any_of(holders.begin(), holders.end(), [&](const View& h) { return h.id == r.id; }) ||
-                             ((!provenance || cites_fact(*r.sources, fact)) && prepared.holds(*r.normalized, *r.bounded));
-        if (belongs) hits.push_back(r);
+    // Retrieval, judged on what was served: a memory holding the fact verbatim (as served) in the top k.
+    std::optional<Analysis> own;
+    if (served.own) own = analyse(prepared, *served.own, scenario);
+    bool verbatim_served = std::any_of(served.snapshot_indices.begin(), served.snapshot_indices.end(), [&](std::size_t i) {
+        return std::find(a.holders.begin(), a.holders.end(), i) != a.holders.end();
+    });
+    if (own && !own->holders.empty()) verbatim_served = true;
+    const bool served_differs = own && (!own->contradicting.empty() || !own->lost.empty());
+    for (std::size_t i : served.snapshot_indices)
+        if (std::find(v.stored_ids.begin(), v.stored_ids.end(), id_of(i)) != v.stored_ids.end())
+            v.retrieved_ids.push_back(id_of(i));
+    if (own)
+        for (std::size_t i : own->holders) v.retrieved_ids.push_back(served.own->memories()[i].id);
+    v.retrieval_checked = !served_differs;
+    v.retrieved = verbatim_served && !served_differs;
+    if (!v.retrieved && !served_differs) {
+        // For a fact the judge may call faithful: its memories among the top k holding every key detail.
+        std::vector<const ev::Tokens*> top;
+        for (std::size_t i : served.snapshot_indices)
+            if (std::find(v.stored_ids.begin(), v.stored_ids.end(), id_of(i)) != v.stored_ids.end())
+                for (std::uint32_t u : snapshot.units_of(i)) top.push_back(&snapshot.unit(u).tokens);
+        bool all = !top.empty() && !prepared.details.empty();
+        for (std::size_t d = 0; d < prepared.details.size() && all; ++d)
+            all = std::any_of(top.begin(), top.end(), [&](const ev::Tokens* t) { return prepared.present(d, *t); });
+        if (all && a.holders.empty()) v.retrieved = true;
     }
-    for (const auto& h : hits) v.retrieved_ids.push_back(h.id);
-    v.retrieval_checked = true;
-    if (hits.empty()) {
-        v.retrieval_explanation = "none of the fact's memories is in the top k";
-    } else if (prepared.copied_in(hits)) {
-        v.retrieved = true;
-    } else if (auto missing = prepared.missing_in(hits); missing.empty()) {
-        v.retrieved = true;
-    } else {
-        v.retrieval_explanation = "the top k miss the part holding " + quoted_list(missing);
-        v.missing_details = std::move(missing);
-    }
-    if (v.retrieved) v.retrieval_explanation = "stored faithfully and retrieved";
+    v.retrieval_explanation = v.retrieved ? "stored faithfully and retrieved"
+                              : served_differs
+                                  ? "a text served in the top k differs from the stored copy and is a changed copy of the fact"
+                                  : "no memory holding the fact verbatim is in the top k";
 
-    // Summary: exact when the holders are a verbatim copy, or when they lack a detail.
-    const auto stage_after_summary = [&] {
+    if (!a.holders.empty() && a.contradicting.empty()) {
+        v.verbatim_copy = true;
+        if (served_differs) {
+            v.stage = Stage::unverified;
+            v.unsure = Unsure::retrieval;
+            v.explanation = "held verbatim, but " + v.retrieval_explanation + "; only a judge can tell what the reader saw";
+            return v;
+        }
         v.stage = v.retrieved ? Stage::retrieved : Stage::not_retrieved;
         v.explanation = v.retrieval_explanation;
-    };
-    if (prepared.copied_in(holders)) {
-        v.verbatim_copy = true;
-        stage_after_summary();
         return v;
     }
-    if (auto missing = prepared.missing_in(holders); !missing.empty()) {
+    if (!a.holders.empty()) {
+        v.stage = Stage::unverified;
+        v.unsure = Unsure::summary;
+        v.explanation = "held verbatim, but the store also holds a changed copy of it (negated, hedged, reworded or filed "
+                        "under someone else); only a judge can tell which the system will use";
+        return v;
+    }
+    if (!a.lost.empty()) {
         v.stage = Stage::summary_error;
-        v.missing_details = missing;
-        v.explanation = summary_error_reason(prepared, missing);
+        v.missing_details = a.lost_details;
+        v.explanation = summary_error_reason(prepared, a.lost_details);
         return v;
     }
     v.stage = Stage::unverified;
-    v.unsure = Unsure::summary;
-    v.explanation = prepared.complete
-                        ? "every key detail is kept but not the statement's wording; only a judge can tell whether "
-                          "its meaning is (negated, hedged, merged)"
-                        : "the listed key details are kept, but the fact's details are incomplete; only a judge can "
-                          "tell whether it is kept";
+    if (a.content_holders.empty() && !a.near_copy) {
+        v.unsure = Unsure::storage;
+        v.explanation = "no memory holds the fact's statements or all its content words; only a judge can tell whether "
+                        "one holds it in other words";
+    } else {
+        v.unsure = Unsure::summary;
+        v.explanation = prepared.complete
+                            ? "the fact is held in other words or split across memories; only a judge can tell whether "
+                              "its meaning is kept (negated, hedged, merged, attached to someone else)"
+                            : "the listed key details are kept, but the fact's details are incomplete; only a judge can "
+                              "tell whether it is kept";
+    }
     if (!v.retrieved) v.explanation += "; also, " + v.retrieval_explanation;
     return v;
 }
@@ -314,31 +789,16 @@ FactVerdict grade_fact(const data::EvidenceFact& fact, const PreparedFact& prepa
 }  // namespace
 
 ProbeVerdict grade_memory_side(const data::Probe& probe, const MemorySnapshot& snapshot,
-                               const std::vector<memory::Hit>& retrieved, const data::MessageIndex* messages) {
+                               const std::vector<memory::Hit>& retrieved, const ScenarioEvidence* scenario) {
     ProbeVerdict verdict;
     if (probe.evidence.empty()) return verdict;
-
-    // Retrieved memories the snapshot does not know (a system may render memories at query time)
-    // are judged by their own text.
-    std::vector<std::string> own_normalized(retrieved.size()), own_bounded(retrieved.size());
-    std::vector<View> views;
-    views.reserve(retrieved.size());
-    for (std::size_t i = 0; i < retrieved.size(); ++i) {
-        const auto& m = retrieved[i].memory;
-        if (auto index = snapshot.index_of(m.id);
-            index && snapshot.memories()[*index].text == m.text) {
-            views.push_back({m.id, &snapshot.normalized_text(*index), &snapshot.bounded_text(*index), &m.sources});
-        } else {
-            own_normalized[i] = text::normalize(m.text);
-            own_bounded[i] = sentence_bounded(m.text);
-            views.push_back({m.id, &own_normalized[i], &own_bounded[i], &m.sources});
-        }
-    }
-
+    std::optional<ScenarioEvidence> own_scenario;
+    if (!scenario) scenario = &own_scenario.emplace(std::vector<const data::Probe*>{&probe});
+    const Served served = read_served(snapshot, retrieved);
     std::vector<Stage> stages;
     for (const auto& fact : probe.evidence) {
-        const PreparedFact prepared(fact, messages);
-        FactVerdict fv = grade_fact(fact, prepared, snapshot, views);
+        const PreparedFact prepared(fact, *scenario);
+        FactVerdict fv = grade_fact(fact, prepared, snapshot, served, *scenario);
         stages.push_back(fv.stage);
         verdict.facts.push_back(std::move(fv));
     }

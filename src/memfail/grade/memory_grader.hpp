@@ -4,26 +4,32 @@
 // The rules decide only what they can decide exactly and say `unverified` otherwise; provenance
 // narrows which memories are examined, it never changes a verdict.
 #pragma once
+#include <cstdint>
+#include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include <memfail/data/model.hpp>
+#include <memfail/grade/evidence.hpp>
 #include <memfail/grade/stage.hpp>
 #include <memfail/memory/memory_system.hpp>
 
 namespace memfail::grade {
 
-inline constexpr const char* k_memory_grader_version = "rules/2";
+inline constexpr const char* k_memory_grader_version = "rules/3";
 
 // Which memories were examined for a fact: those citing its messages (the system reports
 // provenance: a cheaper look, never a different verdict) or every memory (it does not).
 enum class Match { provenance, content };
 const char* match_name(Match match);
 
-// The check a fact's verdict could not be decided at, when the rules were unsure.
-enum class Unsure { none, storage, summary };
+// The check a fact's verdict could not be decided at, when the rules were unsure. `retrieval`: the
+// store is faithful but what was served for the query differs from it (a negated or otherwise
+// different text served under a memory's id), so what the reader saw needs a judge.
+enum class Unsure { none, storage, summary, retrieval };
 const char* unsure_name(Unsure unsure);
 
 struct FactVerdict {
@@ -61,8 +67,46 @@ struct ProbeVerdict {
 // Combines fact stages into the probe's stage by the rule above.
 Stage combine_fact_stages(const std::vector<Stage>& stages);
 
+// What the grader knows of a scenario beyond one probe (docs/TAXONOMY.md, "The evidence contract"):
+// every entity its facts are about, to tell whom a sentence is attached to (the nearest sentence
+// before it that names someone); every detail phrase by name, to recognise a condition swapped for
+// another; and each unit of its messages with its attachment, so a memory sentence that copies a
+// message as the message has it is never taken for a contradicting copy of another fact.
+class ScenarioEvidence {
+public:
+    explicit ScenarioEvidence(const data::Scenario& scenario);
+    // From the probes alone, with no messages (tests, a probe graded on its own).
+    explicit ScenarioEvidence(const std::vector<const data::Probe*>& probes);
+
+    // The scenario's messages; null when built from probes alone.
+    const data::MessageIndex* messages() const { return m_messages ? &*m_messages : nullptr; }
+    // Entities a unit names (ids), sorted.
+    std::vector<int> named(const evidence::Tokens& unit) const;
+    // The id of a fact's entity detail, or -1.
+    int entity_id(const data::KeyDetail& entity) const;
+    // Per unit: the entities the nearest unit at or before it that names someone names (empty: none).
+    std::vector<std::vector<int>> scopes(const std::vector<const evidence::Tokens*>& units) const;
+    // True when some message holds this unit with this attachment (or the unit is attached to no one
+    // and some message holds it).
+    bool explained(const std::string& canon, const std::vector<int>& scope) const;
+    // Every phrase of a detail name across the scenario ("condition" -> every condition).
+    bool is_detail_phrase(const std::string& name, const std::string& canon) const;
+    bool is_entity_phrase(const std::string& canon) const { return m_entity_canon.count(canon) > 0; }
+
+private:
+    void add_probe(const data::Probe& probe);
+    std::optional<data::MessageIndex> m_messages;
+    std::map<std::string, int> m_entity_ids;  // canonical first variant -> id
+    std::map<std::string, std::vector<std::pair<evidence::Tokens, int>>> m_by_first_token;
+    std::set<std::string> m_entity_canon;
+    std::map<std::string, std::set<std::string>> m_detail_phrases;
+    std::unordered_map<std::string, std::vector<std::vector<int>>> m_message_units;
+};
+
 // A snapshot of everything a system holds, indexed once and shared by every probe graded against
-// it: normalised texts and a message-id -> memories map, so grading a probe never rescans text.
+// it: each memory's units (evidence::units) in a table of distinct units with token postings, the
+// memories holding each word stem, and a message-id -> memories map, so grading a probe never
+// rescans the store.
 class MemorySnapshot {
 public:
     MemorySnapshot(std::vector<memory::Memory> memories, bool provenance);
@@ -72,38 +116,48 @@ public:
     // Indices of memories whose sources include `message_id`.
     const std::vector<std::size_t>& by_source(const std::string& message_id) const;
     const std::string& normalized_text(std::size_t index) const { return m_normalized[index]; }
-    // The same text as whole sentences: see sentence_bounded().
-    const std::string& bounded_text(std::size_t index) const { return m_bounded[index]; }
     // Index of the memory with `id`, if held.
     std::optional<std::size_t> index_of(const std::string& id) const;
+
+    // The distinct units of the store.
+    const evidence::Unit& unit(std::uint32_t id) const { return m_units[id]; }
+    std::optional<std::uint32_t> find_unit(const std::string& canon) const;
+    // Units of a memory, in order (ids into the distinct table).
+    const std::vector<std::uint32_t>& units_of(std::size_t memory) const { return m_memory_units[memory]; }
+    // (memory, position) of each occurrence of a unit.
+    const std::vector<std::pair<std::uint32_t, std::uint32_t>>& occurrences(std::uint32_t unit) const {
+        return m_occurrences[unit];
+    }
+    // Distinct units holding a token; memories holding a word stem.
+    const std::vector<std::uint32_t>& units_with(const std::string& token) const;
+    const std::vector<std::uint32_t>& memories_with_stem(const std::string& stem) const;
 
 private:
     std::vector<memory::Memory> m_memories;
     std::vector<std::string> m_normalized;
-    std::vector<std::string> m_bounded;
     std::unordered_map<std::string, std::vector<std::size_t>> m_by_source;
     std::unordered_map<std::string, std::size_t> m_by_id;
     bool m_provenance;
+    std::vector<evidence::Unit> m_units;
+    std::unordered_map<std::string, std::uint32_t> m_unit_ids;
+    std::vector<std::vector<std::uint32_t>> m_memory_units;
+    std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> m_occurrences;
+    std::unordered_map<std::string, std::vector<std::uint32_t>> m_token_units;
+    std::unordered_map<std::string, std::vector<std::uint32_t>> m_stem_memories;
 };
 
-// Grades one probe. `retrieved` is what the system returned for the probe's question at some k.
-// Retrieved memories are matched to the snapshot by id; a retrieved memory unknown to the
-// snapshot is still examined by its own text and sources. `messages` (optional) lets a fact
-// without listed statements count as copied when its memories hold its whole cited messages.
+// Grades one probe. `retrieved` is what the system returned for the probe's question at some k:
+// judged by the text it served (a served text that differs from the snapshot's copy of the same
+// id is examined on its own). `scenario` gives the entities, detail phrases and messages of the
+// whole scenario (null: built from this probe alone, with no messages).
 ProbeVerdict grade_memory_side(const data::Probe& probe, const MemorySnapshot& snapshot,
-                               const std::vector<memory::Hit>& retrieved,
-                               const data::MessageIndex* messages = nullptr);
-
-// Text as its normalised sentences (text::split_sentences, then text::normalize), each enclosed in
-// a unit separator: "\x1fmira hums\x1fshe sings\x1f". A statement is held verbatim when its bounded
-// form occurs in a memory's: whole sentences, so "Not only when the kettle boils does Mira hum"
-// does not hold "Only when the kettle boils does Mira hum".
-std::string sentence_bounded(std::string_view text);
+                               const std::vector<memory::Hit>& retrieved, const ScenarioEvidence* scenario = nullptr);
 
 // True when a memory with these sources came from one of the fact's messages.
 bool cites_fact(const std::vector<std::string>& sources, const data::EvidenceFact& fact);
 
-// True when the key detail (any variant) occurs in `normalized_text` on word boundaries.
-bool detail_present(const data::KeyDetail& detail, const std::string& normalized_text);
+// True when the key detail (any variant) occurs in `text` on token boundaries, in the matcher's
+// canonical tokens.
+bool detail_present(const data::KeyDetail& detail, std::string_view text);
 
 }  // namespace memfail::grade

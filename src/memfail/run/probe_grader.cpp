@@ -91,6 +91,11 @@ void add_rules_memory_checks(const grade::FactVerdict& fv, bool decisive, std::v
         out.push_back(check(fv.fact_id, "summary", k_rules_unsure, false, false, fv.explanation));
         return;
     }
+    if (fv.unsure == grade::Unsure::retrieval) {
+        out.push_back(check(fv.fact_id, "summary", "rules", true, decisive, "the fact's statements are held verbatim"));
+        out.push_back(check(fv.fact_id, "retrieval", k_rules_unsure, false, false, fv.explanation));
+        return;
+    }
     const bool faithful = fv.stage != grade::Stage::summary_error;
     out.push_back(check(fv.fact_id, "summary", "rules", faithful, decisive,
                         faithful ? "the fact's statements are held verbatim" : fv.explanation));
@@ -208,7 +213,9 @@ store::ProbeRow ProbeGrader::grade(const PendingProbe& p, const grade::MemorySna
                 // k), else the judge. With --grader both the judge is asked too, for comparison.
                 bool retrieved = false;
                 bool judge_decides = false;
-                if (m_judge_all) {
+                if (m_judge_all || rules.unsure == grade::Unsure::retrieval) {
+                    // The paper's judge decides every stage; and what was served differs from the
+                    // store in a way the rules cannot read: the judge reads what was served.
                     judge_decides = true;
                     if (rules.retrieval_checked)  // kept beside the judge's, for the agreement figures
                         row.checks.push_back(check(fact.id, "retrieval", "rules", rules.retrieved, false,

@@ -88,7 +88,7 @@ public:
                 const LoadedDataset& dataset, const ProgressSink& progress, RunOutcome& outcome, RunServices& roles,
                 RowWriter& writer)
         : m_db(db), m_run_id(run_id), m_config(config), m_dataset(dataset), m_progress(progress),
-          m_outcome(outcome), m_roles(roles), m_writer(writer), m_messages(dataset.scenario),
+          m_outcome(outcome), m_roles(roles), m_writer(writer), m_evidence(dataset.scenario),
           m_task(roles.paper ? llm::prompts::paper_task_of(dataset.scenario.dataset) : std::nullopt),
           m_judge_all(m_task.has_value() && roles.judge.has_value()),
           m_probe_grader(dataset.scenario, roles, m_task, m_judge_all) {}
@@ -374,7 +374,7 @@ private:
             for (std::size_t j = 0; j < retrieved; ++j) {
                 PendingProbe& p = batch->pending[j];
                 if (p.retrieve_error.empty())
-                    p.rules = grade::grade_memory_side(*p.probe, *batch->snapshot, p.hits, &m_messages);
+                    p.rules = grade::grade_memory_side(*p.probe, *batch->snapshot, p.hits, &m_evidence);
             }
             return {};
         };
@@ -399,7 +399,7 @@ private:
             }
             if (hits) {
                 p.hits = std::move(*hits);
-                p.rules = grade::grade_memory_side(*p.probe, *batch->snapshot, p.hits, &m_messages);
+                p.rules = grade::grade_memory_side(*p.probe, *batch->snapshot, p.hits, &m_evidence);
             } else {
                 // An adapter failing one probe (after a retry) must not stop the run: record it, go on.
                 p.retrieve_error = hits.error().describe();
@@ -418,7 +418,7 @@ private:
             for (std::size_t i = 0; i < retrieved; ++i) {
                 PendingProbe& p = batch->pending[i];
                 if (!p.retrieve_error.empty()) continue;
-                const suites::CheckContext context{s, *p.probe, held_now, p.hits, system, reads, p.k, &m_messages};
+                const suites::CheckContext context{s, *p.probe, held_now, p.hits, system, reads, p.k, m_evidence.messages()};
                 for (auto& c : suite->check_memory(context))
                     if (c.applicable) p.memory_checks.push_back({c.name, c.passed, std::move(c.detail)});
                 // A profile task's stage comes from its fields' gold evidence, not evidence facts.
@@ -482,7 +482,7 @@ private:
                         const auto lent = retrieved.find(probe);
                         verdict = lent != retrieved.end() ? lent->second
                                                           : &batch->verdicts.emplace_back(grade::grade_memory_side(
-                                                                *probe, snapshot, {}, &m_messages));
+                                                                *probe, snapshot, {}, &m_evidence));
                     }
                     it->second.fact = &fact;
                     it->second.rules = &verdict->facts[f];
@@ -730,7 +730,9 @@ private:
     RunServices& m_roles;
     RowWriter& m_writer;
     std::set<std::pair<std::string, int>> m_graded;  // recorded, or queued with the writer
-    const data::MessageIndex m_messages;  // the scenario's messages, for facts without listed statements
+    // The scenario's entities, detail phrases and messages, for the evidence matcher (and facts
+    // without listed statements).
+    const grade::ScenarioEvidence m_evidence;
     // The paper's protocol on a MemFail dataset: its per-dataset judge prompts, and the judge (when
     // there is one) decides every stage, as in the paper; the rules' checks are kept beside it.
     const grade::LlmJudge::Task m_task;
