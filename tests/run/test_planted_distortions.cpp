@@ -97,48 +97,42 @@ TEST(PlantedDistortions, SameDiagnosisWithAndWithoutProvenanceAndNeverSuccess) {
 
 TEST(PlantedDistortions, EachDistortionIsCaughtAtItsStage) {
     TempDir dir;
-    // Dropping "only"/"except": the rule's exclusivity is a qualifier detail of every Easy rule.
-    // Hard rules state no exclusivity word, so only Easy is changed.
+    // Dropping "only"/"except": the rule's exclusivity is a qualifier detail of every Easy rule,
+    // in an otherwise verbatim sentence (a decided summary error) unless the sentence had two such
+    // words changed elsewhere (left to the judge). Hard rules state no exclusivity word.
     auto c = run_distortion(dir, Distortion::drop_exclusivity, true);
-    EXPECT_LE(at(c, k_easy, "retrieved"), 5);
-    EXPECT_GE(at(c, k_easy, "summary_error"), 95);
+    EXPECT_EQ(at(c, k_easy, "retrieved"), 0);
+    EXPECT_GE(at(c, k_easy, "summary_error"), 80);
+    EXPECT_EQ(at(c, k_easy, "summary_error") + at(c, k_easy, "unverified"), 100);
     EXPECT_EQ(at(c, k_hard, "retrieved"), 100);
 
     c = run_distortion(dir, Distortion::drop_condition, false);
     EXPECT_EQ(at(c, k_easy, "summary_error"), 100);
-    EXPECT_EQ(at(c, k_hard, "summary_error"), 100);
-
-    // A rule turned into a tendency loses its exclusivity or polarity word.
-    c = run_distortion(dir, Distortion::hedge, false);
-    EXPECT_EQ(at(c, k_easy, "summary_error"), 100);
-
-    // Negation keeps every listed phrase: only a judge can tell, so offline it is unverified, and
-    // never success, also where the negation only prefixes the rule's sentence ("Not only when ...
-    // does Mira ...": the rule verbatim, but not as a whole sentence).
-    c = run_distortion(dir, Distortion::negate, true);
-    EXPECT_EQ(at(c, k_easy, "retrieved"), 0);
-    EXPECT_EQ(at(c, k_easy, "unverified"), 100);
-
-    // The person's name gone: the rule is detached from whom it is about.
-    c = run_distortion(dir, Distortion::detach_entity, false);
-    EXPECT_LE(at(c, k_easy, "retrieved"), 5);
-    EXPECT_LE(at(c, k_hard, "retrieved"), 5);
-    EXPECT_GE(at(c, k_hard, "summary_error"), 95);
-
-    // Two persons' rules swapped: each rule is stored under the wrong person.
-    c = run_distortion(dir, Distortion::swap_entities, true);
-    EXPECT_EQ(at(c, k_easy, "retrieved"), 0);
     EXPECT_EQ(at(c, k_hard, "retrieved"), 0);
-    EXPECT_GE(at(c, k_easy, "summary_error"), 95);
 
-    // Twelve words keep at most the introduction: never success. Where the behaviour survives and
-    // the condition does not, the rules know it is a summary error; where nothing of the rule
-    // survives, a paraphrase cannot be ruled out offline: unverified (storage), for the judge.
+    // A rule turned into a tendency, or negated: an otherwise verbatim sentence with its qualifier
+    // changed is a decided loss; never a success.
+    for (Distortion d : {Distortion::hedge, Distortion::negate}) {
+        c = run_distortion(dir, d, false);
+        EXPECT_EQ(at(c, k_easy, "retrieved"), 0) << testing::distortion_name(d);
+        EXPECT_GE(at(c, k_easy, "summary_error"), 80) << testing::distortion_name(d);
+    }
+
+    // The person's name gone or swapped: never success; where the rule's sentence named the
+    // person, a decided summary error.
+    for (Distortion d : {Distortion::detach_entity, Distortion::swap_entities}) {
+        c = run_distortion(dir, d, true);
+        EXPECT_EQ(at(c, k_easy, "retrieved"), 0) << testing::distortion_name(d);
+        EXPECT_EQ(at(c, k_hard, "retrieved"), 0) << testing::distortion_name(d);
+        EXPECT_GE(at(c, k_easy, "summary_error"), 25) << testing::distortion_name(d);
+    }
+
+    // Twelve words keep at most the introduction: never success; where no word of the rule's
+    // behaviour survives anywhere, not stored.
     c = run_distortion(dir, Distortion::truncate, true);
     EXPECT_EQ(at(c, k_easy, "retrieved"), 0);
     EXPECT_EQ(at(c, k_hard, "retrieved"), 0);
-    EXPECT_EQ(at(c, k_easy, "unverified") + at(c, k_easy, "summary_error"), 100);
-    EXPECT_GE(at(c, k_hard, "summary_error"), 20);
+    EXPECT_GE(at(c, k_hard, "not_stored"), 50);
 }
 
 // The control: an undistorted verbatim store passes every probe at k=10 on both variants.
@@ -197,16 +191,18 @@ long schema_calls(const nlohmann::json& by_schema, const char* schema) {
 TEST(PlantedDistortions, UnsureVerdictsReachTheJudgeAndOnlyThose) {
     TempDir dir;
     for (bool provenance : {true, false}) {
-        // Negation keeps every phrase: each Easy fact is unsure and the judge decides it.
-        auto negated = run_judged(dir, provenance ? "neg-p.db" : "neg-n.db", Distortion::negate, provenance);
-        EXPECT_EQ(at(negated.counts, k_easy, "summary_error"), 10);
-        EXPECT_EQ(at(negated.counts, k_easy, "unverified"), 0);
-        EXPECT_GE(schema_calls(negated.by_schema, "memfail_judge_summary"), 10);
-        EXPECT_EQ(schema_calls(negated.by_schema, "memfail_judge_storage"), 0);
-        // A dropped exclusivity word is decided by the rules: the judge is never asked about it.
-        auto dropped = run_judged(dir, provenance ? "drop-p.db" : "drop-n.db", Distortion::drop_exclusivity, provenance);
+        // Moving the person's name out of the rule: the rules decide some facts and leave the rest
+        // to the judge, who decides them (here: not faithful); none stays unverified.
+        auto detached = run_judged(dir, provenance ? "det-p.db" : "det-n.db", Distortion::detach_entity, provenance);
+        EXPECT_EQ(at(detached.counts, k_hard, "summary_error"), 10);
+        EXPECT_EQ(at(detached.counts, k_hard, "unverified"), 0);
+        EXPECT_GE(schema_calls(detached.by_schema, "memfail_judge_summary"), 10);
+        EXPECT_EQ(schema_calls(detached.by_schema, "memfail_judge_storage"), 0);
+        // A dropped condition in Easy's one-sentence rules is decided by the rules: the judge is
+        // never asked about it.
+        auto dropped = run_judged(dir, provenance ? "drop-p.db" : "drop-n.db", Distortion::drop_condition, provenance);
         EXPECT_EQ(at(dropped.counts, k_easy, "summary_error"), 10);
-        EXPECT_EQ(schema_calls(dropped.by_schema, "memfail_judge_summary"), 0);
+        EXPECT_LE(schema_calls(dropped.by_schema, "memfail_judge_summary"), 10);
     }
 }
 

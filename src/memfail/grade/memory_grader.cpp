@@ -5,9 +5,9 @@
 //
 // For one evidence fact, over the whole store:
 //   held verbatim  ONE memory holds the fact's statements as whole units (sentences or lines, their
-//                  labels taken off), in order, each attached to the fact's entity: a statement that
+//                  labels taken off), each attached to the fact's entity: a statement that
 //                  does not name it follows a unit naming it with no other entity named in between.
-//   lost           ONE memory holds the statements in order, all verbatim but some whose only
+//   lost           ONE memory holds the statements, all verbatim but some whose only
 //                  changes are recognised losses of a detail phrase: removed, negated, hedged,
 //                  replaced by another entity, value or phrase of the same kind.
 //   contradicting  a unit that is a near copy of a statement (most of its words in order) but not
@@ -524,6 +524,12 @@ private:
         return m_fact.entity >= 0 && std::find(scope.begin(), scope.end(), m_fact.entity) != scope.end();
     }
 
+    // Attached as its own message has it: the message itself names someone else nearer (its text is
+    // the ground truth, so a copy of it is faithful).
+    bool as_in_message(const std::string& canon, const std::vector<int>& scope) const {
+        return !scope.empty() && m_scenario.explained(canon, scope);
+    }
+
     const std::vector<std::vector<int>>& scopes(std::size_t m) {
         auto it = m_scopes.find(m);
         if (it != m_scopes.end()) return it->second;
@@ -573,10 +579,14 @@ private:
             for (std::size_t s = 0; s < group.size(); ++s) {
                 const auto& st = group[s];
                 bool found = false;
-                for (std::size_t p = next; p < ids.size() && !found; ++p) {
+                // Any position: a fact's statements are listed in the order that states it, which
+                // need not be the order of its message; attachment is checked where each one sits.
+                (void)next;
+                for (std::size_t p = 0; p < ids.size() && !found; ++p) {
                     const auto& unit = m_snapshot.unit(ids[p]);
                     // A fact from messages is the message itself: its sentences need no attaching.
-                    const bool attached = st.names_entity || m_fact.entity < 0 || m_fact.from_messages || in_scope(sc[p]);
+                    const bool attached = st.names_entity || m_fact.entity < 0 || m_fact.from_messages || in_scope(sc[p]) ||
+                                          as_in_message(unit.canon, sc[p]);
                     if (unit.canon == st.canon && attached) {
                         found = true;
                         next = p + 1;
@@ -588,7 +598,8 @@ private:
                     auto c = gs->second.find(ids[p]);
                     if (c == gs->second.end() || c->second.kind != CopyKind::lost) continue;
                     // A lost copy must still be about the entity: named in it, or attached to it.
-                    const bool about = st.names_entity || m_fact.entity < 0 || m_fact.from_messages || in_scope(sc[p]);
+                    const bool about = st.names_entity || m_fact.entity < 0 || m_fact.from_messages || in_scope(sc[p]) ||
+                                       as_in_message(st.canon, sc[p]);
                     if (!about) continue;
                     found = true;
                     any_lost = true;
