@@ -455,6 +455,12 @@ public:
                 for (std::uint32_t u : candidate_units(st)) {
                     const auto& unit = m_snapshot.unit(u);
                     if (unit.canon == st.canon) {
+                        // A copy under a negating frame contradicts it.
+                        for (const auto& occ : m_snapshot.occurrences(u))
+                            if (negated_memory(occ.first)) {
+                                a.near_copy = true;
+                                add(a.contradicting, occ.first);
+                            }
                         // An exact copy filed under someone else is a contradicting copy.
                         if (st.names_entity || m_fact.entity < 0) continue;
                         for (const auto& [m, pos] : m_snapshot.occurrences(u)) {
@@ -481,7 +487,7 @@ public:
             if (auto u = m_snapshot.find_unit(m_fact.groups.front().front().canon))
                 for (const auto& occ : m_snapshot.occurrences(*u)) holder_candidates.insert(occ.first);
         for (std::size_t m : holder_candidates)
-            if (holds_all(m, false)) a.holders.push_back(m);
+            if (!negated_memory(m) && holds_all(m, false)) a.holders.push_back(m);
         for (std::size_t m : lost_candidates) {
             std::vector<std::string> details;
             if (holds_all(m, true, &details)) {
@@ -522,6 +528,30 @@ private:
 
     bool in_scope(const std::vector<int>& scope) const {
         return m_fact.entity >= 0 && std::find(scope.begin(), scope.end(), m_fact.entity) != scope.end();
+    }
+
+    // A memory opening with a negating frame over a message's text ("It is not true that <the
+    // message>"): every unit of it stands under the frame, so none holds a statement verbatim.
+    bool negated_memory(std::size_t m) {
+        auto it = m_negated.find(m);
+        if (it != m_negated.end()) return it->second;
+        bool negated = false;
+        const auto& ids = m_snapshot.units_of(m);
+        if (!ids.empty()) {
+            const ev::Tokens& t = m_snapshot.unit(ids.front()).tokens;
+            const ev::Lexicon& lex = ev::lexicon();
+            bool negator = false;
+            std::size_t k = 0;
+            for (; k < t.size(); ++k) {
+                if (lex.is_negator(t[k])) negator = true;
+                else if (!lex.operator_glue.count(t[k])) break;
+            }
+            if (negator && k > 0 && k < t.size()) {
+                const ev::Tokens tail(t.begin() + static_cast<std::ptrdiff_t>(k), t.end());
+                negated = m_scenario.explained(ev::join(tail), {});
+            }
+        }
+        return m_negated.emplace(m, negated).first->second;
     }
 
     // Attached as its own message has it: the message itself names someone else nearer (its text is
@@ -634,6 +664,7 @@ private:
     const MemorySnapshot& m_snapshot;
     const ScenarioEvidence& m_scenario;
     std::map<std::size_t, std::vector<std::vector<int>>> m_scopes;
+    std::map<std::size_t, bool> m_negated;
     std::map<std::pair<std::size_t, std::size_t>, std::map<std::uint32_t, Copy>> m_copies;
 };
 
