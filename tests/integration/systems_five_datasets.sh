@@ -71,8 +71,11 @@ for name in wanted:
     # which is the detached-fact failure the dataset exists to show, not a broken run.
     easy = rows.get(("conditional_facts_easy", 5))
     if easy:
+        # A system storing sentences apart keeps a rule that says "he" away from the intro naming
+        # him: not held verbatim under its person, so unverified for a judge (docs/TAXONOMY.md, the
+        # evidence contract); about half of Easy rules name the person in the rule's own sentence.
         kept = easy["stages"]["retrieved"] + easy["stages"]["not_retrieved"]
-        if kept * 2 < easy["probes"]:
+        if kept * 5 < easy["probes"] * 2:
             problems.append(f"{name}: kept the evidence of only {kept} of {easy['probes']} easy probes "
                             f"(stages {easy['stages']})")
         if easy["memory_success"] * 10 < easy["probes"]:
