@@ -136,7 +136,7 @@ struct Scanner {
             if (i + 2 < s.size() && s[i] == ':' && is_digit(static_cast<unsigned char>(s[i + 1])) &&
                 is_digit(static_cast<unsigned char>(s[i + 2])))
                 i += 3;
-            char buf[8];
+            char buf[32];
             std::snprintf(buf, sizeof buf, "%02d:%02d", hour % 100, minute % 100);
             out.push_back(buf);
             return;
@@ -302,7 +302,7 @@ Tokens canonical_values(Tokens in, const Lexicon& lex) {
                 const std::string& half = next(used);
                 if (half == "pm" && hour != 12) hour += 12;
                 if (half == "am" && hour == 12) hour = 0;
-                char buf[8];
+                char buf[32];
                 std::snprintf(buf, sizeof buf, "%02d:%02d", hour, minute);
                 out.push_back(buf);
                 k += used;
@@ -388,7 +388,7 @@ const Lexicon& lexicon() {
 Tokens tokens(std::string_view text) {
     const Lexicon& lex = lexicon();
     const std::string lowered = Scanner::lower_unified(text);
-    Scanner scanner{lowered};
+    Scanner scanner{lowered, 0, {}};
     scanner.run(lex);
     return canonical_values(std::move(scanner.out), lex);
 }
