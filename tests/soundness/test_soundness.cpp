@@ -29,6 +29,9 @@ struct Store {
     std::vector<memory::Memory> memories;
     std::map<std::string, std::string> served;  // id -> the text served at retrieval, when it differs
     std::set<std::string> forced;               // message ids whose facts a transformation touched by adding copies
+    std::map<std::string, std::size_t> at;      // memory id -> position, as verbatim() made them
+    std::map<std::string, std::string> original;  // memory id -> the message's text
+    memory::Memory& memory(const std::string& id) { return memories[at.at(id)]; }
 };
 
 // The scenario as the transformations see it: each message's entity and condition phrases.
@@ -84,7 +87,11 @@ using StoreFn = std::function<Store(const Context&)>;
 Store verbatim(const Context& c) {
     Store s;
     for (const auto& session : c.scenario->sessions)
-        for (const auto& m : session.messages) s.memories.push_back({m.id, m.content, "", "", {m.id}});
+        for (const auto& m : session.messages) {
+            s.at[m.id] = s.memories.size();
+            s.original[m.id] = m.content;
+            s.memories.push_back({m.id, m.content, "", "", {m.id}});
+        }
     return s;
 }
 
@@ -145,14 +152,12 @@ std::vector<Transformation> transformations() {
     // ---- corrupting ----
     out.push_back({"fuse_two_persons", false, [](const Context& c) {
                        Store s = verbatim(c);
-                       std::map<std::string, std::size_t> at;
-                       for (std::size_t i = 0; i < s.memories.size(); ++i) at[s.memories[i].id] = i;
                        for (std::size_t i = 0; i + 1 < c.entity_order.size(); i += 2) {
                            const std::string& a = c.entity_order[i];
                            const std::string& b = c.entity_order[i + 1];
                            const auto split = [&](const std::string& id, std::vector<std::string>& named,
                                                   std::vector<std::string>& rest) {
-                               for (const auto& sn : sentences(c.scenario ? s.memories[at[id]].text : ""))
+                               for (const auto& sn : sentences(s.original.at(id)))
                                    (names(sn, c.entity_of.at(id)) ? named : rest).push_back(sn);
                            };
                            std::vector<std::string> an, ar, bn, br;
@@ -162,24 +167,20 @@ std::vector<Transformation> transformations() {
                            fused.insert(fused.end(), br.begin(), br.end());
                            fused.insert(fused.end(), bn.begin(), bn.end());
                            fused.insert(fused.end(), ar.begin(), ar.end());
-                           s.memories[at[a]].text = s.memories[at[b]].text = join_lines(fused, " ");
+                           s.memory(a).text = s.memory(b).text = join_lines(fused, " ");
                        }
                        return s;
                    }});
     out.push_back({"refile_unnamed", false, [](const Context& c) {
                        Store s = verbatim(c);
-                       std::map<std::string, std::size_t> at;
-                       for (std::size_t i = 0; i < s.memories.size(); ++i) at[s.memories[i].id] = i;
-                       std::map<std::string, std::string> original;
-                       for (const auto& m : s.memories) original[m.id] = m.text;
                        for (std::size_t i = 0; i < c.entity_order.size(); ++i) {
                            const std::string& a = c.entity_order[i];
                            const std::string& b = c.entity_order[(i + 1) % c.entity_order.size()];
                            if (a == b) continue;
                            std::vector<std::string> kept, moved;
-                           for (const auto& sn : sentences(original[a])) (names(sn, c.entity_of.at(a)) ? kept : moved).push_back(sn);
-                           s.memories[at[a]].text = join_lines(kept, " ");
-                           s.memories[at[b]].text += " " + join_lines(moved, " ");
+                           for (const auto& sn : sentences(s.original.at(a))) (names(sn, c.entity_of.at(a)) ? kept : moved).push_back(sn);
+                           s.memory(a).text = join_lines(kept, " ");
+                           s.memory(b).text += " " + join_lines(moved, " ");
                        }
                        return s;
                    }});
@@ -193,6 +194,8 @@ std::vector<Transformation> transformations() {
                            s.forced.insert(m.id);
                        }
                        s.memories = std::move(all);
+                       s.at.clear();
+                       for (std::size_t i = 0; i < s.memories.size(); ++i) s.at[s.memories[i].id] = i;
                        return s;
                    }});
     out.push_back({"hedge", false, per_text([](auto&, const std::string& t, auto&) {
@@ -203,10 +206,8 @@ std::vector<Transformation> transformations() {
                        Store s = verbatim(c);
                        std::vector<std::string> ids;
                        for (const auto& [id, cond] : c.condition_of) ids.push_back(id);
-                       std::map<std::string, std::size_t> at;
-                       for (std::size_t i = 0; i < s.memories.size(); ++i) at[s.memories[i].id] = i;
                        for (std::size_t i = 0; i + 1 < ids.size(); ++i) {
-                           auto& m = s.memories[at[ids[i]]];
+                           auto& m = s.memory(ids[i]);
                            m.text = replace_words(m.text, escape(c.condition_of.at(ids[i])), c.condition_of.at(ids[i + 1]));
                        }
                        return s;
@@ -233,13 +234,11 @@ std::vector<Transformation> transformations() {
                    })});
     out.push_back({"swap_entities", false, [](const Context& c) {
                        Store s = verbatim(c);
-                       std::map<std::string, std::size_t> at;
-                       for (std::size_t i = 0; i < s.memories.size(); ++i) at[s.memories[i].id] = i;
                        for (std::size_t i = 0; i < c.entity_order.size(); ++i) {
                            const std::string& a = c.entity_order[i];
                            const std::string& b = c.entity_order[(i + 1) % c.entity_order.size()];
                            if (c.entity_of.at(a) == c.entity_of.at(b)) continue;
-                           auto& m = s.memories[at[a]];
+                           auto& m = s.memory(a);
                            m.text = replace_words(m.text, escape(c.entity_of.at(a)), c.entity_of.at(b));
                        }
                        return s;
@@ -259,16 +258,12 @@ std::vector<Transformation> transformations() {
                    })});
     out.push_back({"overwrite_preferences", false, [](const Context& c) {
                        Store s = verbatim(c);
-                       std::map<std::string, std::size_t> at;
-                       for (std::size_t i = 0; i < s.memories.size(); ++i) at[s.memories[i].id] = i;
-                       std::map<std::string, std::string> original;
-                       for (const auto& m : s.memories) original[m.id] = m.text;
                        for (const auto& p : c.scenario->probes) {
                            if (p.evidence.size() < 2) continue;
                            const std::string& last = p.evidence.back().message_ids.front();
                            for (const auto& f : p.evidence)
                                for (const auto& id : f.message_ids)
-                                   if (id != last && at.count(id)) s.memories[at[id]].text = original[last];
+                                   if (id != last && s.at.count(id)) s.memory(id).text = s.original.at(last);
                        }
                        return s;
                    }});
@@ -287,9 +282,8 @@ bool touched(const data::EvidenceFact& fact, const Store& store, const grade::Sc
     for (const auto& id : fact.message_ids) {
         if (store.forced.count(id) || store.served.count(id)) return true;
         const data::Message* original = messages.message(id);
-        const memory::Memory* now = nullptr;
-        for (const auto& m : store.memories)
-            if (m.id == id) now = &m;
+        const auto position = store.at.find(id);
+        const memory::Memory* now = position == store.at.end() ? nullptr : &store.memories[position->second];
         if (!original || !now) return true;
         const auto with_scopes = [&](const std::string& t) {
             auto units = ev::units(t);

@@ -419,11 +419,6 @@ Copy classify(const PreparedFact& fact, const PreparedFact::Statement& st, const
     return out;
 }
 
-// A memory's (or a served text's) units as the analysis reads them.
-struct Text {
-    const std::vector<std::uint32_t>* ids = nullptr;
-};
-
 // The analysis of one fact over a store: who holds it verbatim, who lost it, who contradicts it.
 struct Analysis {
     std::vector<std::size_t> holders;         // memories holding every group verbatim and attached
@@ -497,8 +492,6 @@ public:
                         a.lost_details.push_back(d);
             }
         }
-        // A memory that holds the fact verbatim is no contradiction of it by its other units alone
-        // when those are copies of other messages; the loop above already skipped explained units.
         // Memories holding every content detail (the judge reads them).
         if (!m_fact.content.empty()) {
             const auto& first = m_fact.details[m_fact.content.front()];
@@ -594,54 +587,45 @@ private:
         return {out.begin(), out.end()};
     }
 
-    // Every group in memory m, in order, each statement attached to the entity; with `allow_lost`,
-    // statements may be lost copies (at least one must be), their lost details collected.
+    // Every group in memory m, each statement attached to the entity (at any position: a fact's
+    // statements are listed in the order that states it, which need not be its message's order);
+    // with `allow_lost`, statements may be lost copies (at least one must be), their lost details
+    // collected.
     bool holds_all(std::size_t m, bool allow_lost, std::vector<std::string>* lost_details = nullptr) {
         const auto& ids = m_snapshot.units_of(m);
         const auto& sc = scopes(m);
         bool any_lost = false;
-        std::size_t next = 0;
         for (std::size_t g = 0; g < m_fact.groups.size(); ++g) {
-            // For a fact from messages each message is its own group and may sit in its own memory,
-            // in any order: only a fact's listed statements must share one memory.
-            if (m_fact.from_messages) next = 0;
             const auto& group = m_fact.groups[g];
             for (std::size_t s = 0; s < group.size(); ++s) {
                 const auto& st = group[s];
-                bool found = false;
-                // Any position: a fact's statements are listed in the order that states it, which
-                // need not be the order of its message; attachment is checked where each one sits.
-                (void)next;
-                for (std::size_t p = 0; p < ids.size() && !found; ++p) {
-                    const auto& unit = m_snapshot.unit(ids[p]);
-                    // A fact from messages is the message itself: its sentences need no attaching.
-                    const bool attached = st.names_entity || m_fact.entity < 0 || m_fact.from_messages || in_scope(sc[p]) ||
-                                          as_in_message(unit.canon, sc[p]);
-                    if (unit.canon == st.canon && attached) {
-                        found = true;
-                        next = p + 1;
-                        continue;
-                    }
-                    if (!allow_lost) continue;
+                // About the entity: named in the statement, attached to it where it sits, or as its
+                // own message has it; a fact from messages is the message itself and needs none.
+                const auto attached = [&](std::size_t p) {
+                    return st.names_entity || m_fact.entity < 0 || m_fact.from_messages || in_scope(sc[p]) ||
+                           as_in_message(st.canon, sc[p]);
+                };
+                const auto lost_copy = [&](std::size_t p) -> const Copy* {
+                    if (!allow_lost) return nullptr;
                     auto gs = m_copies.find({g, s});
-                    if (gs == m_copies.end()) continue;
+                    if (gs == m_copies.end()) return nullptr;
                     auto c = gs->second.find(ids[p]);
-                    if (c == gs->second.end() || c->second.kind != CopyKind::lost) continue;
-                    // A lost copy must still be about the entity: named in it, or attached to it.
-                    const bool about = st.names_entity || m_fact.entity < 0 || m_fact.from_messages || in_scope(sc[p]) ||
-                                       as_in_message(st.canon, sc[p]);
-                    if (!about) continue;
-                    found = true;
-                    any_lost = true;
-                    next = p + 1;
-                    if (lost_details)
-                        for (const auto& d : c->second.lost_details) lost_details->push_back(d);
+                    return c == gs->second.end() || c->second.kind != CopyKind::lost ? nullptr : &c->second;
+                };
+                bool found = false;
+                for (std::size_t p = 0; p < ids.size() && !found; ++p) {
+                    if (!attached(p)) continue;
+                    if (m_snapshot.unit(ids[p]).canon == st.canon) {
+                        found = true;
+                    } else if (const Copy* c = lost_copy(p)) {
+                        found = true;
+                        any_lost = true;
+                        if (lost_details)
+                            for (const auto& d : c->lost_details) lost_details->push_back(d);
+                    }
                 }
-                if (!found) {
-                    if (!m_fact.from_messages) return false;
-                    // A message's group may be held by another memory: this memory is not its holder.
-                    return false;
-                }
+                // A message's group held by another memory: this memory is not its holder.
+                if (!found) return false;
             }
         }
         return !allow_lost || any_lost;
