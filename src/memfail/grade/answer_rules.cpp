@@ -2,6 +2,10 @@
 // Deterministic answer parsing.
 #include <memfail/core/text.hpp>
 #include <memfail/grade/answer_rules.hpp>
+#include <memfail/grade/evidence.hpp>
+
+#include <algorithm>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -83,35 +87,65 @@ std::optional<char> parse_choice_letter(std::string_view reply, char last) {
 }
 
 std::optional<std::string> parse_yes_no(std::string_view reply) {
+    // The first sentence in the evidence matcher's tokens, labels kept: "Yes: ..." and "Answer: no"
+    // both commit.
     const auto sentences = text::split_sentences(reply);
-    const std::string first = sentences.empty() ? std::string(reply) : sentences.front();
-    for (const auto& w : text::words(first)) {
-        const std::string lower = text::to_lower(w);
-        if (lower == "yes" || lower == "yeah" || lower == "yep") return std::string("yes");
-        if (lower == "no" || lower == "nope") return std::string("no");
+    const auto first = evidence::tokens(sentences.empty() ? reply : std::string_view(sentences.front()));
+    for (const auto& w : first) {
+        if (w == "yes" || w == "yeah" || w == "yep") return std::string("yes");
+        if (w == "no" || w == "nope") return std::string("no");
     }
     return std::nullopt;
 }
 
 bool looks_like_abstention(std::string_view reply) {
-    const std::string n = text::normalize(reply);
-    static const char* const k_phrases[] = {
-        "don't have any information", "do not have any information", "don't have information",
-        "do not have information", "no information about", "no information on", "not have any details",
-        "don't have any details", "don't know anything about", "do not know anything about",
-        "don't have any record", "no record of", "nothing about", "not familiar with",
-        "haven't told me about", "have not told me about", "haven't mentioned", "never mentioned",
-        "don't have details", "i'm not sure who", "not aware of any", "don't recall",
-        "no memories about", "no notes about", "can't find anything", "cannot find anything"};
-    for (const char* p : k_phrases)
-        if (text::normalized_contains(n, text::normalize(p))) return true;
-    return false;
+    // Phrases in canonical tokens (contractions expanded), so "don't" and "do not" are one phrase.
+    static const std::vector<evidence::Tokens> k_phrases = [] {
+        std::vector<evidence::Tokens> out;
+        for (const char* p :
+             {"do not have any information", "do not have information", "no information about",
+              "no information on", "not have any details", "do not know anything about", "do not have any record",
+              "no record of", "nothing about", "not familiar with", "have not told me about", "have not mentioned",
+              "never mentioned", "do not have details", "i am not sure who", "not aware of any", "do not recall",
+              "no memories about", "no notes about", "cannot find anything", "can not find anything"})
+            out.push_back(evidence::tokens(p));
+        return out;
+    }();
+    const auto tokens = evidence::tokens(reply);
+    return std::any_of(k_phrases.begin(), k_phrases.end(),
+                       [&](const evidence::Tokens& p) { return evidence::contains(tokens, p); });
 }
+
+namespace {
+
+// Whether `reply` states `variants` (any of them): `stated` when a unit holds one with no negation
+// or hedge in that unit, `qualified` when the only units holding one also negate or hedge.
+enum class Stated { no, qualified, stated };
+Stated states(const std::vector<evidence::Unit>& units, const std::vector<std::string>& variants) {
+    const auto& lex = evidence::lexicon();
+    Stated best = Stated::no;
+    for (const auto& variant : variants) {
+        const auto phrase = evidence::tokens(variant);
+        if (phrase.empty()) continue;
+        for (const auto& u : units) {
+            if (!evidence::contains(u.tokens, phrase)) continue;
+            const bool qualified = std::any_of(u.tokens.begin(), u.tokens.end(), [&](const std::string& t) {
+                return (lex.is_negator(t) || lex.is_hedge(t)) && !evidence::contains(phrase, {t});
+            });
+            if (!qualified) return Stated::stated;
+            best = Stated::qualified;
+        }
+    }
+    return best;
+}
+
+}  // namespace
 
 AnswerVerdict grade_answer_by_rules(const data::Probe& probe, std::string_view reply) {
     AnswerVerdict v;
     switch (probe.kind) {
         case data::ProbeKind::mcq: {
+            // Read exactly, as the paper grades Long-Hop: a reply with no option letter is wrong.
             const char last = static_cast<char>('A' + std::max<std::size_t>(probe.choices.size(), 1) - 1);
             auto letter = parse_choice_letter(reply, last);
             v.parsed = letter ? std::string(1, *letter) : "";
@@ -124,21 +158,34 @@ AnswerVerdict grade_answer_by_rules(const data::Probe& probe, std::string_view r
             auto expected = parse_yes_no(probe.answer);
             auto got = parse_yes_no(reply);
             v.parsed = got.value_or("");
-            v.correct = expected && got && *expected == *got;
-            v.reason = !got ? "the reply commits to neither yes nor no"
-                            : "answered " + *got + ", the reference says " + expected.value_or("?");
+            v.decided = expected && got;
+            v.correct = v.decided && *expected == *got;
+            v.reason = !got        ? "the reply commits to neither yes nor no in its first sentence; only a judge can read it"
+                       : !expected ? "the reference answer says neither yes nor no; only a judge can grade this answer"
+                                   : "answered " + *got + ", the reference says " + *expected;
             return v;
         }
         case data::ProbeKind::abstain: {
+            // A refusal in words the rules know is an abstention; any other reply may still decline
+            // in other words, so only a judge can call it an answer.
             v.correct = looks_like_abstention(reply);
-            v.parsed = v.correct ? "abstained" : "answered";
-            v.reason = v.correct ? "the reply says it has no information" : "the reply answers instead of abstaining";
+            v.decided = v.correct;
+            v.parsed = v.correct ? "abstained" : "";
+            v.reason = v.correct ? "the reply says it has no information"
+                                 : "the reply does not decline in words the rules know; only a judge can tell "
+                                   "whether it answers instead of abstaining";
             return v;
         }
         case data::ProbeKind::list:
         case data::ProbeKind::open: {
-            const std::string normalized = text::normalize(reply);
-            std::vector<std::string> found, missing;
+            // A reply that declines an answerable question is wrong, whatever else it says.
+            if (looks_like_abstention(reply)) {
+                v.parsed = "abstained";
+                v.reason = "the reply says it has no information, but the question has an answer";
+                return v;
+            }
+            const auto units = evidence::units(reply);
+            std::vector<std::string> found, missing, qualified;
             std::size_t uncheckable = 0;
             for (const auto& fact : probe.evidence) {
                 // The deciding detail: the last key detail that does not name the entity (persona
@@ -147,22 +194,32 @@ AnswerVerdict grade_answer_by_rules(const data::Probe& probe, std::string_view r
                 for (const auto& d : fact.key_details)
                     if (d.name != "entity") decisive = &d;
                 // An imported fact whose detail could not be derived: the rules cannot check it.
-                if (!decisive) {
+                if (!decisive || decisive->variants.empty()) {
                     ++uncheckable;
                     continue;
                 }
-                bool hit = false;
-                for (const auto& variant : decisive->variants)
-                    if (text::normalized_contains(normalized, text::normalize(variant))) hit = true;
-                (hit ? found : missing).push_back(decisive->variants.front());
+                switch (states(units, decisive->variants)) {
+                    case Stated::stated: found.push_back(decisive->variants.front()); break;
+                    case Stated::qualified: qualified.push_back(decisive->variants.front()); break;
+                    case Stated::no: missing.push_back(decisive->variants.front()); break;
+                }
             }
             v.parsed = text::join(found, "; ");
-            v.correct = missing.empty() && !found.empty() && uncheckable == 0;
-            v.reason = !missing.empty() ? "the reply does not name: " + text::join(missing, "; ")
+            // Correct only when every detail is stated plainly; a detail not found may be said in
+            // other words, and one found under a negation or hedge may be denied: neither decides.
+            v.decided = missing.empty() && qualified.empty() && uncheckable == 0 && !found.empty();
+            v.correct = v.decided;
+            v.reason = v.correct ? "the reply names every expected detail"
                        : uncheckable > 0
                            ? std::to_string(uncheckable) + " expected fact(s) have no detail the rules can look for; "
                                                            "only a judge can grade this answer"
-                           : "the reply names every expected detail";
+                       : !qualified.empty()
+                           ? "the reply names " + text::join(qualified, "; ") +
+                                 " only beside a negation or hedge; only a judge can tell whether it is stated"
+                       : found.empty() && missing.empty()
+                           ? std::string("the probe has no expected detail; only a judge can grade this answer")
+                           : "the reply does not name " + text::join(missing, "; ") +
+                                 " in these words; only a judge can tell whether it says it otherwise";
             return v;
         }
     }

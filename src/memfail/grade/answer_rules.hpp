@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Deterministic answer-stage checks: the multiple-choice letter parser (exact, as the paper grades
 // Long-Hop), yes/no polarity, list coverage by key details, and a conservative abstention detector.
-// `--grader rules` uses them for every kind; with a judge they are compared against its verdicts.
+// They decide only what they can prove (AnswerVerdict::decided); `--grader rules` leaves the rest
+// unverified, and with a judge they are compared against its verdicts.
 #pragma once
 #include <optional>
 #include <string>
@@ -25,12 +26,20 @@ bool looks_like_abstention(std::string_view reply);
 
 struct AnswerVerdict {
     bool correct = false;
+    // False when the rules cannot prove the verdict either way (a detail not found may be said in
+    // other words; a reply with no yes or no; a reply that may decline in other words): only a judge
+    // decides it, and offline the answer is unverified. `correct` is then false.
+    bool decided = true;
     std::string parsed;  // what was read from the reply: a letter, yes/no, or matched items
     std::string reason;
 };
 
-// Grades `reply` against the probe's reference by rules. For open and list probes the answer must
-// contain each evidence fact's deciding detail (for persona probes the one not naming the person).
+// Grades `reply` against the probe's reference by rules, through the evidence matcher's tokens.
+// Multiple choice is read exactly. Yes/no is decided when the reply's first sentence commits. An
+// abstain probe is decided only when the reply declines in words the rules know. An open or list
+// probe is correct when every evidence fact's deciding detail (for persona probes the one not
+// naming the person) is stated in a unit with no negation or hedge, wrong when the reply declines,
+// and undecided otherwise.
 AnswerVerdict grade_answer_by_rules(const data::Probe& probe, std::string_view reply);
 
 }  // namespace memfail::grade

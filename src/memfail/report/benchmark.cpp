@@ -108,7 +108,11 @@ Result<std::vector<BenchmarkCell>> benchmark_cells(store::ResultsDb& db, const s
         c.probes = sum.probes;
         c.answered = sum.answered;
         c.scored = sum.scored;
-        if (sum.scored > 0) c.score = sum.total / static_cast<double>(sum.scored);
+        // LongMemEval's accuracy is over every answered question: a slice where some answer has no
+        // verdict (the rules decide only what they can prove; a judge call failed) has no score
+        // comparable with the authors', so none is shown.
+        const bool complete = c.dataset == "locomo" || sum.scored == sum.answered;
+        if (sum.scored > 0 && complete) c.score = sum.total / static_cast<double>(sum.scored);
         out.push_back(std::move(c));
     }
     // LongMemEval's task-averaged accuracy: the mean of its question types' accuracies, before "overall".
@@ -119,6 +123,7 @@ Result<std::vector<BenchmarkCell>> benchmark_cells(store::ResultsDb& db, const s
         avg.probes = avg.answered = avg.scored = 0;
         double total = 0;
         int types = 0;
+        bool every_type_scored = true;
         const auto& known = bm::longmemeval_question_types();
         for (const auto& c : out)
             if (c.run_id == out[i].run_id && c.dataset == "longmemeval" && c.k == out[i].k &&
@@ -129,9 +134,11 @@ Result<std::vector<BenchmarkCell>> benchmark_cells(store::ResultsDb& db, const s
                 if (c.score) {
                     total += *c.score;
                     ++types;
+                } else if (c.answered > 0) {
+                    every_type_scored = false;
                 }
             }
-        avg.score = types > 0 ? std::optional<double>(total / types) : std::nullopt;
+        avg.score = types > 0 && every_type_scored ? std::optional<double>(total / types) : std::nullopt;
         out.insert(out.begin() + static_cast<std::ptrdiff_t>(i), std::move(avg));
         ++i;
     }
@@ -168,7 +175,10 @@ Result<Table> benchmark_table(store::ResultsDb& db, const std::vector<std::int64
                           "(the authors use GPT-4o; without a judge, the answer rules), the questions whose memory side "
                           "failed included, as the authors score every question (their verdict is kept for this table "
                           "only: the stages stop at the first failing one); scored: the answers with a verdict (a judge "
-                          "call that failed leaves one out); task-averaged: the mean of the question types' accuracies.");
+                          "call that failed leaves one out, and so does an answer the rules cannot decide); a slice with fewer "
+                          "scored than answered shows no score, since the authors' accuracy is over every question "
+                          "(run with --judge-model); task-averaged: the mean of the question types' accuracies, "
+                          "shown when every type has one.");
         if (any_offline)
             t.notes.push_back("needs an answer model: the run recorded no answers (run it with --answer-model).");
     }

@@ -295,13 +295,24 @@ store::ProbeRow ProbeGrader::grade(const PendingProbe& p, const grade::MemorySna
     const auto by_rules = grade::grade_answer_by_rules(*p.probe, *p.answer);
     // Multiple choice is read exactly; other kinds need meaning and go to the judge when there is one.
     const bool judge_decides = use_judge && p.probe->kind != data::ProbeKind::mcq;
-    row.checks.push_back(check("", stage_label, "rules", by_rules.correct, !judge_decides, by_rules.reason));
+    row.checks.push_back(check("", stage_label, by_rules.decided ? "rules" : "rules_unsure", by_rules.correct,
+                               !judge_decides && by_rules.decided, by_rules.reason));
     bool correct = by_rules.correct;
     if (judge_decides) {
         // Under the paper's protocol the abstention judge also reads the essay the question was made from.
         const auto v = judge_answer(p, row, stage_label, source_essay(*p.probe));
         if (!v) return row;
         correct = *v;
+    } else if (!by_rules.decided) {
+        // The rules cannot prove the answer right or wrong and no judge is there: unverified, never
+        // correct and never a reasoning error (docs/TAXONOMY.md).
+        if (without_memory) {
+            row.reasoning = "unverified without memory";
+            return row;
+        }
+        row.reasoning = "unverified";
+        row.stage = "unverified";
+        return row;
     }
     row.answer_correct = correct;
     if (without_memory) {
@@ -346,8 +357,9 @@ void ProbeGrader::benchmark_verdict(const PendingProbe& p, store::ProbeRow& row)
         if (v) row.checks.push_back(check("", "benchmark", "llm", v->passed, false, v->reason));
         return;
     }
+    // Only a verdict the rules can prove is kept: an undecided answer is not scored.
     const auto by_rules = grade::grade_answer_by_rules(*p.probe, *p.answer);
-    row.checks.push_back(check("", "benchmark", "rules", by_rules.correct, false, by_rules.reason));
+    if (by_rules.decided) row.checks.push_back(check("", "benchmark", "rules", by_rules.correct, false, by_rules.reason));
 }
 
 // The row's answer-stage outcome once its answer is graded: the memory's stage stands when the
