@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The rubric grader. Every kind is decided by hand-written scanners over the answer, linear in its
-// length (no regular expressions), on normalised text at word boundaries (text::normalize); numbers
+// length (no regular expressions), on the evidence matcher's canonical text at word boundaries
+// (grade/evidence.hpp: contractions, money, dates and clock times written one way); numbers
 // are read from the raw text in any written form ("$5,000", "5k", "$1.2 million", "five thousand").
 // A rule passes or fails only what it can decide exactly; anything else is `unsure`, for the judge.
 #include <memfail/grade/rubric.hpp>
@@ -17,6 +18,7 @@
 #include <utility>
 
 #include <memfail/core/text.hpp>
+#include <memfail/grade/evidence.hpp>
 #include <memfail/grade/answer_rules.hpp>
 
 namespace memfail::grade {
@@ -37,7 +39,7 @@ bool in_list(std::string_view w, std::initializer_list<std::string_view> list) {
 
 // Length of a UTF-8 punctuation or currency sign at `i` that separates words (general punctuation
 // U+2000-U+206F: dashes, curly quotes, ellipsis; U+00A0-U+00BF: no-break space, pound, yen, ...;
-// the euro sign), else 0. Every other byte from 0x80 up counts as a letter, as in text::normalize,
+// the euro sign), else 0. Every other byte from 0x80 up counts as a letter, as in the evidence matcher,
 // so invalid UTF-8 is read as letters and never read past the end.
 std::size_t symbol_length(std::string_view s, std::size_t i) {
     const auto c = static_cast<unsigned char>(s[i]);
@@ -394,7 +396,7 @@ struct View {
 
 bool any_phrase(const std::string& norm, std::initializer_list<const char*> phrases) {
     for (const char* p : phrases)
-        if (text::normalized_contains(norm, text::normalize(p))) return true;
+        if (text::normalized_contains(norm, evidence::canonical(p))) return true;
     return false;
 }
 
@@ -414,7 +416,7 @@ bool declines(std::string_view raw, const std::string& norm, const data::Rubric&
         return true;
     for (const auto& pattern : rubric.accept_patterns)
         for (const auto& alternative : text::split(pattern, '|')) {
-            const std::string p = text::normalize(alternative);
+            const std::string p = evidence::canonical(alternative);
             if (!p.empty() && text::normalized_contains(norm, p)) return true;
         }
     return false;
@@ -428,7 +430,7 @@ bool hedges(const std::string& norm) {
 View make_view(std::string_view answer, const data::Rubric& rubric) {
     View v;
     v.raw = answer;
-    v.norm = text::normalize(answer);
+    v.norm = evidence::canonical(answer);
     v.numbers = scan_numbers(answer);
     v.rubric = &rubric;
     return v;
@@ -464,7 +466,7 @@ std::vector<double> strong_numbers(const View& v) {
 // that is only a number ("$2,000", "5k") is present when the answer states that number.
 bool term_present(const View& v, const std::string& term, const std::vector<std::string>& covers = {}) {
     if (auto n = single_number(term)) return states_number(v, *n, 0);
-    const std::string nt = text::normalize(term);
+    const std::string nt = evidence::canonical(term);
     return !nt.empty() && occurs_uncovered(v.norm, nt, covers);
 }
 
@@ -547,12 +549,12 @@ Leaf check_bool(const ValueContext& ctx, bool expected, const std::string& shown
 }
 
 Leaf check_string(const ValueContext& ctx, const std::string& expected) {
-    const std::string ns = text::normalize(expected);
+    const std::string ns = evidence::canonical(expected);
     if (ns == "yes" || ns == "true") return check_bool(ctx, true, expected);
     if (ns == "no" || ns == "false") return check_bool(ctx, false, expected);
     if (auto n = single_number(expected)) return check_number(ctx, *n, 0, expected);
     std::vector<std::string> covers;  // known-wrong values that contain the expected one ("Acme Labs")
-    for (const auto& w : ctx.wrong) covers.push_back(text::normalize(w));
+    for (const auto& w : ctx.wrong) covers.push_back(evidence::canonical(w));
     Leaf leaf;
     if (occurs_uncovered(ctx.view.norm, ns, covers)) {
         leaf.outcome = RubricOutcome::pass;
@@ -560,7 +562,7 @@ Leaf check_string(const ValueContext& ctx, const std::string& expected) {
         return leaf;
     }
     for (const auto& w : ctx.wrong) {
-        const std::string nw = text::normalize(w);
+        const std::string nw = evidence::canonical(w);
         if (nw.empty() || nw == ns || text::normalized_contains(ns, nw)) continue;
         if (term_present(ctx.view, w)) leaf.offending.push_back(w);
     }
@@ -598,7 +600,7 @@ void tally_value(const ValueContext& ctx, const json& value, const std::string& 
             tally_value(ctx, value[i], label.empty() ? "" : label + "[" + std::to_string(i) + "]", out);
     } else if (value.is_string()) {
         const auto& s = value.get_ref<const std::string&>();
-        if (!text::normalize(s).empty()) record(check_string(ctx, s), s);
+        if (!evidence::canonical(s).empty()) record(check_string(ctx, s), s);
     } else if (value.is_number()) {
         const double d = value.get<double>();
         record(check_number(ctx, d, 0, format_number(d)), format_number(d));
@@ -616,7 +618,7 @@ RubricOutcome tally_outcome(const Tally& t) {
 
 void collect_strings(const json& value, std::vector<std::string>& out) {
     if (value.is_string()) {
-        std::string n = text::normalize(value.get_ref<const std::string&>());
+        std::string n = evidence::canonical(value.get_ref<const std::string&>());
         if (!n.empty()) out.push_back(std::move(n));
     } else if (value.is_array() || value.is_object()) {
         for (const auto& v : value) collect_strings(v, out);
@@ -629,7 +631,7 @@ std::vector<std::string> usable_wrong(std::vector<std::string> candidates, const
     collect_strings(expected, expected_strings);
     std::vector<std::string> out;
     for (auto& c : candidates) {
-        const std::string nc = text::normalize(c);
+        const std::string nc = evidence::canonical(c);
         if (nc.empty()) continue;
         bool inside = false;
         for (const auto& e : expected_strings)
@@ -770,7 +772,7 @@ RubricVerdict grade_constraint(const data::Rubric& rubric, const View& view) {
         if (!term_present(view, t)) v.missing.push_back(t);
     // "peanut-free" (required) does not violate "peanut" (not allowed).
     std::vector<std::string> covers;
-    for (const auto& t : rubric.must_contain) covers.push_back(text::normalize(t));
+    for (const auto& t : rubric.must_contain) covers.push_back(evidence::canonical(t));
     v.offending = present_terms(view, rubric.must_not_contain, covers);
     v.outcome = v.missing.empty() && v.offending.empty() ? RubricOutcome::pass : RubricOutcome::fail;
     v.score = v.outcome == RubricOutcome::pass ? 1 : 0;
@@ -845,9 +847,9 @@ RubricVerdict grade_entity_count(const data::Rubric& rubric, const View& view) {
         std::vector<std::string> others;
         for (std::size_t h = 0; h < rubric.groups.size(); ++h)
             if (h != g)
-                for (const auto& name : rubric.groups[h]) others.push_back(text::normalize(name));
+                for (const auto& name : rubric.groups[h]) others.push_back(evidence::canonical(name));
         for (const auto& name : rubric.groups[g]) {
-            const std::string n = text::normalize(name);
+            const std::string n = evidence::canonical(name);
             if (!n.empty() && occurs_uncovered(view.norm, n, others)) {
                 ++named;
                 break;
@@ -1215,7 +1217,7 @@ std::vector<std::string> protected_phrases(const data::Probe& probe, const data:
     collect_strings(expected_value(probe), out);
     collect_strings(rubric.fields, out);
     for (const auto* list : {&rubric.required, &rubric.must_contain, &rubric.expected_terms})
-        for (const auto& t : *list) out.push_back(text::normalize(t));
+        for (const auto& t : *list) out.push_back(evidence::canonical(t));
     return out;
 }
 
@@ -1300,17 +1302,17 @@ RubricContext rubric_context(const data::Scenario& scenario, const data::Probe& 
     for_each_target_record(scenario, probe, [&](const data::ValueRecord& record) {
         if (!expected.is_null() && record.value == expected) return;
         for (auto& m : data::value_mentions(record))
-            if (!text::normalize(m).empty() && seen.insert(m).second) context.wrong_values.push_back(std::move(m));
+            if (!evidence::canonical(m).empty() && seen.insert(m).second) context.wrong_values.push_back(std::move(m));
     });
     return context;
 }
 
 bool answer_states_known_value(const data::Scenario& scenario, const data::Probe& probe, std::string_view answer) {
-    const std::string norm = text::normalize(answer);
+    const std::string norm = evidence::canonical(answer);
     bool stated = false;
     for_each_target_record(scenario, probe, [&](const data::ValueRecord& record) {
         for (const auto& m : data::value_mentions(record)) {
-            const std::string n = text::normalize(m);
+            const std::string n = evidence::canonical(m);
             stated = stated || (!n.empty() && text::normalized_contains(norm, n));
         }
     });
@@ -1318,7 +1320,7 @@ bool answer_states_known_value(const data::Scenario& scenario, const data::Probe
 }
 
 bool answer_declines(const data::Probe& probe, std::string_view answer) {
-    return declines(answer, text::normalize(answer), effective_rubric(probe));
+    return declines(answer, evidence::canonical(answer), effective_rubric(probe));
 }
 
 }  // namespace memfail::grade

@@ -11,6 +11,7 @@
 #include <utility>
 
 #include <memfail/core/text.hpp>
+#include <memfail/grade/evidence.hpp>
 
 namespace memfail::suites::dynamic {
 
@@ -34,7 +35,7 @@ std::vector<std::string> log_details(const std::string& log_id, const data::Mess
     const data::Message* m = messages.message(log_id);
     if (!m || !m->app_log) return out;
     for (const auto& d : m->app_log->details) {
-        std::string n = text::normalize(d);
+        std::string n = grade::evidence::canonical(d);
         if (!n.empty() && std::find(out.begin(), out.end(), n) == out.end()) out.push_back(std::move(n));
     }
     return out;
@@ -44,7 +45,7 @@ HeldIndex::HeldIndex(const std::vector<const memory::Memory*>& memories, bool pr
     m_texts.reserve(memories.size());
     for (std::size_t i = 0; i < memories.size(); ++i) {
         const auto index = static_cast<std::uint32_t>(i);
-        m_texts.push_back(text::normalize(memories[i]->text));
+        m_texts.push_back(grade::evidence::canonical(memories[i]->text));
         if (provenance)
             for (const auto& source : memories[i]->sources) post(m_citing[source], index);
         // Every store is searchable by words: a memory that holds a log's details holds its evidence

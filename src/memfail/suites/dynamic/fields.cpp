@@ -14,6 +14,7 @@
 
 #include <memfail/core/dates.hpp>
 #include <memfail/core/text.hpp>
+#include <memfail/grade/evidence.hpp>
 #include <memfail/grade/rubric.hpp>
 
 namespace memfail::suites::dynamic {
@@ -44,7 +45,7 @@ bool is_placeholder(const json& v) {
     static const std::set<std::string> empty = {"",        "unknown",     "n a",     "na",          "not known",
                                                 "unsure",  "not sure",    "tbd",     "not specified", "unspecified",
                                                 "not available", "no information", "fill"};
-    return empty.count(text::normalize(raw)) > 0;
+    return empty.count(grade::evidence::canonical(raw)) > 0;
 }
 
 FieldGrade decided(const std::string& path, bool correct, int detail, std::string reason) {
@@ -614,11 +615,11 @@ FieldGrade grade_number(const data::ProbeField& f, const json& got) {
 // ---- enumerations -----------------------------------------------------------------------------
 
 FieldGrade grade_enumeration(const data::ProbeField& f, const json& got) {
-    const std::string answer = text::normalize(leaf_text(got));
-    if (answer == text::normalize(leaf_text(f.expected)))
+    const std::string answer = grade::evidence::canonical(leaf_text(got));
+    if (answer == grade::evidence::canonical(leaf_text(f.expected)))
         return right(f.path, "the answer is the option " + quoted(f.expected));
     for (const auto& option : f.options)
-        if (answer == text::normalize(option))
+        if (answer == grade::evidence::canonical(option))
             return wrong(f.path, "the answer chooses the option '" + option + "', not " + quoted(f.expected));
     return undecided(f.path, "the answer " + quoted(got) + " is none of the options as written");
 }
@@ -645,7 +646,7 @@ std::vector<std::string> list_items(const json& v) {
     }
     std::vector<std::string> out;
     for (const auto& r : raw) {
-        std::string n = text::normalize(r);
+        std::string n = grade::evidence::canonical(r);
         for (std::string_view lead : {"and ", "or "})
             if (text::starts_with(n, lead)) n = n.substr(lead.size());
         if (!n.empty() && std::find(out.begin(), out.end(), n) == out.end()) out.push_back(std::move(n));
@@ -682,8 +683,8 @@ FieldGrade grade_list(const data::ProbeField& f, const json& got) {
 // ---- free text --------------------------------------------------------------------------------
 
 FieldGrade grade_text(const data::ProbeField& f, const json& got) {
-    const std::string expected = text::normalize(leaf_text(f.expected));
-    const std::string answer = text::normalize(leaf_text(got));
+    const std::string expected = grade::evidence::canonical(leaf_text(f.expected));
+    const std::string answer = grade::evidence::canonical(leaf_text(got));
     if (!expected.empty() && (answer == expected || text::normalized_contains(answer, expected)))
         return right(f.path, "the answer states " + quoted(f.expected));
     return undecided(f.path, "the answer " + quoted(got) + " does not state " + quoted(f.expected) +

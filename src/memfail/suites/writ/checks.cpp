@@ -3,7 +3,7 @@
 // holds, retrieves, and answers to history() / state_as_of(); a check the probe does not exercise is
 // not applicable, and one that cannot be decided (a read operation failed) is left undecided.
 //
-// A value is found in a memory by its mentions (data::value_mentions) in the memory's normalised
+// A value is found in a memory by its mentions (data::value_mentions) in the memory's canonical
 // text at word boundaries, after blanking the longer mentions of the event's other values that
 // contain it (so "Acme" is not found inside a memory that only says "Acme Labs"). Provenance is
 // used only where the check is about provenance: the same system gets the same verdicts whether or
@@ -11,6 +11,7 @@
 #include <memfail/suites/writ/checks.hpp>
 
 #include <memfail/core/text.hpp>
+#include <memfail/grade/evidence.hpp>
 
 #include <algorithm>
 #include <optional>
@@ -50,7 +51,7 @@ struct Mention {
 std::vector<std::string> normalized_mentions(const ValueRecord& r) {
     std::vector<std::string> out;
     for (const auto& m : data::value_mentions(r)) {
-        std::string n = text::normalize(m);
+        std::string n = grade::evidence::canonical(m);
         if (!n.empty() && std::find(out.begin(), out.end(), n) == out.end()) out.push_back(std::move(n));
     }
     return out;
@@ -209,12 +210,12 @@ std::vector<CheckResult> check_writ_memory(const CheckContext& c) {
 
     if (!c.reads.held_texts) {
         c.reads.held_texts.emplace();
-        for (const auto& m : c.held) c.reads.held_texts->push_back(text::normalize(m.text));
+        for (const auto& m : c.held) c.reads.held_texts->push_back(grade::evidence::canonical(m.text));
     }
     MF_ASSERT(c.reads.held_texts->size() == c.held.size(), "a ReadCache serves one checkpoint's held memories");
     const std::vector<std::string>& held_texts = *c.reads.held_texts;
     std::vector<std::string> hit_texts;
-    for (const auto& h : c.hits) hit_texts.push_back(text::normalize(h.memory.text));
+    for (const auto& h : c.hits) hit_texts.push_back(grade::evidence::canonical(h.memory.text));
 
     const bool past = c.probe.temporal && !c.probe.temporal->expect_current && !c.probe.temporal->as_of.empty();
     std::vector<EventState> targets;
@@ -381,8 +382,8 @@ std::vector<CheckResult> check_writ_memory(const CheckContext& c) {
                         continue;
                     }
                     for (const auto& ev : h.value()) {
-                        recorded += ' ' + text::normalize(ev.old_text);
-                        recorded += ' ' + text::normalize(ev.new_text);
+                        recorded += ' ' + grade::evidence::canonical(ev.old_text);
+                        recorded += ' ' + grade::evidence::canonical(ev.new_text);
                     }
                 }
             }
@@ -434,7 +435,7 @@ std::vector<CheckResult> check_writ_memory(const CheckContext& c) {
                     continue;
                 }
                 std::vector<std::string> texts;
-                for (const auto& m : state.value()) texts.push_back(text::normalize(m.text));
+                for (const auto& m : state.value()) texts.push_back(grade::evidence::canonical(m.text));
                 const ValueFinder f(*a.state->event);
                 const bool has_expected =
                     std::any_of(texts.begin(), texts.end(), [&](const std::string& x) { return f.found(*a.expected, x); });
@@ -469,7 +470,7 @@ std::vector<CheckResult> check_writ_memory(const CheckContext& c) {
             bool traced = false, found = false;
             auto look = [&](const std::vector<memory::Memory>& memories) {
                 for (std::size_t i = 0; i < memories.size() && !traced; ++i) {
-                    if (!f.found(*r, text::normalize(memories[i].text))) continue;
+                    if (!f.found(*r, grade::evidence::canonical(memories[i].text))) continue;
                     found = true;
                     const auto& src = memories[i].sources;
                     traced = std::find(src.begin(), src.end(), r->message_id) != src.end();
