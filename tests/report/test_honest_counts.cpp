@@ -98,5 +98,74 @@ TEST(HonestCountsDeathTest, ACountAboveItsDenominatorIsABugNotARate) {
     EXPECT_LE(ok.high, 1.0);
 }
 
+
+// A run whose system stored `memories` at its one checkpoint and served memories to the first
+// `served` probes; `unverified` of the probes are unverified, the rest not_stored.
+std::int64_t seen_run(store::ResultsDb& db, std::int64_t memories, int probes, int served, int unverified) {
+    store::RunRecord run;
+    run.status = "running";
+    run.system_spec = "adapter:exec";
+    run.config_json = json{{"system", "adapter:exec"}, {"ks", {5}}}.dump();
+    run.config_hash = "seen";
+    run.code_version = "test";
+    const std::int64_t id = db.create_run(run).value();
+    db.upsert_scenario({id, "cfe", "conditional_facts_easy", "hash", 1, probes, "graded"}).value();
+    db.record_memory_stats(id, "cfe", "s1", memories, std::nullopt, "").value();
+    for (int p = 0; p < probes; ++p) {
+        store::ProbeRow row;
+        row.scenario_id = "cfe";
+        row.dataset = "conditional_facts_easy";
+        row.probe_id = "p" + std::to_string(p);
+        row.k = 5;
+        row.kind = "yes_no";
+        row.stage = p < unverified ? "unverified" : "not_stored";
+        row.retrieved_json = p < served ? R"([{"id":"m1","text":"x","score":1}])" : "[]";
+        db.record_probe(id, row).value();
+    }
+    db.finish_run(id, "finished").value();
+    return id;
+}
+
+std::string column_of(const Table& t, const std::string& name) {
+    for (std::size_t i = 0; i < t.columns.size(); ++i)
+        if (t.columns[i].name == name) return t.rows.at(0).at(i);
+    return "?";
+}
+
+// A run that could not see its system says so above the table, instead of a plain 100% not_stored.
+TEST(HonestCounts, ARunThatSawNothingSaysSoAboveTheTable) {
+    testing::TempResults file("honest-seen");
+    auto db = store::ResultsDb::open(file.path()).value();
+    const auto empty = seen_run(db, 0, 4, 0, 0);
+    Table t = success_table(db, {empty}).value();
+    ASSERT_EQ(t.banners.size(), 1u);
+    EXPECT_NE(t.banners[0].find("STORED NOTHING"), std::string::npos) << t.banners[0];
+    const std::string text = render_text(t);
+    EXPECT_EQ(text.rfind("!!! ", 0), 0u) << text;  // the first line
+    EXPECT_NE(render_markdown(t).find("**Warning:**"), std::string::npos);
+
+    const auto unserved = seen_run(db, 12, 4, 0, 0);
+    t = success_table(db, {unserved}).value();
+    ASSERT_EQ(t.banners.size(), 1u);
+    EXPECT_NE(t.banners[0].find("SERVED NOTHING"), std::string::npos) << t.banners[0];
+
+    // A store with memories that served some probe: no banner.
+    const auto seen = seen_run(db, 12, 4, 1, 0);
+    EXPECT_TRUE(success_table(db, {seen}).value().banners.empty());
+}
+
+// The decided share beside every rate: the probes the graders decided, over the rate's probes.
+TEST(HonestCounts, DecidedShareBesideTheRate) {
+    testing::TempResults file("honest-decided");
+    auto db = store::ResultsDb::open(file.path()).value();
+    const auto id = seen_run(db, 12, 8, 8, 6);
+    const Table t = success_table(db, {id}).value();
+    EXPECT_EQ(column_of(t, "probes"), "8");
+    EXPECT_EQ(column_of(t, "unverified"), "6");
+    EXPECT_EQ(column_of(t, "decided %"), "25.0");
+    const Table machine = success_table(db, {id}, TableStyle::machine).value();
+    EXPECT_EQ(column_of(machine, "decided"), "0.25");
+}
+
 }  // namespace
 }  // namespace memfail::report

@@ -113,14 +113,22 @@ TEST(HtmlReport, StageBreakdownCountsMatchTheTableAndKeepStageColours) {
     // One chart per k, with a picker.
     EXPECT_EQ(count(stages, "<div class=\"k-view\""), 2u);
     EXPECT_NE(stages.find("id=\"stage-k\""), std::string::npos);
+    auto column = [&](const char* name) {
+        for (std::size_t c = 0; c < table.columns.size(); ++c)
+            if (table.columns[c].name == name) return c;
+        ADD_FAILURE() << "no column " << name;
+        return std::size_t{0};
+    };
+    const std::size_t not_stored = column("not_stored"), not_retrieved = column("not_retrieved");
     for (const auto& row : table.rows) {
         // not_stored, summary_error, not_retrieved counts of the table appear in the segments' tooltips.
         const std::string prefix = row[2] + " \u00b7 run " + row[0] + " \u00b7 " + row[1] + " \u00b7 k=" + row[3] + ": ";
-        if (row[8] != "0") {
-            EXPECT_NE(stages.find(svg::escape(prefix + "not stored " + row[8] + " of ")), std::string::npos);
+        if (row[not_stored] != "0") {
+            EXPECT_NE(stages.find(svg::escape(prefix + "not stored " + row[not_stored] + " of ")), std::string::npos);
         }
-        if (row[10] != "0") {
-            EXPECT_NE(stages.find(svg::escape(prefix + "not retrieved " + row[10] + " of ")), std::string::npos);
+        if (row[not_retrieved] != "0") {
+            EXPECT_NE(stages.find(svg::escape(prefix + "not retrieved " + row[not_retrieved] + " of ")),
+                      std::string::npos);
         }
     }
     const std::regex re("<g class=\"(segment|legend-entry)\" data-key=\"([a-z_]+)\"><title>[^<]*</title><rect [^>]*fill=\"([^\"]+)\"");

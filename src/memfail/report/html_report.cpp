@@ -1249,6 +1249,7 @@ h3{font-size:1.05em;margin:16px 0 4px}
 nav ol{display:flex;flex-wrap:wrap;gap:4px 18px;padding:0;margin:8px 0 12px;list-style:none}
 nav a{color:var(--accent)}
 .meta{color:var(--muted);margin:0}
+.banner{border:2px solid #b42318;background:#fef3f2;color:#7a271a;padding:.6em .9em;border-radius:6px;font-size:1.05em}
 figure{margin:12px 0}
 figcaption{color:var(--muted);font-size:.9em}
 .chart-wrap{overflow-x:auto}
@@ -1639,6 +1640,9 @@ Result<std::string> render_html_report(store::ResultsDb& db, const std::vector<s
     for (const auto& [id, name] : sections)
         out += "<li><a href=\"#" + id + "\">" + std::to_string(m.number[id]) + ". " + name + "</a></li>";
     out += "</ol></nav></header><main>";
+    // What makes every figure below mean something else (a system that stored or served nothing),
+    // before anything else.
+    for (const auto& b : success.banners) out += "<p class=\"banner\" role=\"alert\"><strong>Warning:</strong> " + h(b) + "</p>";
     if (m.summary.empty()) {
         out += "<p class=\"empty\">These runs have no graded probes yet, so there is nothing to chart.</p>";
     }

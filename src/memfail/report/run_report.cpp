@@ -70,6 +70,9 @@ Result<Table> success_table(store::ResultsDb& db, const std::vector<std::int64_t
                                        {"k", Align::right}, {"probes", Align::right},
                                        {end_to_end ? "correct" : "success", Align::right}});
     add_rate_columns(t, machine);
+    // Beside every rate, the share of its probes the graders decided: a high rate over a low decided
+    // share is mostly waiting for a judge.
+    t.columns.push_back({machine ? "decided" : "decided %", Align::right});
     t.columns.insert(t.columns.end(), {{"not_stored", Align::right}, {"summary_error", Align::right},
                                        {"unverified", Align::right}, {"not_retrieved", Align::right}});
     if (end_to_end)
@@ -93,6 +96,9 @@ Result<Table> success_table(store::ResultsDb& db, const std::vector<std::int64_t
         row.insert(row.end(), {r.system_spec, r.dataset, std::to_string(r.k), std::to_string(graded), std::to_string(success)});
         if (machine) row.insert(row.end(), {fraction(rate), fraction(ci.low), fraction(ci.high)});
         else row.insert(row.end(), {percent(rate), "[" + percent(ci.low) + ", " + percent(ci.high) + "]"});
+        const std::int64_t decided = std::max<std::int64_t>(graded - r.unverified, 0);
+        const double decided_share = graded > 0 ? static_cast<double>(decided) / static_cast<double>(graded) : 0.0;
+        row.push_back(machine ? fraction(decided_share) : percent(decided_share));
         row.insert(row.end(), {std::to_string(r.not_stored), std::to_string(r.summary_error),
                                std::to_string(r.unverified), std::to_string(r.not_retrieved)});
         if (end_to_end) {
@@ -117,6 +123,24 @@ Result<Table> success_table(store::ResultsDb& db, const std::vector<std::int64_t
         any_error |= r.errors > 0;
         any_unverified |= r.unverified > 0;
     }
+    // A run that could not see its system says so above everything else.
+    std::set<std::int64_t> seen_runs;
+    for (const auto& r : rows) {
+        if (!seen_runs.insert(r.run_id).second) continue;
+        // The `none` baseline stores nothing by design.
+        if (r.system_spec == "none" || r.system_spec.rfind("none:", 0) == 0) continue;
+        MF_TRY_ASSIGN(const auto seen, db.run_visibility(r.run_id));
+        const std::string who = "run " + (names.count(r.run_id) ? names[r.run_id] : std::to_string(r.run_id)) +
+                                " (" + r.system_spec + ")";
+        if (seen.stored_nothing())
+            t.banners.push_back(who + " STORED NOTHING: every checkpoint recorded an empty store, so its not_stored "
+                                "counts are the system's silence, not memory failures (check the system or adapter).");
+        else if (seen.served_nothing())
+            t.banners.push_back(who + " SERVED NOTHING: no probe at any k was given a memory, so its not_retrieved "
+                                "and not_stored counts say nothing of what it holds (check retrieval).");
+    }
+    t.notes.push_back("decided: the share of the rate's probes the graders decided; the rest are unverified "
+                      "(a judge decides them; never success).");
     if (!end_to_end && any_abstain)
         t.notes.push_back(
             "* abstain: probes that must be abstained on (misleading questions) have no evidence to find; "

@@ -54,6 +54,7 @@ std::string render_text(const Table& t) {
             if (c < row.size()) widths[c] = std::max(widths[c], width(row[c]));
     }
     std::string out;
+    for (const auto& b : t.banners) out += "!!! " + b + "\n";
     if (!t.title.empty()) out += t.title + "\n";
     auto line = [&](const std::vector<std::string>& cells) {
         std::string l;
@@ -85,6 +86,7 @@ std::string render_markdown(const Table& t) {
         return o;
     };
     std::string out;
+    for (const auto& b : t.banners) out += "> **Warning:** " + b + "\n\n";
     if (!t.title.empty()) out += "### " + t.title + "\n\n";
     out += "|";
     for (const auto& c : t.columns) out += " " + esc(c.name) + " |";

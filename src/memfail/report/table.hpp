@@ -20,6 +20,9 @@ struct Table {
     std::vector<Column> columns;
     std::vector<std::vector<std::string>> rows;
     std::vector<std::string> notes;  // printed under the table in text and Markdown
+    // Printed above the title in text and Markdown, marked as warnings: what makes every figure of
+    // the table mean something else than it seems (a system that stored nothing).
+    std::vector<std::string> banners;
 };
 
 enum class Format { text, markdown, csv, json };

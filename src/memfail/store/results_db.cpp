@@ -864,6 +864,26 @@ Result<std::optional<MemoryStats>> ResultsDb::memory_stats(std::int64_t run_id, 
     return std::optional<MemoryStats>{out};
 }
 
+Result<RunVisibility> ResultsDb::run_visibility(std::int64_t run_id) {
+    RunVisibility out;
+    {
+        MF_TRY_ASSIGN(Statement s, m_db.prepare("SELECT COUNT(*), MAX(memories) FROM memory_stats WHERE run_id = ?"));
+        s.bind(1, run_id);
+        MF_TRY_ASSIGN(bool row, s.step());
+        if (row && s.column_int(0) > 0) out.max_memories = s.column_int(1);
+    }
+    MF_TRY_ASSIGN(Statement s, m_db.prepare(
+        "SELECT COUNT(*), COALESCE(SUM(TRIM(retrieved_json) NOT IN ('', '[]')), 0) FROM probe_results "
+        "WHERE run_id = ? AND stage != 'error'"));
+    s.bind(1, run_id);
+    MF_TRY_ASSIGN(bool row, s.step());
+    if (row) {
+        out.probe_rows = s.column_int(0);
+        out.served_rows = s.column_int(1);
+    }
+    return out;
+}
+
 Result<void> ResultsDb::record_llm_calls(std::int64_t run_id, const std::vector<LlmCallRow>& calls) {
     if (calls.empty()) return {};
     if (!m_llm_calls_ready) {

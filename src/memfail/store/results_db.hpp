@@ -197,6 +197,16 @@ struct MemoryStats {
     std::string encoding;
 };
 
+// What a run could see of its system: the largest store any checkpoint recorded (absent: none
+// recorded) and how many probe rows were served at least one memory.
+struct RunVisibility {
+    std::optional<std::int64_t> max_memories;
+    std::int64_t probe_rows = 0;
+    std::int64_t served_rows = 0;
+    bool stored_nothing() const { return max_memories && *max_memories == 0; }
+    bool served_nothing() const { return probe_rows > 0 && served_rows == 0; }
+};
+
 struct AgreementRow {
     std::string stage;
     std::int64_t compared = 0;
@@ -332,6 +342,7 @@ public:
                                      std::int64_t memories, std::optional<std::int64_t> tokens,
                                      const std::string& encoding);
     Result<std::optional<MemoryStats>> memory_stats(std::int64_t run_id, const std::string& dataset);
+    Result<RunVisibility> run_visibility(std::int64_t run_id);
     // What served retrieval at a checkpoint (MemorySystem::serving()), and every distinct one of a
     // run in the order first recorded.
     Result<void> record_serving(std::int64_t run_id, const std::string& scenario_id, const std::string& checkpoint,

@@ -83,6 +83,21 @@ void fail_on_errors(const std::string& results_path, std::int64_t run_id, double
     throw ExitStatus{1};
 }
 
+// A run that could not see its system says so where it ends, as the report does above its table.
+// The `none` baseline stores nothing by design.
+void warn_if_blind(const std::string& results_path, std::int64_t run_id, const std::string& system) {
+    if (system == "none" || system.rfind("none:", 0) == 0) return;
+    auto db = value_or_fatal(store::ResultsDb::open(results_path));
+    const auto seen = value_or_fatal(db.run_visibility(run_id));
+    if (seen.stored_nothing())
+        std::fprintf(stderr, "memfail: warning: run %lld: the system stored nothing (every checkpoint's store was "
+                             "empty): its not_stored counts are its silence, not memory failures\n",
+                     static_cast<long long>(run_id));
+    else if (seen.served_nothing())
+        std::fprintf(stderr, "memfail: warning: run %lld: the system served no memory to any probe at any k\n",
+                     static_cast<long long>(run_id));
+}
+
 }  // namespace
 
 void add_run_command(CLI::App& app, std::function<void()>& action) {
@@ -235,6 +250,7 @@ void add_run_command(CLI::App& app, std::function<void()>& action) {
                         outcome.probes_skipped ? (", " + std::to_string(outcome.probes_skipped) + " already recorded").c_str() : "",
                         config.results_path.c_str(), run::memory_dir_for(config.results_path, outcome.run_id).c_str());
             if (stack) print_llm_usage(config.results_path, outcome.run_id, *stack);
+            warn_if_blind(config.results_path, outcome.run_id, config.system_spec);
             fail_on_errors(config.results_path, outcome.run_id, opts->max_error_rate);
         };
     });
