@@ -318,6 +318,46 @@ TEST(MemoryGrader, AbstainProbesNeedTheAnswerStage) {
     EXPECT_FALSE(v.memory_side_success());
 }
 
+// A pronoun sentence held away from its person is not the fact held: a possessive ("Theo's")
+// names its person too, and a fact read from its whole message is held only with each sentence
+// attached as the message has it.
+TEST(MemoryGrader, PronounSentencesStayWithTheirPerson) {
+    auto p = conditional_probe();
+    p.evidence[0].key_details[0] = {"entity", {"Mira"}};
+    p.evidence[0].statements = {"She hums sea shanties only when the kettle is boiling."};
+    data::Scenario scenario;
+    const std::string mira = "Mira\xE2\x80\x99s cottage leans into the wind. She hums sea shanties only when the kettle is boiling.";
+    const std::string theo = "Theo mends nets by the harbour.";
+    scenario.sessions.push_back({"s1", "", {{"m1", "user", mira}, {"m2", "user", theo}}});
+    scenario.probes.push_back(p);
+    data::Probe theo_probe = p;
+    theo_probe.id = "p2";
+    theo_probe.evidence[0].key_details[0] = {"entity", {"Theo"}};
+    theo_probe.evidence[0].message_ids = {"m2"};
+    scenario.probes.push_back(theo_probe);
+    const ScenarioEvidence evidence(scenario);
+    for (bool provenance : {true, false}) {
+        const auto as_told = mem("a", mira, {"m1"});
+        MemorySnapshot kept({as_told, mem("b", theo, {"m2"})}, provenance);
+        EXPECT_EQ(*grade_memory_side(p, kept, hits({as_told}), &evidence).stage, Stage::retrieved);
+        // The rule after Theo's name: about Theo now, never success.
+        const auto fused = mem("a", "Mira\xE2\x80\x99s cottage leans into the wind. " + theo +
+                                        " She hums sea shanties only when the kettle is boiling.", {"m1", "m2"});
+        MemorySnapshot moved({fused}, provenance);
+        EXPECT_FALSE(grade_memory_side(p, moved, hits({fused}), &evidence).memory_side_success());
+    }
+    // The whole message as the fact (no statements listed), its sentences re-ordered so the pronoun
+    // opens the memory: not that message held.
+    auto whole = p;
+    whole.evidence[0].statements.clear();
+    const auto reordered = mem("a", "She hums sea shanties only when the kettle is boiling. Mira\xE2\x80\x99s cottage leans into the wind.", {"m1"});
+    MemorySnapshot snapshot({reordered}, true);
+    EXPECT_FALSE(grade_memory_side(whole, snapshot, hits({reordered}), &evidence).memory_side_success());
+    const auto as_told = mem("a", mira, {"m1"});
+    MemorySnapshot kept({as_told}, true);
+    EXPECT_EQ(*grade_memory_side(whole, kept, hits({as_told}), &evidence).stage, Stage::retrieved);
+}
+
 TEST(MemoryGrader, DetailsMatchOnWordBoundariesAfterNormalising) {
     data::KeyDetail d{"x", {"cat"}};
     EXPECT_TRUE(detail_present(d, "the cat sat"));

@@ -76,8 +76,10 @@ void ScenarioEvidence::add_probe(const data::Probe& probe) {
                 ev::Tokens t = ev::tokens(v);
                 if (t.empty()) continue;
                 m_entity_canon.insert(ev::join(t));
-                auto& list = m_by_first_token[t.front()];
                 const auto same = [&](const auto& e) { return e.first == t && e.second == it->second; };
+                auto& possessive = m_by_possessive[t.back() + "s"];
+                if (std::none_of(possessive.begin(), possessive.end(), same)) possessive.emplace_back(t, it->second);
+                auto& list = m_by_first_token[t.front()];
                 if (std::none_of(list.begin(), list.end(), same)) list.emplace_back(std::move(t), it->second);
             }
         }
@@ -108,10 +110,24 @@ std::vector<int> ScenarioEvidence::named(const ev::Tokens& unit) const {
     for (std::size_t k = 0; k < unit.size(); ++k) {
         auto it = m_by_first_token.find(unit[k]);
         if (it == m_by_first_token.end()) continue;
-        for (const auto& [variant, id] : it->second)
-            if (k + variant.size() <= unit.size() &&
-                std::equal(variant.begin(), variant.end(), unit.begin() + static_cast<std::ptrdiff_t>(k)))
-                out.push_back(id);
+        for (const auto& [variant, id] : it->second) {
+            if (k + variant.size() > unit.size()) continue;
+            const auto at = unit.begin() + static_cast<std::ptrdiff_t>(k);
+            if (std::equal(variant.begin(), variant.end(), at)) out.push_back(id);
+        }
+    }
+    // A possessive names its person: the canonical form drops the apostrophe ("Alaric's" reads
+    // "alarics"), so a name's last word with an "s" glued on counts too.
+    for (std::size_t k = 0; k < unit.size(); ++k) {
+        const std::string& w = unit[k];
+        if (w.size() < 3 || w.back() != 's') continue;
+        auto it = m_by_possessive.find(w);
+        if (it == m_by_possessive.end()) continue;
+        for (const auto& [variant, id] : it->second) {
+            if (variant.size() > k + 1) continue;
+            const auto from = unit.begin() + static_cast<std::ptrdiff_t>(k + 1 - variant.size());
+            if (std::equal(variant.begin(), variant.end() - 1, from)) out.push_back(id);
+        }
     }
     std::sort(out.begin(), out.end());
     out.erase(std::unique(out.begin(), out.end()), out.end());
@@ -140,6 +156,11 @@ bool ScenarioEvidence::explained(const std::string& canon, const std::vector<int
     if (it == m_message_units.end()) return false;
     if (scope.empty()) return true;
     return std::find(it->second.begin(), it->second.end(), scope) != it->second.end();
+}
+
+bool ScenarioEvidence::stated_with_scope(const std::string& canon, const std::vector<int>& scope) const {
+    auto it = m_message_units.find(canon);
+    return it != m_message_units.end() && std::find(it->second.begin(), it->second.end(), scope) != it->second.end();
 }
 
 bool ScenarioEvidence::is_detail_phrase(const std::string& name, const std::string& canon) const {
@@ -549,8 +570,10 @@ private:
 
     // Attached as its own message has it: the message itself names someone else nearer (its text is
     // the ground truth, so a copy of it is faithful).
+    // The unit sits with the attachment its own message gives it (attached to no one included: a
+    // sentence its message states before naming anyone may open a memory).
     bool as_in_message(const std::string& canon, const std::vector<int>& scope) const {
-        return !scope.empty() && m_scenario.explained(canon, scope);
+        return m_scenario.stated_with_scope(canon, scope);
     }
 
     const std::vector<std::vector<int>>& scopes(std::size_t m) {
@@ -600,10 +623,11 @@ private:
             for (std::size_t s = 0; s < group.size(); ++s) {
                 const auto& st = group[s];
                 // About the entity: named in the statement, attached to it where it sits, or as its
-                // own message has it; a fact from messages is the message itself and needs none.
+                // own message has it. A fact from messages is held the same way: its message's
+                // sentences re-ordered so that a pronoun sentence leaves its person (opens the memory,
+                // or follows another person's name) are not that message held.
                 const auto attached = [&](std::size_t p) {
-                    return st.names_entity || m_fact.entity < 0 || m_fact.from_messages || in_scope(sc[p]) ||
-                           as_in_message(st.canon, sc[p]);
+                    return st.names_entity || m_fact.entity < 0 || in_scope(sc[p]) || as_in_message(st.canon, sc[p]);
                 };
                 const auto lost_copy = [&](std::size_t p) -> const Copy* {
                     if (!allow_lost) return nullptr;

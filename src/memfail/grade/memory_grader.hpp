@@ -89,6 +89,8 @@ public:
     // True when some message holds this unit with this attachment (or the unit is attached to no one
     // and some message holds it).
     bool explained(const std::string& canon, const std::vector<int>& scope) const;
+    // True when some message holds this unit with exactly this attachment (no one included).
+    bool stated_with_scope(const std::string& canon, const std::vector<int>& scope) const;
     // Every phrase of a detail name across the scenario ("condition" -> every condition).
     bool is_detail_phrase(const std::string& name, const std::string& canon) const;
     bool is_entity_phrase(const std::string& canon) const { return m_entity_canon.count(canon) > 0; }
@@ -98,6 +100,8 @@ private:
     std::optional<data::MessageIndex> m_messages;
     std::map<std::string, int> m_entity_ids;  // canonical first variant -> id
     std::map<std::string, std::vector<std::pair<evidence::Tokens, int>>> m_by_first_token;
+    // The same names by their last word with an "s" glued on (a possessive without its apostrophe).
+    std::map<std::string, std::vector<std::pair<evidence::Tokens, int>>> m_by_possessive;
     std::set<std::string> m_entity_canon;
     std::map<std::string, std::set<std::string>> m_detail_phrases;
     std::unordered_map<std::string, std::vector<std::vector<int>>> m_message_units;
