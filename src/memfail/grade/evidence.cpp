@@ -45,6 +45,7 @@ Lexicon parse_lexicon() {
         for (const auto& m : members) lex.word_class[m.get<std::string>()] = canon;
     for (const auto& [k, v] : j.at("number_words").items()) lex.number_words[k] = v.get<std::string>();
     for (const auto& [k, v] : j.at("months").items()) lex.months[k] = v.get<int>();
+    for (const auto& [k, v] : j.at("scale_words").items()) lex.scale_words[k] = v.get<double>();
     return lex;
 }
 
@@ -247,9 +248,9 @@ Tokens canonical_values(Tokens in, const Lexicon& lex) {
             static const std::string k_empty;
             return k + d < in.size() ? in[k + d] : k_empty;
         };
-        // A multiplier word after a number: "120 thousand", "1.5 million".
-        if (is_number(t) && (next(1) == "thousand" || next(1) == "million" || next(1) == "billion")) {
-            out.push_back(Scanner::multiply(t, next(1) == "thousand" ? 1e3 : next(1) == "million" ? 1e6 : 1e9));
+        // A multiplier word after a number: "120 thousand", "1.5 million", "3 dozen".
+        if (auto scale = lex.scale_words.find(next(1)); is_number(t) && scale != lex.scale_words.end()) {
+            out.push_back(Scanner::multiply(t, scale->second));
             ++k;
             continue;
         }

@@ -24,8 +24,9 @@ struct Lexicon {
     std::set<std::string> meaning_labels;  // words that make a label part of the meaning: "false", "myth"
     std::map<std::string, std::string> contractions;
     std::map<std::string, std::string> word_class;  // "solely" -> "only"
-    std::map<std::string, std::string> number_words;
-    std::map<std::string, int> months;
+    std::map<std::string, std::string> number_words;  // "twelve" -> "12", "hundred" -> "100"
+    std::map<std::string, double> scale_words;          // a multiplier after a number: "thousand", "dozen"
+    std::map<std::string, int> months;  // full names and their abbreviations -> 1..12
     std::set<std::string> weekdays;
     std::set<std::string> negators;
     std::set<std::string> hedges;

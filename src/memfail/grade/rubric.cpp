@@ -10,6 +10,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <initializer_list>
 #include <limits>
 #include <optional>
@@ -95,25 +96,19 @@ struct NumberScan {
 
 enum class WordClass { none, unit, teen, tens, hundred, scale, article, conjunction };
 
+// A number word's class and value, from the evidence matcher's tables (grade/lexicon/evidence.json):
+// number_words give the units, teens, tens and "hundred", scale_words the multipliers.
 std::pair<WordClass, double> word_number(std::string_view w) {
-    static const std::string_view units[] = {"zero", "one", "two", "three", "four",
-                                             "five", "six", "seven", "eight", "nine"};
-    static const std::string_view teens[] = {"ten", "eleven", "twelve", "thirteen", "fourteen",
-                                             "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"};
-    static const std::string_view tens[] = {"twenty", "thirty", "forty", "fifty",
-                                            "sixty", "seventy", "eighty", "ninety"};
-    for (std::size_t i = 0; i < 10; ++i)
-        if (w == units[i]) return {WordClass::unit, static_cast<double>(i)};
-    for (std::size_t i = 0; i < 10; ++i)
-        if (w == teens[i]) return {WordClass::teen, static_cast<double>(10 + i)};
-    for (std::size_t i = 0; i < 8; ++i)
-        if (w == tens[i]) return {WordClass::tens, static_cast<double>(20 + 10 * i)};
-    if (w == "hundred") return {WordClass::hundred, 100};
-    if (w == "thousand") return {WordClass::scale, 1e3};
-    if (w == "million") return {WordClass::scale, 1e6};
-    if (w == "billion") return {WordClass::scale, 1e9};
-    if (w == "trillion") return {WordClass::scale, 1e12};
-    if (w == "dozen") return {WordClass::scale, 12};
+    const evidence::Lexicon& lex = evidence::lexicon();
+    const std::string word(w);
+    if (auto it = lex.number_words.find(word); it != lex.number_words.end()) {
+        const double v = std::strtod(it->second.c_str(), nullptr);
+        if (v < 10) return {WordClass::unit, v};
+        if (v < 20) return {WordClass::teen, v};
+        if (v < 100) return {WordClass::tens, v};
+        if (v == 100) return {WordClass::hundred, v};
+    }
+    if (auto it = lex.scale_words.find(word); it != lex.scale_words.end()) return {WordClass::scale, it->second};
     if (w == "a" || w == "an") return {WordClass::article, 0};
     if (w == "and") return {WordClass::conjunction, 0};
     return {WordClass::none, 0};

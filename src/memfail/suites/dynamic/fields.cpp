@@ -11,6 +11,7 @@
 #include <set>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include <memfail/core/dates.hpp>
 #include <memfail/core/text.hpp>
@@ -136,16 +137,12 @@ struct DayOfYear {
     int month = 0, day = 0;
 };
 
+// A month's name or abbreviation, from the evidence matcher's table (grade/lexicon/evidence.json).
 std::optional<int> month_of(std::string_view w) {
-    static constexpr std::string_view names[] = {"january", "february", "march",     "april",   "may",      "june",
-                                                 "july",    "august",   "september", "october", "november", "december"};
-    for (int i = 0; i < 12; ++i) {
-        const std::string_view full = names[i];
-        if (w == full || (w.size() >= 3 && w.size() < full.size() && full.substr(0, w.size()) == w &&
-                          (w.size() == 3 || w == "sept")))
-            return i + 1;
-    }
-    return std::nullopt;
+    const auto& months = grade::evidence::lexicon().months;
+    const auto it = months.find(std::string(w));
+    if (it == months.end()) return std::nullopt;
+    return it->second;
 }
 
 bool valid_day(const DayOfYear& d) {
@@ -373,11 +370,10 @@ std::optional<double> unit_minutes(std::string_view w) {
     return std::nullopt;
 }
 
+// A count of units: digits, "a" / "an", or a number word from the evidence matcher's table.
 std::optional<double> small_number(std::string_view w) {
-    static constexpr std::string_view words[] = {"zero", "one", "two",   "three", "four",   "five",  "six",
-                                                 "seven", "eight", "nine", "ten",  "eleven", "twelve"};
-    for (std::size_t i = 0; i < std::size(words); ++i)
-        if (w == words[i]) return static_cast<double>(i);
+    const auto& words = grade::evidence::lexicon().number_words;
+    if (auto it = words.find(std::string(w)); it != words.end()) return to_double(it->second);
     if (w == "a" || w == "an") return 1.0;
     if (all_digits(w) || (!w.empty() && is_digit(w.front()))) return to_double(w);
     return std::nullopt;
@@ -532,8 +528,10 @@ std::optional<Amount> read_amount(const json& v) {
             break;
         }
     double mult = 1;
-    for (const auto& [p, m] : {std::pair<std::string_view, double>{"thousand", 1e3}, {"million", 1e6},
-                               {"billion", 1e9}, {"k", 1e3}, {"bn", 1e9}, {"m", 1e6}}) {
+    std::vector<std::pair<std::string, double>> multipliers = {{"k", 1e3}, {"bn", 1e9}, {"m", 1e6}};
+    for (const auto& [word, m] : grade::evidence::lexicon().scale_words)
+        if (word != "dozen") multipliers.insert(multipliers.begin(), {word, m});
+    for (const auto& [p, m] : multipliers) {
         // Short suffixes only attached to the digits ("5k", "$1.2m"), and a lower-case "m" only after
         // a currency sign: "5m" alone may be minutes or metres.
         if (s.size() > p.size() && text::to_lower(s.substr(s.size() - p.size())) == p &&
