@@ -260,6 +260,7 @@ TEST(EvidenceMatcher, ValuesAreComparedInCanonicalForm) {
     EXPECT_EQ(evidence::canonical("3:30pm"), "15:30");
     EXPECT_EQ(evidence::canonical("two cats"), evidence::canonical("2 cats"));
     EXPECT_EQ(evidence::canonical("1.5 million"), "1500000");
+    EXPECT_EQ(evidence::canonical("3 dozen eggs"), "36 eggs");  // scale words are data (scale_words)
     EXPECT_EQ(evidence::canonical("She doesn't SOLELY swim"), "she does not only swim");
     EXPECT_EQ(evidence::canonical("Gideon\xE2\x80\x99s teacups"), "gideons teacups");
     EXPECT_NE(evidence::canonical("$120K"), evidence::canonical("$12K"));

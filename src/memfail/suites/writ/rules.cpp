@@ -14,6 +14,7 @@
 // - a probe about one target graded exact, numeric, address or multi_field expects the target's
 //   value at the probe's time (its as_of, else the checkpoint), and its expected_source states it.
 #include <memfail/core/text.hpp>
+#include <memfail/grade/evidence.hpp>
 #include <memfail/suites/writ/rules.hpp>
 
 #include <cmath>
@@ -84,10 +85,11 @@ std::optional<long long> iso_seconds(std::string_view s) {
     return days * 86400 + h * 3600LL + mi * 60LL + sec - offset;
 }
 
+// Through the evidence matcher's canonical form, so "June 15th" states "June 15" and "$50K" states 50000.
 bool states(const data::Message& message, const std::vector<std::string>& mentions) {
-    const std::string haystack = text::normalize(message.content);
+    const std::string haystack = grade::evidence::canonical(message.content);
     for (const auto& m : mentions) {
-        const std::string needle = text::normalize(m);
+        const std::string needle = grade::evidence::canonical(m);
         if (!needle.empty() && text::normalized_contains(haystack, needle)) return true;
     }
     return false;
@@ -131,7 +133,8 @@ bool same_value(const nlohmann::json& a, const nlohmann::json& b) {
     if (a.is_number() && b.is_string())
         if (auto n = written_number(b.get<std::string>())) return std::fabs(a.get<double>() - *n) < 1e-9;
     if (a.is_string() && b.is_number()) return same_value(b, a);
-    if (a.is_string() && b.is_string()) return text::normalize(a.get<std::string>()) == text::normalize(b.get<std::string>());
+    if (a.is_string() && b.is_string())
+        return grade::evidence::canonical(a.get<std::string>()) == grade::evidence::canonical(b.get<std::string>());
     if (a.is_object() && b.is_object()) {
         if (a.size() != b.size()) return false;
         for (const auto& [key, value] : a.items())
