@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <set>
 
 namespace memfail::grade::evidence {
 
@@ -29,7 +30,7 @@ Lexicon parse_lexicon() {
     const auto j = nlohmann::json::parse(file->content);
     Lexicon lex;
     const auto set_of = [&](const char* key) {
-        std::set<std::string> out;
+        std::unordered_set<std::string> out;
         for (const auto& w : j.at(key)) out.insert(w.get<std::string>());
         return out;
     };

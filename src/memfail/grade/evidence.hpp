@@ -11,27 +11,28 @@
 // callers' rules or left unsure. The words are data: lexicon/evidence.json.
 #pragma once
 #include <cstddef>
-#include <map>
-#include <set>
+#include <unordered_map>
+#include <unordered_set>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace memfail::grade::evidence {
 
+// Hash containers: every token of every text is looked up in several of them.
 struct Lexicon {
-    std::set<std::string> label_words;     // "user", "fact", "input", ... (may be two words)
-    std::set<std::string> meaning_labels;  // words that make a label part of the meaning: "false", "myth"
-    std::map<std::string, std::string> contractions;
-    std::map<std::string, std::string> word_class;  // "solely" -> "only"
-    std::map<std::string, std::string> number_words;  // "twelve" -> "12", "hundred" -> "100"
-    std::map<std::string, double> scale_words;          // a multiplier after a number: "thousand", "dozen"
-    std::map<std::string, int> months;  // full names and their abbreviations -> 1..12
-    std::set<std::string> weekdays;
-    std::set<std::string> negators;
-    std::set<std::string> hedges;
-    std::set<std::string> operator_glue;
-    std::set<std::string> indefinite_persons;  // "someone", "a person": a name replaced by no one in particular
+    std::unordered_set<std::string> label_words;     // "user", "fact", "input", ... (may be two words)
+    std::unordered_set<std::string> meaning_labels;  // words that make a label part of the meaning: "false", "myth"
+    std::unordered_map<std::string, std::string> contractions;
+    std::unordered_map<std::string, std::string> word_class;  // "solely" -> "only"
+    std::unordered_map<std::string, std::string> number_words;  // "twelve" -> "12", "hundred" -> "100"
+    std::unordered_map<std::string, double> scale_words;          // a multiplier after a number: "thousand", "dozen"
+    std::unordered_map<std::string, int> months;  // full names and their abbreviations -> 1..12
+    std::unordered_set<std::string> weekdays;
+    std::unordered_set<std::string> negators;
+    std::unordered_set<std::string> hedges;
+    std::unordered_set<std::string> operator_glue;
+    std::unordered_set<std::string> indefinite_persons;  // "someone", "a person": a name replaced by no one in particular
     bool is_negator(const std::string& token) const { return negators.count(token) > 0; }
     bool is_hedge(const std::string& token) const { return hedges.count(token) > 0; }
 };

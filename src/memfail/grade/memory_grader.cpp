@@ -173,28 +173,38 @@ bool ScenarioEvidence::is_detail_phrase(const std::string& name, const std::stri
 MemorySnapshot::MemorySnapshot(std::vector<memory::Memory> memories, bool provenance)
     : m_memories(std::move(memories)), m_provenance(provenance) {
     m_normalized.reserve(m_memories.size());
-    m_memory_units.resize(m_memories.size());
     for (std::size_t i = 0; i < m_memories.size(); ++i) {
         m_normalized.push_back(text::normalize(m_memories[i].text));
         for (const auto& source : m_memories[i].sources) m_by_source[source].push_back(i);
         m_by_id.emplace(m_memories[i].id, i);
-        std::set<std::string> stems;
-        auto units = ev::units(m_memories[i].text);
-        for (std::size_t pos = 0; pos < units.size(); ++pos) {
-            auto& u = units[pos];
-            for (const auto& t : u.tokens) stems.insert(ev::stem(t));
-            auto [it, inserted] = m_unit_ids.try_emplace(u.canon, static_cast<std::uint32_t>(m_units.size()));
-            if (inserted) {
-                std::set<std::string> distinct(u.tokens.begin(), u.tokens.end());
-                for (const auto& t : distinct) m_token_units[t].push_back(it->second);
-                m_units.push_back(std::move(u));
-                m_occurrences.emplace_back();
-            }
-            m_memory_units[i].push_back(it->second);
-            m_occurrences[it->second].emplace_back(static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(pos));
-        }
-        for (const auto& s : stems) m_stem_memories[s].push_back(static_cast<std::uint32_t>(i));
     }
+}
+
+const MemorySnapshot::Analysis& MemorySnapshot::analysis() const {
+    std::call_once(*m_analysed, [this] {
+        auto a = std::make_unique<Analysis>();
+        a->memory_units.resize(m_memories.size());
+        for (std::size_t i = 0; i < m_memories.size(); ++i) {
+            std::set<std::string> stems;
+            auto units = ev::units(m_memories[i].text);
+            for (std::size_t pos = 0; pos < units.size(); ++pos) {
+                auto& u = units[pos];
+                for (const auto& t : u.tokens) stems.insert(ev::stem(t));
+                auto [it, inserted] = a->unit_ids.try_emplace(u.canon, static_cast<std::uint32_t>(a->units.size()));
+                if (inserted) {
+                    std::set<std::string> distinct(u.tokens.begin(), u.tokens.end());
+                    for (const auto& t : distinct) a->token_units[t].push_back(it->second);
+                    a->units.push_back(std::move(u));
+                    a->occurrences.emplace_back();
+                }
+                a->memory_units[i].push_back(it->second);
+                a->occurrences[it->second].emplace_back(static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(pos));
+            }
+            for (const auto& st : stems) a->stem_memories[st].push_back(static_cast<std::uint32_t>(i));
+        }
+        m_analysis = std::move(a);
+    });
+    return *m_analysis;
 }
 
 const std::vector<std::size_t>& MemorySnapshot::by_source(const std::string& message_id) const {
@@ -210,21 +220,24 @@ std::optional<std::size_t> MemorySnapshot::index_of(const std::string& id) const
 }
 
 std::optional<std::uint32_t> MemorySnapshot::find_unit(const std::string& canon) const {
-    auto it = m_unit_ids.find(canon);
-    if (it == m_unit_ids.end()) return std::nullopt;
+    const auto& ids = analysis().unit_ids;
+    auto it = ids.find(canon);
+    if (it == ids.end()) return std::nullopt;
     return it->second;
 }
 
 const std::vector<std::uint32_t>& MemorySnapshot::units_with(const std::string& token) const {
     static const std::vector<std::uint32_t> k_none;
-    auto it = m_token_units.find(token);
-    return it == m_token_units.end() ? k_none : it->second;
+    const auto& units = analysis().token_units;
+    auto it = units.find(token);
+    return it == units.end() ? k_none : it->second;
 }
 
 const std::vector<std::uint32_t>& MemorySnapshot::memories_with_stem(const std::string& stem) const {
     static const std::vector<std::uint32_t> k_none;
-    auto it = m_stem_memories.find(stem);
-    return it == m_stem_memories.end() ? k_none : it->second;
+    const auto& memories = analysis().stem_memories;
+    auto it = memories.find(stem);
+    return it == memories.end() ? k_none : it->second;
 }
 
 bool cites_fact(const std::vector<std::string>& sources, const data::EvidenceFact& fact) {

@@ -6,6 +6,8 @@
 #pragma once
 #include <cstdint>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -123,31 +125,40 @@ public:
     // Index of the memory with `id`, if held.
     std::optional<std::size_t> index_of(const std::string& id) const;
 
-    // The distinct units of the store.
-    const evidence::Unit& unit(std::uint32_t id) const { return m_units[id]; }
+    // The distinct units of the store. The text analysis behind these is built on first use (once,
+    // thread-safe): a checkpoint whose probes the MemFail rules never read (a suite's own checks)
+    // pays nothing for it.
+    const evidence::Unit& unit(std::uint32_t id) const { return analysis().units[id]; }
     std::optional<std::uint32_t> find_unit(const std::string& canon) const;
     // Units of a memory, in order (ids into the distinct table).
-    const std::vector<std::uint32_t>& units_of(std::size_t memory) const { return m_memory_units[memory]; }
+    const std::vector<std::uint32_t>& units_of(std::size_t memory) const { return analysis().memory_units[memory]; }
     // (memory, position) of each occurrence of a unit.
     const std::vector<std::pair<std::uint32_t, std::uint32_t>>& occurrences(std::uint32_t unit) const {
-        return m_occurrences[unit];
+        return analysis().occurrences[unit];
     }
     // Distinct units holding a token; memories holding a word stem.
     const std::vector<std::uint32_t>& units_with(const std::string& token) const;
     const std::vector<std::uint32_t>& memories_with_stem(const std::string& stem) const;
 
 private:
+    struct Analysis {
+        std::vector<evidence::Unit> units;
+        std::unordered_map<std::string, std::uint32_t> unit_ids;
+        std::vector<std::vector<std::uint32_t>> memory_units;
+        std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> occurrences;
+        std::unordered_map<std::string, std::vector<std::uint32_t>> token_units;
+        std::unordered_map<std::string, std::vector<std::uint32_t>> stem_memories;
+    };
+    const Analysis& analysis() const;
+
     std::vector<memory::Memory> m_memories;
     std::vector<std::string> m_normalized;
     std::unordered_map<std::string, std::vector<std::size_t>> m_by_source;
     std::unordered_map<std::string, std::size_t> m_by_id;
     bool m_provenance;
-    std::vector<evidence::Unit> m_units;
-    std::unordered_map<std::string, std::uint32_t> m_unit_ids;
-    std::vector<std::vector<std::uint32_t>> m_memory_units;
-    std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> m_occurrences;
-    std::unordered_map<std::string, std::vector<std::uint32_t>> m_token_units;
-    std::unordered_map<std::string, std::vector<std::uint32_t>> m_stem_memories;
+    // Behind pointers so the snapshot stays movable.
+    std::unique_ptr<std::once_flag> m_analysed = std::make_unique<std::once_flag>();
+    mutable std::unique_ptr<Analysis> m_analysis;
 };
 
 // Grades one probe. `retrieved` is what the system returned for the probe's question at some k:

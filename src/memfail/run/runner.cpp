@@ -20,6 +20,7 @@
 #include <memfail/text/tokenizer.hpp>
 
 #include <algorithm>
+#include <any>
 #include <atomic>
 #include <deque>
 #include <future>
@@ -342,6 +343,7 @@ private:
             while (snapshot_restores != m_restores) {
                 snapshot_restores = m_restores;
                 reads = {};
+                reads.scenario_cache = &m_suite_cache;
                 auto all = guarded(system, stored, [&] { return system.all_memories(); });
                 if (!all) {
                     if (!m_external) return all.error();
@@ -733,6 +735,7 @@ private:
     // The scenario's entities, detail phrases and messages, for the evidence matcher (and facts
     // without listed statements).
     const grade::ScenarioEvidence m_evidence;
+    std::any m_suite_cache;  // suites::ReadCache::scenario_cache, for every checkpoint of the scenario
     // The paper's protocol on a MemFail dataset: its per-dataset judge prompts, and the judge (when
     // there is one) decides every stage, as in the paper; the rules' checks are kept beside it.
     const grade::LlmJudge::Task m_task;

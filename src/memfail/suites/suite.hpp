@@ -67,6 +67,9 @@ struct ReadCache {
     // Whatever else a suite builds once per checkpoint from the held memories (the dynamic suite's
     // index of which memory holds which app log), made by the first probe and read by the others.
     std::any suite_index;
+    // What a suite keeps across one scenario's checkpoints (the dynamic suite's canonical texts of
+    // memories already read), owned by the runner for the scenario's run; null when none is kept.
+    std::any* scenario_cache = nullptr;
 };
 
 // What a suite's memory checks may look at for one probe at one k. The system is called only for

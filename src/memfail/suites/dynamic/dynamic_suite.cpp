@@ -24,6 +24,7 @@ struct CheckpointIndex {
     const data::MessageIndex* messages = nullptr;
     std::unique_ptr<HeldIndex> held;
     std::map<std::string, const data::ProfileState*> states;
+    std::shared_ptr<CanonicalCache> canonical;  // the scenario's, kept by the runner (null: none kept)
 };
 
 CheckpointIndex& checkpoint_index(const CheckContext& context) {
@@ -32,6 +33,14 @@ CheckpointIndex& checkpoint_index(const CheckContext& context) {
     if (!index || !*index || (*index)->scenario != &context.scenario || (*index)->held_size != context.held.size() ||
         (*index)->first != first) {
         auto made = std::make_shared<CheckpointIndex>();
+        if (std::any* kept = context.reads.scenario_cache) {
+            auto* cache = std::any_cast<std::shared_ptr<CanonicalCache>>(kept);
+            if (!cache) {
+                *kept = std::make_shared<CanonicalCache>();
+                cache = std::any_cast<std::shared_ptr<CanonicalCache>>(kept);
+            }
+            made->canonical = *cache;
+        }
         made->scenario = &context.scenario;
         made->first = first;
         made->held_size = context.held.size();
@@ -42,7 +51,7 @@ CheckpointIndex& checkpoint_index(const CheckContext& context) {
         std::vector<const memory::Memory*> held;
         held.reserve(context.held.size());
         for (const auto& m : context.held) held.push_back(&m);
-        made->held = std::make_unique<HeldIndex>(held, context.system.capabilities().provenance);
+        made->held = std::make_unique<HeldIndex>(held, context.system.capabilities().provenance, made->canonical.get());
         for (const auto& st : context.scenario.profile) made->states[st.key] = &st;
         context.reads.suite_index = made;
         index = std::any_cast<std::shared_ptr<CheckpointIndex>>(&context.reads.suite_index);

@@ -41,11 +41,20 @@ std::vector<std::string> log_details(const std::string& log_id, const data::Mess
     return out;
 }
 
-HeldIndex::HeldIndex(const std::vector<const memory::Memory*>& memories, bool provenance) : m_provenance(provenance) {
+HeldIndex::HeldIndex(const std::vector<const memory::Memory*>& memories, bool provenance, CanonicalCache* cache)
+    : m_provenance(provenance) {
     m_texts.reserve(memories.size());
     for (std::size_t i = 0; i < memories.size(); ++i) {
         const auto index = static_cast<std::uint32_t>(i);
-        m_texts.push_back(grade::evidence::canonical(memories[i]->text));
+        const std::string& raw = memories[i]->text;
+        if (cache) {
+            const std::size_t hash = std::hash<std::string>{}(raw);
+            auto& entry = cache->by_id[memories[i]->id];
+            if (entry.second.empty() || entry.first != hash) entry = {hash, grade::evidence::canonical(raw)};
+            m_texts.push_back(entry.second);
+        } else {
+            m_texts.push_back(grade::evidence::canonical(raw));
+        }
         if (provenance)
             for (const auto& source : memories[i]->sources) post(m_citing[source], index);
         // Every store is searchable by words: a memory that holds a log's details holds its evidence

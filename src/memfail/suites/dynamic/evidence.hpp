@@ -42,9 +42,16 @@ enum class LogStatus { held, absent, unsure };
 // check on the survivors only. So a checkpoint of ~100 probes over 30k+ memories costs one pass over
 // the store plus work proportional to the candidates, not 100 scans of the store. The index keeps
 // no cache: its const methods may be called from several threads at once.
+// Canonical texts of memories already read, by memory id, kept across checkpoints: a store that
+// grows between checkpoints is read once per memory, not once per checkpoint. An entry is used only
+// while the memory's text is unchanged (its hash matches).
+struct CanonicalCache {
+    std::unordered_map<std::string, std::pair<std::size_t, std::string>> by_id;  // id -> (text hash, canonical)
+};
+
 class HeldIndex {
 public:
-    HeldIndex(const std::vector<const memory::Memory*>& memories, bool provenance);
+    HeldIndex(const std::vector<const memory::Memory*>& memories, bool provenance, CanonicalCache* cache = nullptr);
 
     bool provenance() const { return m_provenance; }
     std::size_t size() const { return m_texts.size(); }
