@@ -98,7 +98,9 @@ std::optional<std::string> parse_yes_no(std::string_view reply) {
     return std::nullopt;
 }
 
-bool looks_like_abstention(std::string_view reply) {
+bool looks_like_abstention(std::string_view reply) { return abstains_in_tokens(evidence::tokens(reply)); }
+
+bool abstains_in_tokens(const std::vector<std::string>& tokens) {
     // Phrases in canonical tokens (contractions expanded), so "don't" and "do not" are one phrase.
     static const std::vector<evidence::Tokens> k_phrases = [] {
         std::vector<evidence::Tokens> out;
@@ -111,7 +113,6 @@ bool looks_like_abstention(std::string_view reply) {
             out.push_back(evidence::tokens(p));
         return out;
     }();
-    const auto tokens = evidence::tokens(reply);
     return std::any_of(k_phrases.begin(), k_phrases.end(),
                        [&](const evidence::Tokens& p) { return evidence::contains(tokens, p); });
 }

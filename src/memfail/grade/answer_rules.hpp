@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <memfail/data/model.hpp>
 
@@ -23,6 +24,8 @@ std::optional<std::string> parse_yes_no(std::string_view reply);
 
 // True when the reply says it lacks information about the subject instead of answering.
 bool looks_like_abstention(std::string_view reply);
+// The same on a reply already in the evidence matcher's canonical tokens.
+bool abstains_in_tokens(const std::vector<std::string>& tokens);
 
 struct AnswerVerdict {
     bool correct = false;

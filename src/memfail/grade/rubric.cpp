@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <unordered_map>
 #include <initializer_list>
 #include <limits>
 #include <optional>
@@ -99,19 +100,25 @@ enum class WordClass { none, unit, teen, tens, hundred, scale, article, conjunct
 // A number word's class and value, from the evidence matcher's tables (grade/lexicon/evidence.json):
 // number_words give the units, teens, tens and "hundred", scale_words the multipliers.
 std::pair<WordClass, double> word_number(std::string_view w) {
-    const evidence::Lexicon& lex = evidence::lexicon();
-    const std::string word(w);
-    if (auto it = lex.number_words.find(word); it != lex.number_words.end()) {
-        const double v = std::strtod(it->second.c_str(), nullptr);
-        if (v < 10) return {WordClass::unit, v};
-        if (v < 20) return {WordClass::teen, v};
-        if (v < 100) return {WordClass::tens, v};
-        if (v == 100) return {WordClass::hundred, v};
-    }
-    if (auto it = lex.scale_words.find(word); it != lex.scale_words.end()) return {WordClass::scale, it->second};
-    if (w == "a" || w == "an") return {WordClass::article, 0};
-    if (w == "and") return {WordClass::conjunction, 0};
-    return {WordClass::none, 0};
+    // Built once from the lexicon (whose strings live for the process): looked up without allocating,
+    // since every word of an answer is asked.
+    static const std::unordered_map<std::string_view, std::pair<WordClass, double>> k_words = [] {
+        std::unordered_map<std::string_view, std::pair<WordClass, double>> out;
+        const evidence::Lexicon& lex = evidence::lexicon();
+        for (const auto& [word, digits] : lex.number_words) {
+            const double v = std::strtod(digits.c_str(), nullptr);
+            const WordClass c = v < 10 ? WordClass::unit : v < 20 ? WordClass::teen : v < 100 ? WordClass::tens
+                              : v == 100 ? WordClass::hundred : WordClass::none;
+            if (c != WordClass::none) out.emplace(word, std::make_pair(c, v));
+        }
+        for (const auto& [word, v] : lex.scale_words) out.emplace(word, std::make_pair(WordClass::scale, v));
+        out.emplace("a", std::make_pair(WordClass::article, 0.0));
+        out.emplace("an", std::make_pair(WordClass::article, 0.0));
+        out.emplace("and", std::make_pair(WordClass::conjunction, 0.0));
+        return out;
+    }();
+    const auto it = k_words.find(w);
+    return it == k_words.end() ? std::pair<WordClass, double>{WordClass::none, 0} : it->second;
 }
 
 // The digits of [begin, end) without thousands separators, as a double (exact to the nearest).
@@ -398,7 +405,8 @@ bool any_phrase(const std::string& norm, std::initializer_list<const char*> phra
 // answer_rules' detector, the plain declines it leaves out, and the rubric's own accept_patterns
 // (each pattern may list alternatives with '|').
 bool declines(std::string_view raw, const std::string& norm, const data::Rubric& rubric) {
-    if (looks_like_abstention(raw)) return true;
+    // `norm` is the canonical text: its tokens are the words the abstention phrases are looked for in.
+    if (abstains_in_tokens(text::split(norm, ' '))) return true;
     if (any_phrase(norm, {"i don't know", "i do not know", "i dont know", "no idea", "i'm not sure", "i am not sure",
                           "not sure", "i can't recall", "i cannot recall", "i don't remember", "i do not remember",
                           "you haven't told me", "you have not told me", "you never told me", "you didn't tell me",
