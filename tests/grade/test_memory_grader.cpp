@@ -275,6 +275,9 @@ TEST(EvidenceMatcher, LabelsComeOffUnitsButMeaningDoesNot) {
     EXPECT_EQ(evidence::strip_labels("\"fact\": \"Mira hums\""), "Mira hums\"");
     EXPECT_EQ(evidence::strip_labels("False: Mira hums."), "False: Mira hums.");
     EXPECT_EQ(evidence::strip_labels("Not true: Mira hums."), "Not true: Mira hums.");
+    // Words in capitals are no speaker's name when they are function words, as in lower case.
+    EXPECT_EQ(evidence::strip_labels("I'LL ADMIT IT: I LOVE ICED TEA."), "I'LL ADMIT IT: I LOVE ICED TEA.");
+    EXPECT_EQ(evidence::strip_labels("MIRA: hello"), "hello");
     const auto units = evidence::split_units("input: Mira hums. She sings!\noutput: Noted | Next item");
     EXPECT_EQ(units, (std::vector<std::string>{"Mira hums.", "She sings!", "Noted", "Next item"}));
 }

@@ -64,8 +64,22 @@ Context context_of(const data::Scenario& s) {
     return c;
 }
 
+// Replaces whole words, case-insensitively, keeping a capital where the replaced word had one (a
+// sentence that opened with "Only" opens with "Solely").
 std::string replace_words(const std::string& content, const std::string& pattern, const std::string& with) {
-    return std::regex_replace(content, std::regex("\\b(" + pattern + ")\\b", std::regex::icase), with);
+    const std::regex re("\\b(" + pattern + ")\\b", std::regex::icase);
+    std::string out;
+    std::size_t last = 0;
+    for (auto it = std::sregex_iterator(content.begin(), content.end(), re); it != std::sregex_iterator(); ++it) {
+        const auto& m = *it;
+        out += content.substr(last, static_cast<std::size_t>(m.position(0)) - last);
+        std::string w = with;
+        if (!w.empty() && std::isupper(static_cast<unsigned char>(m.str(0)[0])))
+            w[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(w[0])));
+        out += w;
+        last = static_cast<std::size_t>(m.position(0) + m.length(0));
+    }
+    return out + content.substr(last);
 }
 std::string escape(const std::string& s) {
     return std::regex_replace(s, std::regex(R"([.^$|()\[\]{}*+?\\])"), R"(\$&)");
@@ -367,8 +381,10 @@ const std::vector<data::Scenario>& scenarios() {
 }
 
 TEST(Soundness, MetamorphicBattery) {
-    std::printf("[soundness] %-26s %-34s %4s %5s %6s %6s %6s %5s %8s\n", "transformation", "dataset", "prov", "probes",
-                "touched", "false+", "alarms", "flips", "decided%");
+    // to_unsure: a faithful transformation that left a decided verdict to the judge (allowed where the
+    // contract cannot decide; reported, never counted as an error).
+    std::printf("[soundness] %-26s %-34s %4s %5s %6s %6s %6s %5s %9s %8s\n", "transformation", "dataset", "prov",
+                "probes", "touched", "false+", "alarms", "flips", "to_unsure", "decided%");
     for (const auto& s : scenarios()) {
         const grade::ScenarioEvidence scenario(s);
         const data::MessageIndex messages(s);
@@ -402,10 +418,13 @@ TEST(Soundness, MetamorphicBattery) {
                         }
                     }
                 }
-                std::printf("[soundness] %-26s %-34s %4s %5ld %6ld %6ld %6ld %6ld %7.1f%%\n", t.name, s.dataset.c_str(),
-                            provenance ? "yes" : "no", cell.probes, cell.affected, cell.false_success, cell.false_alarm,
-                            cell.flips, cell.probes ? 100.0 * static_cast<double>(cell.decided) / static_cast<double>(cell.probes) : 0.0);
+                std::printf("[soundness] %-26s %-34s %4s %5ld %6ld %6ld %6ld %6ld %9ld %7.1f%%\n", t.name,
+                            s.dataset.c_str(), provenance ? "yes" : "no", cell.probes, cell.affected, cell.false_success,
+                            cell.false_alarm, cell.flips, cell.to_unsure, cell.probes ? 100.0 * static_cast<double>(cell.decided) / static_cast<double>(cell.probes) : 0.0);
                 EXPECT_EQ(cell.false_success, 0) << t.name << " " << s.dataset;
+                // A faithful rewrite may leave a verdict to the judge only where the contract cannot
+                // read it; none of these does today, and more than 1% would mean the matcher misreads.
+                EXPECT_LE(cell.to_unsure * 100, cell.probes) << t.name << " " << s.dataset;
                 EXPECT_EQ(cell.flips, 0) << t.name << " " << s.dataset;
                 EXPECT_LE(cell.false_alarm * 50, cell.probes) << t.name << " " << s.dataset;  // at most 2%
             }

@@ -363,10 +363,12 @@ bool is_label(std::string_view label, const Lexicon& lex) {
     if (lex.label_words.count(spaced)) return true;
     // A role word with a number or letter: "User 1", "Speaker A", "assistant_2".
     if (words.size() == 2 && lex.label_words.count(text::to_lower(words[0])) && words[1].size() <= 3) return true;
-    // A speaker's name: one to three capitalised words.
+    // A speaker's name: one to three capitalised words, none a function word (so "I'LL ADMIT IT:" in
+    // a text written in capitals is not a name, as "I'll admit it:" is not).
     if (words.size() > 3) return false;
     for (const auto& w : words) {
         if (!is_upper(static_cast<unsigned char>(w[0]))) return false;
+        if (words.size() > 1 && is_function_word(text::to_lower(w))) return false;
         if (!std::all_of(w.begin(), w.end(), [](char c) {
                 return is_alpha(static_cast<unsigned char>(c)) || c == '.' || c == '\'' || is_digit(static_cast<unsigned char>(c));
             }))
