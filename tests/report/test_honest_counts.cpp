@@ -19,15 +19,21 @@ using nlohmann::json;
 
 // One run whose probes all reached the memory side and then failed at the answer stage (every
 // judge call failed), written as a file from before error rows cleared memory_success.
-std::int64_t errors_after_memory_success(store::ResultsDb& db, int probes, int ok) {
+// A running run of `system` at k=5 with one Easy scenario of `probes` probes.
+std::int64_t start_run(store::ResultsDb& db, const std::string& system, int probes) {
     store::RunRecord run;
     run.status = "running";
-    run.system_spec = "verbatim";
-    run.config_json = json{{"system", "verbatim"}, {"ks", {5}}}.dump();
-    run.config_hash = "honest";
+    run.system_spec = system;
+    run.config_json = json{{"system", system}, {"ks", {5}}}.dump();
+    run.config_hash = "honest-" + system;
     run.code_version = "test";
     const std::int64_t id = db.create_run(run).value();
     db.upsert_scenario({id, "cfe", "conditional_facts_easy", "hash", 1, probes, "graded"}).value();
+    return id;
+}
+
+std::int64_t errors_after_memory_success(store::ResultsDb& db, int probes, int ok) {
+    const std::int64_t id = start_run(db, "verbatim", probes);
     for (int p = 0; p < probes; ++p) {
         store::ProbeRow row;
         row.scenario_id = "cfe";
@@ -51,6 +57,13 @@ std::int64_t errors_after_memory_success(store::ResultsDb& db, int probes, int o
     return id;
 }
 
+// The first row's cell under `name` ("?" when no column has it).
+std::string column_of(const Table& t, const std::string& name) {
+    for (std::size_t i = 0; i < t.columns.size(); ++i)
+        if (t.columns[i].name == name) return t.rows.at(0).at(i);
+    return "?";
+}
+
 TEST(HonestCounts, ErrorRowsAreInNoNumerator) {
     testing::TempResults file("honest-some");
     auto db = store::ResultsDb::open(file.path()).value();
@@ -62,11 +75,7 @@ TEST(HonestCounts, ErrorRowsAreInNoNumerator) {
     const Table t = success_table(db, {id}).value();
     ASSERT_EQ(t.rows.size(), 1u);
     // End to end: 7 correct of 7 graded, memory ok 7 of 7, never 10 of 7.
-    const auto col = [&](const std::string& name) {
-        for (std::size_t i = 0; i < t.columns.size(); ++i)
-            if (t.columns[i].name == name) return t.rows[0][i];
-        return std::string("?");
-    };
+    const auto col = [&](const std::string& name) { return column_of(t, name); };
     EXPECT_EQ(col("probes"), "7");
     EXPECT_EQ(col("rate %"), "100.0");
     EXPECT_EQ(col("memory ok %"), "100.0");
@@ -98,18 +107,10 @@ TEST(HonestCountsDeathTest, ACountAboveItsDenominatorIsABugNotARate) {
     EXPECT_LE(ok.high, 1.0);
 }
 
-
 // A run whose system stored `memories` at its one checkpoint and served memories to the first
 // `served` probes; `unverified` of the probes are unverified, the rest not_stored.
 std::int64_t seen_run(store::ResultsDb& db, std::int64_t memories, int probes, int served, int unverified) {
-    store::RunRecord run;
-    run.status = "running";
-    run.system_spec = "adapter:exec";
-    run.config_json = json{{"system", "adapter:exec"}, {"ks", {5}}}.dump();
-    run.config_hash = "seen";
-    run.code_version = "test";
-    const std::int64_t id = db.create_run(run).value();
-    db.upsert_scenario({id, "cfe", "conditional_facts_easy", "hash", 1, probes, "graded"}).value();
+    const std::int64_t id = start_run(db, "adapter:exec", probes);
     db.record_memory_stats(id, "cfe", "s1", memories, std::nullopt, "").value();
     for (int p = 0; p < probes; ++p) {
         store::ProbeRow row;
@@ -124,12 +125,6 @@ std::int64_t seen_run(store::ResultsDb& db, std::int64_t memories, int probes, i
     }
     db.finish_run(id, "finished").value();
     return id;
-}
-
-std::string column_of(const Table& t, const std::string& name) {
-    for (std::size_t i = 0; i < t.columns.size(); ++i)
-        if (t.columns[i].name == name) return t.rows.at(0).at(i);
-    return "?";
 }
 
 // A run that could not see its system says so above the table, instead of a plain 100% not_stored.

@@ -152,10 +152,8 @@ std::vector<std::vector<int>> ScenarioEvidence::scopes(const std::vector<const e
 }
 
 bool ScenarioEvidence::explained(const std::string& canon, const std::vector<int>& scope) const {
-    auto it = m_message_units.find(canon);
-    if (it == m_message_units.end()) return false;
-    if (scope.empty()) return true;
-    return std::find(it->second.begin(), it->second.end(), scope) != it->second.end();
+    if (scope.empty()) return m_message_units.count(canon) > 0;
+    return stated_with_scope(canon, scope);
 }
 
 bool ScenarioEvidence::stated_with_scope(const std::string& canon, const std::vector<int>& scope) const {

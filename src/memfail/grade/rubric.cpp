@@ -404,7 +404,7 @@ bool any_phrase(const std::string& norm, std::initializer_list<const char*> phra
 
 // answer_rules' detector, the plain declines it leaves out, and the rubric's own accept_patterns
 // (each pattern may list alternatives with '|').
-bool declines(std::string_view raw, const std::string& norm, const data::Rubric& rubric) {
+bool declines(const std::string& norm, const data::Rubric& rubric) {
     // `norm` is the canonical text: its tokens are the words the abstention phrases are looked for in.
     if (abstains_in_tokens(text::split(norm, ' '))) return true;
     if (any_phrase(norm, {"i don't know", "i do not know", "i dont know", "no idea", "i'm not sure", "i am not sure",
@@ -441,7 +441,7 @@ View make_view(std::string_view answer, const data::Rubric& rubric) {
 
 // The answer says it does not know.
 bool view_declines(const View& v) {
-    if (!v.declines_cache) v.declines_cache = !v.norm.empty() && declines(v.raw, v.norm, *v.rubric);
+    if (!v.declines_cache) v.declines_cache = !v.norm.empty() && declines(v.norm, *v.rubric);
     return *v.declines_cache;
 }
 
@@ -1323,7 +1323,7 @@ bool answer_states_known_value(const data::Scenario& scenario, const data::Probe
 }
 
 bool answer_declines(const data::Probe& probe, std::string_view answer) {
-    return declines(answer, evidence::canonical(answer), effective_rubric(probe));
+    return declines(evidence::canonical(answer), effective_rubric(probe));
 }
 
 }  // namespace memfail::grade

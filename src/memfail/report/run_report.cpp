@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Diagnostic tables.
 #include <memfail/core/hash.hpp>
+#include <memfail/store/leaky_sql.hpp>
 #include <memfail/core/text.hpp>
 #include <memfail/report/run_report.hpp>
 #include <memfail/report/leaky.hpp>
@@ -128,7 +129,7 @@ Result<Table> success_table(store::ResultsDb& db, const std::vector<std::int64_t
     for (const auto& r : rows) {
         if (!seen_runs.insert(r.run_id).second) continue;
         // The `none` baseline stores nothing by design.
-        if (r.system_spec == "none" || r.system_spec.rfind("none:", 0) == 0) continue;
+        if (store::is_no_memory_spec(r.system_spec)) continue;
         MF_TRY_ASSIGN(const auto seen, db.run_visibility(r.run_id));
         const std::string who = "run " + (names.count(r.run_id) ? names[r.run_id] : std::to_string(r.run_id)) +
                                 " (" + r.system_spec + ")";

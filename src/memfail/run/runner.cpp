@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The resumable run loop.
 #include <memfail/core/hash.hpp>
+#include <memfail/store/leaky_sql.hpp>
 #include <memfail/core/version.hpp>
 #include <memfail/data/jsonl.hpp>
 #include <memfail/grade/memory_grader.hpp>
@@ -985,7 +986,7 @@ Result<RunOutcome> run_datasets(const RunConfig& config, const std::vector<Loade
     RunServices roles;
     roles.grader = grader;
     roles.paper = config.protocol == "paper";
-    roles.no_memory = config.system_spec == "none" || config.system_spec.rfind("none:", 0) == 0;
+    roles.no_memory = store::is_no_memory_spec(config.system_spec);
     // Token figures use cl100k_base, the encoding the MemFail paper reports them in.
     if (auto tokenizer = text::shared_tokenizer("cl100k_base", config.llm.tokenizer_dir)) {
         roles.tokenizer = *tokenizer;

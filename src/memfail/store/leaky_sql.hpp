@@ -3,8 +3,12 @@
 // answer model got right in a run of the no-memory baseline `none` (report/leaky.hpp).
 #pragma once
 #include <string>
+#include <string_view>
 
 namespace memfail::store {
+
+// True for a spec of the no-memory baseline `none` (with or without options), as the SQL below reads it.
+inline bool is_no_memory_spec(std::string_view spec) { return spec == "none" || spec.rfind("none:", 0) == 0; }
 
 // A finished run of `none`, the runs table aliased `runs`.
 inline std::string no_memory_run_sql(const std::string& runs) {

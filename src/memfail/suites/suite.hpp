@@ -61,8 +61,8 @@ struct CheckResult {
 struct ReadCache {
     std::map<std::string, Result<std::vector<memory::MemoryEvent>>> history;  // by memory id
     std::map<std::string, Result<std::vector<memory::Memory>>> as_of;         // by timestamp
-    // The held memories' normalised texts (the checkpoint's one `held` list), made by the first
-    // probe's checks and read by the others.
+    // The held memories' texts in the evidence matcher's canonical form (the checkpoint's one `held`
+    // list), made by the first probe's checks and read by the others.
     std::optional<std::vector<std::string>> held_texts;
     // Whatever else a suite builds once per checkpoint from the held memories (the dynamic suite's
     // index of which memory holds which app log), made by the first probe and read by the others.

@@ -5,6 +5,7 @@
 #include <commands/llm_options.hpp>
 
 #include <memfail/llm/llm_stack.hpp>
+#include <memfail/store/leaky_sql.hpp>
 #include <memfail/llm/preflight.hpp>
 #include <memfail/store/results_db.hpp>
 
@@ -86,7 +87,7 @@ void fail_on_errors(const std::string& results_path, std::int64_t run_id, double
 // A run that could not see its system says so where it ends, as the report does above its table.
 // The `none` baseline stores nothing by design.
 void warn_if_blind(const std::string& results_path, std::int64_t run_id, const std::string& system) {
-    if (system == "none" || system.rfind("none:", 0) == 0) return;
+    if (store::is_no_memory_spec(system)) return;
     auto db = value_or_fatal(store::ResultsDb::open(results_path));
     const auto seen = value_or_fatal(db.run_visibility(run_id));
     if (seen.stored_nothing())

@@ -528,9 +528,14 @@ std::optional<Amount> read_amount(const json& v) {
             break;
         }
     double mult = 1;
-    std::vector<std::pair<std::string, double>> multipliers = {{"k", 1e3}, {"bn", 1e9}, {"m", 1e6}};
-    for (const auto& [word, m] : grade::evidence::lexicon().scale_words)
-        if (word != "dozen") multipliers.insert(multipliers.begin(), {word, m});
+    // The lexicon's scale words (a dozen is no amount suffix), then the short suffixes; built once.
+    static const std::vector<std::pair<std::string, double>> multipliers = [] {
+        std::vector<std::pair<std::string, double>> out;
+        for (const auto& [word, m] : grade::evidence::lexicon().scale_words)
+            if (word != "dozen") out.emplace_back(word, m);
+        out.insert(out.end(), {{"k", 1e3}, {"bn", 1e9}, {"m", 1e6}});
+        return out;
+    }();
     for (const auto& [p, m] : multipliers) {
         // Short suffixes only attached to the digits ("5k", "$1.2m"), and a lower-case "m" only after
         // a currency sign: "5m" alone may be minutes or metres.
