@@ -204,10 +204,13 @@ TEST(Slices, EachDimensionAddsUpToTheDatasetSummary) {
         t.ambiguous += s.counts.ambiguous;
     }
     std::size_t checked = 0;
-    for (const auto& [key, t] : sums) {
+    for (const auto& entry : sums) {
+        const auto& key = entry.first;
+        const auto& t = entry.second;
         const auto& [run, dataset, k, dimension] = key;
-        const auto it = std::find_if(summary.begin(), summary.end(), [&](const store::SummaryRow& r) {
-            return r.run_id == run && r.dataset == dataset && r.k == k;
+        // The lambda reads `key`: clang 14 cannot capture a structured binding.
+        const auto it = std::find_if(summary.begin(), summary.end(), [&key](const store::SummaryRow& r) {
+            return r.run_id == std::get<0>(key) && r.dataset == std::get<1>(key) && r.k == std::get<2>(key);
         });
         ASSERT_NE(it, summary.end());
         EXPECT_EQ(t.graded, it->graded) << dataset << " " << dimension;

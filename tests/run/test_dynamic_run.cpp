@@ -396,7 +396,8 @@ TEST(DynamicRun, AProbeIsAskedAfterExactlyTheLogsUpToItsCheckpoint) {
     for (const auto& [question, last_stored] : asked) {
         auto [lo, hi] = checkpoint_of.equal_range(question);
         ASSERT_NE(lo, hi) << question;
-        EXPECT_TRUE(std::any_of(lo, hi, [&](const auto& e) { return e.second == last_stored; }))
+        const std::string& stored = last_stored;  // clang 14 cannot capture a structured binding
+        EXPECT_TRUE(std::any_of(lo, hi, [&stored](const auto& e) { return e.second == stored; }))
             << question << " asked after " << last_stored;
     }
 }

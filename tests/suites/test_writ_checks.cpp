@@ -196,6 +196,24 @@ TEST(WritChecks, ARetractedValueKeptIsARetractionFailure) {
     EXPECT_TRUE(failed(r, "retraction")) << r.at("retraction").detail;
 }
 
+TEST(WritChecks, AForgottenItemWordedOtherwiseIsUndecidedNeverAPass) {
+    // No match is no proof of absence: a memory that shares a word of the retracted value may keep
+    // it in other words ("peanut" for "peanuts"), and only a judge can tell.
+    Scripted s = faithful();
+    s.held.push_back(mem("a", "user avoids anything with peanut in it", {"1:0"}));
+    for (const bool with_sources : {true, false}) {
+        if (!with_sources) s.held.back().sources.clear();
+        const auto r = run_checks(s, hits_of({s.held[0]}));
+        ASSERT_TRUE(r.at("retraction").applicable);
+        EXPECT_FALSE(r.at("retraction").passed.has_value()) << r.at("retraction").detail;
+        EXPECT_NE(r.at("retraction").detail.find("peanut"), std::string::npos);
+    }
+    // A memory with none of its words is proof enough: the faithful memory passes (above), and an
+    // unrelated one too.
+    s.held.back() = mem("a", "user likes long walks", {"1:0"});
+    EXPECT_TRUE(passed(run_checks(s, hits_of({s.held[0]})), "retraction"));
+}
+
 TEST(WritChecks, AOneOffKeptIsOverRetention) {
     Scripted s = faithful();
     s.held.push_back(mem("c", "the call code is 4471", {"2:0"}));

@@ -1018,3 +1018,73 @@ TEST(WritImportFuzz, MutatedBytesAreImportedOrRefusedByFile) {
 }
 
 }  // namespace
+
+namespace {
+
+// A scenario in WRIT's shape whose probe's expected value is `expected`, with the given events.
+json scenario_expecting(const json& expected, const json& events) {
+    return json{{"scenario_id", "targets-001"},
+                {"category", "temporal"},
+                {"sessions",
+                 json::array({json{{"session_id", 1},
+                                   {"timestamp", "2026-01-10T09:00:00Z"},
+                                   {"messages", json::array({json{{"role", "user"},
+                                                                  {"content", "I work at Acme Corp in Austin, TX. "
+                                                                              "My base salary is $120K."}}})}},
+                              json{{"session_id", 2},
+                                   {"timestamp", "2026-02-10T09:00:00Z"},
+                                   {"messages", json::array({json{{"role", "user"}, {"content", "Remind me?"}}})}}})},
+                {"memory_events", events},
+                {"probe", {{"session", 2}, {"prompt", "Remind me?"}}},
+                {"ground_truth", {{"current_value", expected}}}};
+}
+
+json event_of(const std::string& id, const json& value) {
+    return json{{"id", id}, {"type", "mutable"}, {"value", value}, {"introduced_in", 1}, {"previous_values", json::array()}};
+}
+
+std::vector<std::string> targets_for(const json& expected, const json& events) {
+    std::vector<ImportNote> notes;
+    auto s = writ::import_writ_scenario(scenario_expecting(expected, events), "t.json", notes);
+    EXPECT_TRUE(s.has_value());
+    return s.has_value() && !s->probes.empty() ? s->probes.front().targets : std::vector<std::string>{};
+}
+
+}  // namespace
+
+TEST(WritImportTargets, ACompoundExpectedValueMapsEachPartToItsEvent) {
+    // temporal-002: "Acme Corp, in Austin, TX" is the employer and the city.
+    const json events = json::array({event_of("employer", "Acme Corp"), event_of("city", "Austin, TX"),
+                                     event_of("pet", "Rex")});
+    EXPECT_EQ(targets_for("Acme Corp, in Austin, TX", events), (std::vector<std::string>{"employer", "city"}));
+    // An object's leaves too.
+    EXPECT_EQ(targets_for(json{{"company", "Acme Corp"}, {"where", "Austin, TX"}}, events),
+              (std::vector<std::string>{"employer", "city"}));
+}
+
+TEST(WritImportTargets, AnnotationsOnEitherSideDoNotHideTheValue) {
+    // trust_hierarchy-005: the event's value carries a note the expected value does not.
+    const json events = json::array({event_of("salary", "$120K base (user stated as current salary)"),
+                                     event_of("posting", "$95K-$115K (advertised range)")});
+    EXPECT_EQ(targets_for("$120K", events), std::vector<std::string>{"salary"});
+    // The expected value's own note: "$50,000 (single consolidated budget fact ...)".
+    const json budget = json::array({event_of("budget", "$50,000 approved budget cap (Q1)")});
+    EXPECT_EQ(targets_for("$50,000 (single consolidated budget fact; equivalent to $50K)", budget),
+              std::vector<std::string>{"budget"});
+    // A value no event holds in any form has no target (and says so).
+    EXPECT_TRUE(targets_for("Lisbon", events).empty());
+}
+
+TEST(WritImportTargets, AStructuredRubricPassesAtWritsEightyPercentUnlessItSaysOtherwise) {
+    json j = scenario_expecting("Acme Corp", json::array({event_of("employer", "Acme Corp")}));
+    j["ground_truth"]["eval_rubric"] = {{"method", "structured"}, {"required_elements", {"Acme", "Corp"}}};
+    std::vector<ImportNote> notes;
+    auto s = writ::import_writ_scenario(j, "t.json", notes);
+    ASSERT_TRUE(s.has_value());
+    ASSERT_TRUE(s->probes.front().rubric.has_value());
+    EXPECT_DOUBLE_EQ(s->probes.front().rubric->pass_fraction, 0.8);
+    j["ground_truth"]["eval_rubric"]["pass_fraction"] = 1.0;
+    s = writ::import_writ_scenario(j, "t.json", notes);
+    ASSERT_TRUE(s.has_value());
+    EXPECT_DOUBLE_EQ(s->probes.front().rubric->pass_fraction, 1.0);
+}

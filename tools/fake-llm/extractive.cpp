@@ -783,9 +783,11 @@ std::vector<std::string> tags_of(std::string_view text, const std::vector<std::s
     // The topics the text uses most words of, at most three, ties in lexicon order.
     const auto words = text::words(text);
     std::vector<std::pair<std::size_t, std::string>> counted;
-    for (const auto& [tag, lexicon] : tag_lexicon()) {
+    for (const auto& entry : tag_lexicon()) {
+        // entry, not a structured binding: clang 14 cannot capture one in the lambda.
+        const std::string& tag = entry.first;
         const auto n = static_cast<std::size_t>(std::count_if(
-            words.begin(), words.end(), [&](const std::string& w) { return in(lexicon, w); }));
+            words.begin(), words.end(), [&](const std::string& w) { return in(entry.second, w); }));
         if (n > 0)
             counted.emplace_back(n, tag);
     }

@@ -70,8 +70,10 @@ void ScenarioEvidence::add_probe(const data::Probe& probe) {
             if (d.name != "entity" || d.variants.empty()) continue;
             const std::string key = ev::canonical(d.variants.front());
             if (key.empty()) continue;
-            auto [it, inserted] = m_entity_ids.try_emplace(key, static_cast<int>(m_entity_ids.size()));
-            if (!inserted) continue;
+            // Not a structured binding: clang 14 cannot capture one in the lambda below.
+            const auto emplaced = m_entity_ids.try_emplace(key, static_cast<int>(m_entity_ids.size()));
+            if (!emplaced.second) continue;
+            const auto it = emplaced.first;
             for (const auto& v : d.variants) {
                 ev::Tokens t = ev::tokens(v);
                 if (t.empty()) continue;

@@ -80,6 +80,7 @@ struct NumToken {
     bool integer = true;
     bool tagged = false;  // letters attached that are no multiplier ("7pm", "3rd", "5km")
     bool soft = false;    // only spaces or hyphens separate it from the token before
+    bool money = false;   // a currency sign just before it ("$5", "€5")
 };
 
 struct Number {
@@ -88,6 +89,7 @@ struct Number {
     bool weak = false;    // a lone "one", often a pronoun ("the one you liked")
     bool tagged = false;  // written with letters attached that are no multiplier ("7pm")
     std::size_t first = 0, last = 0;  // its tokens
+    bool money = false;   // written as money: a currency sign before it or a currency word after it
 };
 
 struct NumberScan {
@@ -202,6 +204,7 @@ std::vector<NumToken> number_tokens(std::string_view s) {
         else if (low == "trillion") mult = 1e12;
         tok.tagged = mult == 1 && !low.empty();
         tok.number = true;
+        tok.money = currency;
         tok.value = digits_value(s, start, j) * mult * (negative ? -1 : 1);
         if (mult != 1) tok.integer = tok.value == std::floor(tok.value);
         out.push_back(std::move(tok));
@@ -243,7 +246,10 @@ std::vector<Number> read_numbers(const std::vector<NumToken>& t) {
                 v *= scale;
                 ++end;
             }
-            out.push_back({v, tok.integer && v == std::floor(v), false, tok.tagged, i, end});
+            const bool money_word =
+                end + 1 < t.size() && !t[end + 1].number &&
+                in_list(t[end + 1].word, {"dollars", "dollar", "usd", "eur", "euro", "euros", "gbp", "bucks"});
+            out.push_back({v, tok.integer && v == std::floor(v), false, tok.tagged, i, end, tok.money || money_word});
             i = end;
             continue;
         }
@@ -465,12 +471,72 @@ std::vector<double> strong_numbers(const View& v) {
     return out;
 }
 
+// A rubric term that is one number ("75000", "$75", "120", "$2,000", "5k"): its value, whether it
+// is written as money, and whether it is written bare (digits only, no scale), as WRIT's authors
+// write the leading part of an amount ("$75" for "$75K", "120" for "$120,000").
+struct NumberTerm {
+    double value = 0;
+    bool money = false;
+    bool bare = false;
+};
+
+std::optional<NumberTerm> number_term(std::string_view term) {
+    const auto value = single_number(term);
+    if (!value) return std::nullopt;
+    const NumberScan scan = scan_numbers(term);
+    NumberTerm t;
+    t.value = *value;
+    t.money = scan.numbers.front().money;
+    t.bare = std::none_of(term.begin(), term.end(), [](char c) { return is_ascii_letter(static_cast<unsigned char>(c)); });
+    return t;
+}
+
+// Whether the answer states the term's number as a value: the same amount however written
+// ("$75,000", "$75K", "75 thousand dollars" for "75000"); money not as a count of something else
+// ("$60" is not the 60 of "60 days"); a bare term also as the leading part of an amount written with a scale or cents
+// ("120" in "$120K" or "$120,000", "$55" in "$55.99"), which is what WRIT's substring match finds.
+bool states_number_term(const View& v, const NumberTerm& t) {
+    const bool whole = t.value > 0 && t.value == std::floor(t.value);
+    // A number counting something else ("60 days", "3 people") is no amount of money.
+    auto counts_a_unit = [&](const Number& n) {
+        const auto& tok = v.numbers.tokens;
+        if (n.last + 1 >= tok.size() || !tok[n.last + 1].soft || tok[n.last + 1].number) return false;
+        const std::string& w = tok[n.last + 1].word;
+        return in_list(w, {"day", "days", "week", "weeks", "month", "months", "year", "years", "hour", "hours",
+                           "minute", "minutes", "second", "seconds", "people", "persons", "person", "percent",
+                           "pct", "miles", "mile", "km", "kg", "lbs", "lb", "times", "items", "item", "seats",
+                           "seat", "users", "user", "steps", "pages", "page", "calories", "degrees", "points",
+                           "am", "pm", "mg", "ml", "nights", "night"});
+    };
+    for (const auto& n : v.numbers.numbers) {
+        if (n.tagged || (t.money && !n.money && counts_a_unit(n))) continue;
+        if (numbers_equal(n.value, t.value, 0)) return true;
+        if (!t.bare || !whole) continue;
+        if (!n.integer && std::floor(n.value) == t.value) return true;
+        for (double scale : {1e3, 1e6, 1e9})
+            if (numbers_equal(n.value, t.value * scale, 0)) return true;
+    }
+    return false;
+}
+
 // A term is present when its normalised form occurs at word boundaries (outside `covers`); a term
-// that is only a number ("$2,000", "5k") is present when the answer states that number.
+// that is one number also when the answer states that number as a value (states_number_term); a
+// term that is only a sign ("$") when the answer writes that sign, or states money for a currency
+// sign.
 bool term_present(const View& v, const std::string& term, const std::vector<std::string>& covers = {}) {
-    if (auto n = single_number(term)) return states_number(v, *n, 0);
+    if (const auto n = number_term(term)) {
+        if (states_number_term(v, *n)) return true;
+        // Money is money: the canonical text drops the sign, so "$60" would be found in "60 days".
+        if (n->money) return false;
+    }
     const std::string nt = evidence::canonical(term);
-    return !nt.empty() && occurs_uncovered(v.norm, nt, covers);
+    if (!nt.empty()) return occurs_uncovered(v.norm, nt, covers);
+    const std::string_view sign = text::trim(term);
+    if (sign.empty()) return false;
+    if (v.raw.find(sign) != std::string_view::npos) return true;
+    const bool currency = is_currency_symbol(sign, 0, sign.size()) || sign == "$";
+    return currency && std::any_of(v.numbers.numbers.begin(), v.numbers.numbers.end(),
+                                   [](const Number& n) { return n.money; });
 }
 
 std::vector<std::string> present_terms(const View& v, const std::vector<std::string>& terms,
@@ -717,7 +783,7 @@ RubricVerdict grade_multi_field(const data::Probe& probe, const data::Rubric& ru
     return v;
 }
 
-RubricVerdict grade_structured(const data::Rubric& rubric, const View& view) {
+RubricVerdict grade_structured(const data::Rubric& rubric, const View& view, const RubricContext& context) {
     if (rubric.required.empty()) return verdict(RubricOutcome::unsure, 0, "the rubric lists no required elements");
     RubricVerdict v;
     std::size_t found = 0;
@@ -726,7 +792,8 @@ RubricVerdict grade_structured(const data::Rubric& rubric, const View& view) {
         else v.missing.push_back(r);
     }
     v.score = static_cast<double>(found) / static_cast<double>(rubric.required.size());
-    const double needed = std::isfinite(rubric.pass_fraction) ? std::clamp(rubric.pass_fraction, 0.0, 1.0) : 1.0;
+    const double fraction = context.structured_threshold.value_or(rubric.pass_fraction);
+    const double needed = std::isfinite(fraction) ? std::clamp(fraction, 0.0, 1.0) : 1.0;
     v.outcome = v.score + 1e-9 >= needed ? RubricOutcome::pass : RubricOutcome::fail;
     v.reason = "the answer names " + std::to_string(found) + " of " + std::to_string(rubric.required.size()) +
                " required elements (" + (v.outcome == RubricOutcome::pass ? "at least " : "fewer than ") +
@@ -790,19 +857,47 @@ RubricVerdict grade_constraint(const data::Rubric& rubric, const View& view) {
     return v;
 }
 
-RubricVerdict grade_abstention(const data::Rubric& rubric, const View& view) {
+// Words with which an answer that declines goes on to guess ("I'm not sure, but probably around $150,000").
+bool guesses(const std::string& norm) {
+    return any_phrase(norm, {"probably", "likely", "maybe", "perhaps", "might be", "i think", "i believe", "i guess",
+                             "my guess", "possibly", "could be", "around", "roughly", "approximately",
+                             "estimate", "somewhere", "i'd say", "i would say", "my best"});
+}
+
+// An abstention passes only when the answer declines and states no candidate value: naming a
+// rejected or known-wrong value fails, as does a guess with a number; a decline that also guesses
+// or gives a number the rules cannot place ("not in our 3 conversations") is for the judge.
+RubricVerdict grade_abstention(const data::Rubric& rubric, const View& view, const RubricContext& context) {
     RubricVerdict v;
-    v.offending = present_terms(view, rubric.reject, {});
+    std::vector<std::string> candidates = rubric.reject;
+    candidates.insert(candidates.end(), context.wrong_values.begin(), context.wrong_values.end());
+    v.offending = present_terms(view, candidates, {});
+    const bool declines_ = view_declines(view);
     if (!v.offending.empty()) {
         v.outcome = RubricOutcome::fail;
-        v.reason = "the answer names " + quoted_list(v.offending) + (view_declines(view) ? " while declining" : "") +
+        v.reason = "the answer names " + quoted_list(v.offending) + (declines_ ? " while declining" : "") +
                    ": it should abstain";
         return v;
     }
-    if (view_declines(view)) return verdict(RubricOutcome::pass, 1, "the answer declines, as it should");
-    v.outcome = RubricOutcome::fail;
-    v.reason = "the answer answers instead of abstaining";
-    return v;
+    if (!declines_) {
+        v.outcome = RubricOutcome::fail;
+        v.reason = "the answer answers instead of abstaining";
+        return v;
+    }
+    const std::vector<double> numbers = strong_numbers(view);
+    const bool guess = guesses(view.norm);
+    if (guess && !numbers.empty()) {
+        v.outcome = RubricOutcome::fail;
+        v.offending.push_back(format_number(numbers.front()));
+        v.reason = "the answer declines, then guesses " + format_number(numbers.front()) + ": it should abstain";
+        return v;
+    }
+    if (guess || !numbers.empty())
+        return verdict(RubricOutcome::unsure, 0,
+                       std::string("the answer declines but also ") +
+                           (guess ? "hedges toward an answer" : "states " + format_number(numbers.front())) +
+                           ": only a judge can tell whether it guesses");
+    return verdict(RubricOutcome::pass, 1, "the answer declines, as it should");
 }
 
 // Count statements: "three people", "2 distinct companies", or an answer that is only a number.
@@ -1224,6 +1319,65 @@ std::vector<std::string> protected_phrases(const data::Probe& probe, const data:
     return out;
 }
 
+// A rejected element that describes a reading rather than naming a value ("Alice Martinez as current
+// lead without staleness warning"): more than four words, or a word that makes it a claim.
+bool descriptive(const std::string& element) {
+    const auto words = text::split(evidence::canonical(element), ' ');
+    if (words.size() > 4) return true;
+    for (const auto& w : words)
+        if (in_list(w, {"as", "without", "with", "is", "are", "was", "were", "not", "no", "asserting", "claiming",
+                        "treating", "saying", "instead", "sole", "only"}))
+            return true;
+    return false;
+}
+
+// The names, numbers and codes a descriptive element is about: its words with a digit, a currency
+// sign or a capital letter ("Alice", "Martinez", "$50K", "CRM-9012").
+std::vector<std::string> salient_words(const std::string& element) {
+    std::vector<std::string> out;
+    for (const auto& raw : text::split(element, ' ')) {
+        std::string w(raw);
+        while (!w.empty() && std::string_view(",.;:!?()\"'").find(w.back()) != std::string_view::npos) w.pop_back();
+        while (!w.empty() && std::string_view("(\"'").find(w.front()) != std::string_view::npos) w.erase(w.begin());
+        if (w.empty()) continue;
+        const bool marked = std::any_of(w.begin(), w.end(), [](char c) { return is_digit(static_cast<unsigned char>(c)) || c == '$'; }) ||
+                            (w[0] >= 'A' && w[0] <= 'Z');
+        if (marked && !in_list(evidence::canonical(w), {"as", "the", "a", "an", "i", "no", "not"})) out.push_back(w);
+    }
+    return out;
+}
+
+// reject_elements beside any kind but abstention: one named as it is written fails the answer; a
+// descriptive one (a reading, not a value) that a passing answer's names and numbers all fit is left
+// to the judge, since only meaning tells "Bob leads; Alice led until March" from "Alice leads".
+void apply_rejects(const data::Probe& probe, const data::Rubric& rubric, const View& view, RubricVerdict& v) {
+    std::vector<std::string> literal, fitted;
+    for (const auto& r : rubric.reject) {
+        if (!descriptive(r)) {
+            literal.push_back(r);
+            continue;
+        }
+        const auto salient = salient_words(r);
+        if (!salient.empty() && std::all_of(salient.begin(), salient.end(),
+                                            [&](const std::string& w) { return term_present(view, w); }))
+            fitted.push_back(r);
+    }
+    const auto named = present_terms(view, literal, protected_phrases(probe, rubric));
+    if (!named.empty()) {
+        for (const auto& f : named)
+            if (std::find(v.offending.begin(), v.offending.end(), f) == v.offending.end()) v.offending.push_back(f);
+        v.outcome = RubricOutcome::fail;
+        v.score = 0;
+        v.reason = "the answer names rejected " + quoted_list(named) + " (otherwise: " + v.reason + ")";
+        return;
+    }
+    if (v.outcome == RubricOutcome::pass && !fitted.empty()) {
+        v.outcome = RubricOutcome::unsure;
+        v.reason += "; but it names what the rejected reading " + quoted_list(fitted) +
+                    " is about: only a judge can tell which reading it gives";
+    }
+}
+
 }  // namespace
 
 const char* rubric_outcome_name(RubricOutcome outcome) {
@@ -1258,14 +1412,14 @@ RubricVerdict grade_rubric(const data::Probe& probe, std::string_view answer, co
                            : "the answer is empty: it states nothing");
     switch (rubric.kind) {
         case data::RubricKind::exact: v = grade_exact(probe, rubric, view, context); break;
-        case data::RubricKind::structured: v = grade_structured(rubric, view); break;
+        case data::RubricKind::structured: v = grade_structured(rubric, view, context); break;
         case data::RubricKind::contains: v = grade_contains(rubric, view); break;
         case data::RubricKind::numeric: v = grade_numeric(probe, rubric, view); break;
         case data::RubricKind::address: v = grade_address(probe, view); break;
         case data::RubricKind::multi_field: v = grade_multi_field(probe, rubric, view, context); break;
         case data::RubricKind::entity_count: v = grade_entity_count(rubric, view); break;
         case data::RubricKind::constraint: v = grade_constraint(rubric, view); break;
-        case data::RubricKind::abstention: v = grade_abstention(rubric, view); break;
+        case data::RubricKind::abstention: v = grade_abstention(rubric, view, context); break;
         case data::RubricKind::semantic: v = verdict(RubricOutcome::unsure, 0, "needs the judge"); break;
     }
     // Forbidden elements fail any kind, whatever else the answer says.
@@ -1277,6 +1431,21 @@ RubricVerdict grade_rubric(const data::Probe& probe, std::string_view answer, co
             v.outcome = RubricOutcome::fail;
             v.score = 0;
             v.reason = "the answer names forbidden " + quoted_list(named) + " (otherwise: " + v.reason + ")";
+        }
+    }
+    if (rubric.kind != data::RubricKind::abstention && !rubric.reject.empty())
+        apply_rejects(probe, rubric, view, v);
+    // A constraint check beside another kind (WRIT's constraint_check under a semantic rubric, say):
+    // a violated constraint fails the answer whatever else it says; a kept one decides nothing more.
+    if (rubric.kind != data::RubricKind::constraint && (!rubric.must_contain.empty() || !rubric.must_not_contain.empty())) {
+        const RubricVerdict c = grade_constraint(rubric, view);
+        if (c.outcome == RubricOutcome::fail) {
+            for (const auto& o : c.offending)
+                if (std::find(v.offending.begin(), v.offending.end(), o) == v.offending.end()) v.offending.push_back(o);
+            v.missing.insert(v.missing.end(), c.missing.begin(), c.missing.end());
+            v.outcome = RubricOutcome::fail;
+            v.score = 0;
+            v.reason = "constraint: " + c.reason + " (otherwise: " + v.reason + ")";
         }
     }
     if (!std::isfinite(v.score)) v.score = 0;
@@ -1311,13 +1480,14 @@ RubricContext rubric_context(const data::Scenario& scenario, const data::Probe& 
 }
 
 bool answer_states_known_value(const data::Scenario& scenario, const data::Probe& probe, std::string_view answer) {
-    const std::string norm = evidence::canonical(answer);
+    // Read as the rubric reads it: words at word boundaries, a number as a value ("$75K" states 75000).
+    data::Rubric none;
+    const View view = make_view(answer, none);
     bool stated = false;
     for_each_target_record(scenario, probe, [&](const data::ValueRecord& record) {
-        for (const auto& m : data::value_mentions(record)) {
-            const std::string n = evidence::canonical(m);
-            stated = stated || (!n.empty() && text::normalized_contains(norm, n));
-        }
+        for (const auto& m : data::value_mentions(record))
+            stated = stated || term_present(view, m);
+        if (!stated && record.value.is_number()) stated = states_number(view, record.value.get<double>(), 0);
     });
     return stated;
 }

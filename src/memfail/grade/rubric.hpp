@@ -6,6 +6,7 @@
 // where the kind says more; `semantic`, and anything a rule cannot decide exactly, is `unsure` and
 // goes to the judge (offline: unverified, never a pass).
 #pragma once
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,6 +40,8 @@ RubricVerdict grade_rubric(const data::Probe& probe, std::string_view answer);
 // without them the probe's own forbidden, reject and must_not_contain lists are all there is.
 struct RubricContext {
     std::vector<std::string> wrong_values;
+    // Overrides every structured rubric's pass fraction (run --set writ.structured_threshold=1.0).
+    std::optional<double> structured_threshold = std::nullopt;
 };
 RubricVerdict grade_rubric(const data::Probe& probe, std::string_view answer, const RubricContext& context);
 

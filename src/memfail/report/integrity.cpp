@@ -387,9 +387,11 @@ Result<Table> mode_gap_table(store::ResultsDb& db, const std::vector<std::int64_
         std::snprintf(buf, sizeof buf, "%+.1f", d * 100.0);
         return std::string(buf);
     };
-    for (const auto& [key, modes] : by_metric) {
-        const auto& [run, order, metric] = key;
-        auto get = [&](const char* m) -> const Count* {
+    for (const auto& entry : by_metric) {
+        // entry, not a structured binding: clang 14 cannot capture one in the lambda below.
+        const auto& modes = entry.second;
+        const auto& [run, order, metric] = entry.first;
+        auto get = [&modes](const char* m) -> const Count* {
             const auto it = modes.find(m);
             return it == modes.end() || it->second.decided == 0 ? nullptr : &it->second;
         };

@@ -41,6 +41,8 @@ struct RunServices {
     // failed first (the stage stays the memory's), so the report can flag the probes a model gets
     // right without memory (report/leaky.hpp).
     bool no_memory = false;
+    // run --set writ.structured_threshold: overrides every structured rubric's pass fraction.
+    std::optional<double> structured_threshold;
 };
 
 // A fact's storage and summary verdict, which do not depend on k.

@@ -384,8 +384,9 @@ static store::ProbeRow with_answer_verdict(store::ProbeRow row, std::optional<bo
 store::ProbeRow ProbeGrader::grade_rubric_answer(const PendingProbe& p, store::ProbeRow row, bool reached) {
     const bool abstain = p.probe->kind == data::ProbeKind::abstain;
     const char* stage_label = abstain ? "abstention" : "answer";
-    const grade::RubricVerdict by_rubric =
-        grade::grade_rubric(*p.probe, *p.answer, grade::rubric_context(m_scenario, *p.probe));
+    grade::RubricContext context = grade::rubric_context(m_scenario, *p.probe);
+    context.structured_threshold = m_roles.structured_threshold;
+    const grade::RubricVerdict by_rubric = grade::grade_rubric(*p.probe, *p.answer, context);
     const bool sure = by_rubric.outcome != grade::RubricOutcome::unsure;
     const bool judge_decides = !sure && m_roles.judge.has_value();
     std::string reason = std::string("rubric ") + data::rubric_kind_name(grade::effective_rubric(*p.probe).kind) +

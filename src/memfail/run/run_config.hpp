@@ -2,6 +2,7 @@
 // What a run needs to know: which system, which datasets, which k values, where results go.
 #pragma once
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,10 @@ struct RunConfig {
     // (`ledger:extract=oracle`: the dataset's gold events as memory, with their history). Empty: native only. Rows of a mode other than native carry the
     // scenario id "<id>@<mode>" ('@' is never part of a dataset id).
     std::vector<std::string> modes;
+    // --set KEY=VALUE: grading settings, recorded in the run and part of what --resume matches.
+    // Known: writ.structured_threshold (0..1: every structured rubric passes at this share of its
+    // elements, instead of the rubric's own; WRIT's scenarios carry 0.8).
+    std::map<std::string, std::string> settings;
     // --shard I/N: only the scenarios assigned to part I of N (shard.hpp). The run records its part
     // and the hash of the unsharded configuration, which `memfail merge` checks across parts.
     ShardSpec shard;

@@ -26,6 +26,8 @@
 #include <deque>
 #include <future>
 #include <chrono>
+#include <cmath>
+#include <cstdlib>
 #include <condition_variable>
 #include <filesystem>
 #include <map>
@@ -76,7 +78,25 @@ std::string config_hash(const RunConfig& config, const std::vector<LoadedDataset
     if (!config.modes.empty()) j["modes"] = config.modes;
     // Absent for memfail's own protocol, so the runs made before protocols existed still resume.
     if (config.protocol != "memfail") j["protocol"] = config.protocol;
+    if (!config.settings.empty()) j["settings"] = config.settings;
     return content_hash(j.dump());
+}
+
+// The grading settings of --set: each key known, each value valid (nothing is run otherwise).
+Result<std::optional<double>> structured_threshold_of(const RunConfig& config) {
+    std::optional<double> threshold;
+    for (const auto& [key, value] : config.settings) {
+        if (key != "writ.structured_threshold")
+            return make_error(ErrorKind::invalid_input,
+                              "unknown setting '" + key + "': the known one is writ.structured_threshold", "--set");
+        char* end = nullptr;
+        const double v = std::strtod(value.c_str(), &end);
+        if (value.empty() || end != value.c_str() + value.size() || !std::isfinite(v) || v < 0 || v > 1)
+            return make_error(ErrorKind::invalid_input,
+                              "writ.structured_threshold must be a number from 0 to 1 (got '" + value + "')", "--set");
+        threshold = v;
+    }
+    return threshold;
 }
 
 // How many times one scenario may bring a restarted adapter back by storing its sessions again,
@@ -823,6 +843,7 @@ Result<RunOutcome> run_datasets(const RunConfig& config, const std::vector<Loade
     if (config.protocol != "memfail" && config.protocol != "paper")
         return make_error(ErrorKind::invalid_input, "unknown protocol '" + config.protocol + "': use memfail or paper",
                           "--protocol");
+    MF_TRY_ASSIGN(const std::optional<double> structured_threshold, structured_threshold_of(config));
     for (int k : config.ks)
         if (k < 1) return make_error(ErrorKind::invalid_input, "k must be at least 1, got " + std::to_string(k));
     for (std::size_t i = 1; i < config.ks.size(); ++i)
@@ -944,6 +965,7 @@ Result<RunOutcome> run_datasets(const RunConfig& config, const std::vector<Loade
                         {"protocol", config.protocol}};
     if (!config.name.empty()) config_json["name"] = config.name;
     if (config.limit > 0) config_json["limit"] = config.limit;
+    if (!config.settings.empty()) config_json["settings"] = config.settings;
     if (wants_llm) {
         config_json["llm"] = config.llm.to_json();
         config_json["prompt_version"] = llm::prompts::k_prompt_version;
@@ -987,6 +1009,7 @@ Result<RunOutcome> run_datasets(const RunConfig& config, const std::vector<Loade
     roles.grader = grader;
     roles.paper = config.protocol == "paper";
     roles.no_memory = store::is_no_memory_spec(config.system_spec);
+    roles.structured_threshold = structured_threshold;
     // Token figures use cl100k_base, the encoding the MemFail paper reports them in.
     if (auto tokenizer = text::shared_tokenizer("cl100k_base", config.llm.tokenizer_dir)) {
         roles.tokenizer = *tokenizer;

@@ -40,6 +40,7 @@ struct RunOptions {
     std::string protocol = "memfail";
     std::string modes;
     std::string shard;
+    std::vector<std::string> settings;  // --set KEY=VALUE
     LlmOptions llm;
 };
 
@@ -160,6 +161,10 @@ void add_run_command(CLI::App& app, std::function<void()>& action) {
                     "I/N: run only the I-th of N disjoint parts of the work (by scenario, balanced by size, the "
                     "same split in every part), into this part's own --out; join the parts with `memfail merge`. "
                     "A part that dies is rerun with --resume (README, \"Sweeps across machines\")");
+    cmd->add_option("--set", opts->settings,
+                    "KEY=VALUE (repeatable): a grading setting, recorded in the run and part of what --resume "
+                    "matches. writ.structured_threshold=F (0 to 1): every structured rubric passes at this share of "
+                    "its elements instead of its own (WRIT's scenarios: 0.8, WRIT's rule; 1.0 asks for all)");
     opts->llm.add_to(*cmd);
     cmd->callback([opts, &action] {
         action = [opts] {
@@ -167,6 +172,15 @@ void add_run_command(CLI::App& app, std::function<void()>& action) {
             config.system_spec = opts->system;
             config.datasets = parse_name_list(opts->datasets);
             config.protocol = opts->protocol;
+            for (const std::string& setting : opts->settings) {
+                const auto eq = setting.find('=');
+                if (eq == std::string::npos || eq == 0)
+                    throw Fatal(make_error(ErrorKind::invalid_input,
+                                           "bad setting '" + setting + "': expected KEY=VALUE (e.g. "
+                                           "writ.structured_threshold=1.0)",
+                                           "--set"));
+                config.settings[setting.substr(0, eq)] = setting.substr(eq + 1);
+            }
             if (!opts->modes.empty()) config.modes = parse_name_list({opts->modes});
             config.ks = parse_int_list(
                 !opts->ks.empty() ? opts->ks : config.protocol == "paper" ? std::string("5,10,15") : std::string("1,3,5,10"),

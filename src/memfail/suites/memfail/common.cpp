@@ -122,7 +122,10 @@ Result<void> apply_settings(const std::map<std::string, std::string>& params, Ge
                                      "conditional.hard_min_sentences", "conditional.hard_max_sentences"};
     for (const auto& share : shares) keys.push_back(share.first);
     std::sort(keys.begin(), keys.end());
-    for (const auto& [key, value] : params) {
+    for (const auto& param : params) {
+        // Not a structured binding in the loop: clang 14 cannot capture one in the lambda.
+        const std::string& key = param.first;
+        const std::string& value = param.second;
         const auto share = std::find_if(shares.begin(), shares.end(), [&key](const auto& s) { return s.first == key; });
         if (share != shares.end()) {
             MF_TRY_ASSIGN(*share->second, share_setting(key, value));

@@ -44,10 +44,6 @@ private:
     data::MessageIndex m_index;
 };
 
-struct Mention {
-    std::string normalized;
-};
-
 std::vector<std::string> normalized_mentions(const ValueRecord& r) {
     std::vector<std::string> out;
     for (const auto& m : data::value_mentions(r)) {
@@ -76,15 +72,35 @@ void blank(std::string& text, const std::string& phrase) {
 
 // The values of one event as matchers: a record is found in a text when one of its mentions is,
 // after the longer mentions of the event's other values that contain that mention are blanked.
+//
+// Where finding a value fails a check (a superseded value retrieved, a value of another time, an
+// item that should be gone), the longer values of every event of the ledger are blanked too
+// (`wide`): "living with Alex" is not found inside "living with Alex in Pearl District", another
+// fact's value), and a mention another event's value shares ("completed" of two tasks, "Sam" of a
+// person and a relationship) is no evidence about this event. Where finding it passes one, only
+// the event's own are, so a faithful memory is never read as missing its value.
 class ValueFinder {
 public:
     explicit ValueFinder(const LedgerEvent& e) {
         for (const auto& r : e.history) m_all.push_back(normalized_mentions(r));
         for (const auto& r : e.distractors) m_all.push_back(normalized_mentions(r));
     }
+    static ValueFinder wide(const LedgerEvent& e, const data::Scenario& scenario) {
+        ValueFinder f(e);
+        for (const auto& other : scenario.ledger) {
+            if (&other == &e) continue;
+            for (const auto* records : {&other.history, &other.distractors})
+                for (const auto& r : *records) {
+                    f.m_all.push_back(normalized_mentions(r));
+                    f.m_shared.insert(f.m_all.back().begin(), f.m_all.back().end());
+                }
+        }
+        return f;
+    }
     bool found(const ValueRecord& r, const std::string& normalized_text) const {
         const auto mine = normalized_mentions(r);
         for (const auto& m : mine) {
+            if (m_shared.count(m)) continue;
             std::string t = normalized_text;
             for (const auto& others : m_all)
                 for (const auto& o : others)
@@ -98,6 +114,7 @@ public:
 
 private:
     std::vector<std::vector<std::string>> m_all;
+    std::set<std::string> m_shared;  // wide: other events' mentions
 };
 
 bool same_value(const ValueRecord& a, const ValueRecord& b) {
@@ -133,6 +150,14 @@ EventState state_at(const LedgerEvent& e, const Timeline& t, std::size_t checkpo
         const std::size_t last = s.current ? t.record_position(*s.current) : Timeline::npos;
         if (rp != Timeline::npos && rp <= checkpoint && (last == Timeline::npos || rp >= last) && s.current) {
             s.retracted = s.current;
+            // A value stated in the retraction's own session is the retraction's wording ("removed"),
+            // not what was withdrawn: that is the last value stated before it.
+            if (last == rp)
+                for (auto it = s.stated.rbegin(); it != s.stated.rend(); ++it)
+                    if (t.record_position(**it) < rp) {
+                        s.retracted = *it;
+                        break;
+                    }
             s.current = nullptr;
         }
     }
@@ -171,6 +196,109 @@ const memory::Memory* holder(const ValueFinder& f, const ValueRecord& r, const s
     for (std::size_t i = 0; i < held.size(); ++i)
         if (f.found(r, held_texts[i])) return &held[i];
     return nullptr;
+}
+
+// Words of an event's id but a generic prefix ("analytics", "tracking" of "task_analytics_tracking").
+std::vector<std::string> id_words(const std::string& id) {
+    std::vector<std::string> out;
+    for (const auto& w : text::split(text::replace_all(text::replace_all(id, "-", "_"), ".", "_"), '_')) {
+        const std::string c = grade::evidence::canonical(w);
+        if (c.size() < 3 || grade::evidence::is_function_word(c)) continue;
+        if (out.empty() && (c == "task" || c == "checklist" || c == "deadline" || c == "team" || c == "member" ||
+                            c == "item" || c == "user"))
+            continue;
+        out.push_back(c);
+    }
+    return out;
+}
+
+bool has_words(const std::string& canonical_text, const std::vector<std::string>& words) {
+    return std::all_of(words.begin(), words.end(),
+                       [&](const std::string& w) { return text::normalized_contains(canonical_text, w); });
+}
+
+// Stems of the words an item is recognised by when it is worded otherwise.
+void add_identity(std::string_view phrase, std::set<std::string>& out) {
+    for (const auto& t : grade::evidence::tokens(phrase))
+        if (t.size() >= 3 && !grade::evidence::is_function_word(t)) out.insert(grade::evidence::stem(t));
+}
+
+// Whether an item that should be gone (a retracted value, an expired one-off) is still in memory.
+enum class Presence { present, absent, unsure };
+struct Kept {
+    Presence presence = Presence::unsure;
+    std::string detail;
+};
+
+// Present when a memory states the value: by a mention only this event's values have, or, for a
+// value other events share ("pending"), by the mention beside the event's own words ("analytics
+// tracking ... pending"). Absent only when no memory held or retrieved has any word the item is
+// recognised by (its value's words, or its id's): a memory that shares one may hold the item in
+// other words ("formal register" for "use formal tone"), which only a judge can tell.
+Kept forgotten_item(const data::Scenario& scenario, const LedgerEvent& e, const ValueRecord& r,
+                    const std::vector<memory::Memory>& held, const std::vector<std::string>& held_texts,
+                    const std::vector<std::string>& hit_texts) {
+    const ValueFinder f = ValueFinder::wide(e, scenario);
+    const auto mine = normalized_mentions(r);
+    bool distinctive = !mine.empty();
+    for (const auto& other : scenario.ledger) {
+        if (&other == &e || !distinctive) continue;
+        auto shared = [&](const ValueRecord& o) {
+            const auto theirs = normalized_mentions(o);
+            return std::any_of(theirs.begin(), theirs.end(),
+                               [&](const std::string& m) { return std::find(mine.begin(), mine.end(), m) != mine.end(); });
+        };
+        distinctive = std::none_of(other.history.begin(), other.history.end(), shared);
+    }
+    const std::vector<std::string> own_words = id_words(e.id);
+    const std::string shown_value = "\"" + shown(r) + "\"";
+    for (std::size_t i = 0; i < held.size(); ++i)
+        if (f.found(r, held_texts[i]) && (distinctive || (!own_words.empty() && has_words(held_texts[i], own_words))))
+            return {Presence::present, e.id + " " + shown_value + " held by " + held[i].id};
+    for (const auto& h : hit_texts)
+        if (f.found(r, h) && (distinctive || (!own_words.empty() && has_words(h, own_words))))
+            return {Presence::present, e.id + " " + shown_value + " retrieved"};
+    std::set<std::string> identity;
+    if (distinctive)
+        for (const auto& m : data::value_mentions(r)) add_identity(m, identity);
+    else
+        for (const auto& w : own_words) add_identity(w, identity);
+    // Words that what should stay in memory uses too ("alice" of a kept "alice.chen@company.com"
+    // beside a withdrawn "alice@gmail.com") recognise nothing.
+    std::set<std::string> kept_words;
+    for (const auto& other : scenario.ledger) {
+        if (&other == &e) continue;
+        for (const auto& w : id_words(other.id)) add_identity(w, kept_words);
+        for (const auto& h : other.history)
+            for (const auto& m : data::value_mentions(h)) add_identity(m, kept_words);
+    }
+    for (const auto& w : kept_words) identity.erase(w);
+    // A memory stating what the item became when it was withdrawn ("analytics tracking: removed",
+    // the value WRIT records in the retraction's own session) records its end, not the item.
+    std::vector<std::string> markers;
+    for (const auto& h : e.history)
+        if (&h != &r && !h.session_id.empty() && h.session_id == e.retracted_in)
+            for (auto& m : normalized_mentions(h)) markers.push_back(std::move(m));
+    auto records_end = [&](const std::string& canonical_text) {
+        return std::any_of(markers.begin(), markers.end(),
+                           [&](const std::string& m) { return text::normalized_contains(canonical_text, m); });
+    };
+    if (identity.empty())
+        return {Presence::unsure, e.id + " " + shown_value + ": no word of it to show it is gone"};
+    auto shares = [&](const std::string& canonical_text) -> std::string {
+        for (const auto& t : text::split(canonical_text, ' '))
+            if (t.size() >= 3 && identity.count(grade::evidence::stem(t))) return t;
+        return {};
+    };
+    for (std::size_t i = 0; i < held.size(); ++i)
+        if (const std::string w = records_end(held_texts[i]) ? std::string() : shares(held_texts[i]); !w.empty())
+            return {Presence::unsure, e.id + " " + shown_value + ": " + held[i].id + " says '" + w +
+                                          "'; only a judge can tell whether it keeps the item in other words"};
+    for (const auto& h : hit_texts)
+        if (const std::string w = records_end(h) ? std::string() : shares(h); !w.empty())
+            return {Presence::unsure, e.id + " " + shown_value + ": a retrieved memory says '" + w +
+                                          "'; only a judge can tell whether it keeps the item in other words"};
+    return {Presence::absent, ""};
 }
 
 CheckResult not_applicable(const char* name) { return {name, false, std::nullopt, {}}; }
@@ -272,10 +400,11 @@ std::vector<CheckResult> check_writ_memory(const CheckContext& c) {
             if (past || !s.current || s.superseded.empty()) continue;
             ++applicable;
             const ValueFinder f(*s.event);
+            const ValueFinder wide = ValueFinder::wide(*s.event, c.scenario);
             const std::size_t current_rank = best_rank(f, *s.current, hit_texts);
             for (const ValueRecord* old : s.superseded) {
                 if (same_value(*old, *s.current)) continue;
-                const std::size_t r = best_rank(f, *old, hit_texts);
+                const std::size_t r = best_rank(wide, *old, hit_texts);
                 if (r != Timeline::npos && r < current_rank)
                     exposed.push_back("\"" + shown(*old) + "\" at rank " + std::to_string(r + 1) +
                                       (current_rank == Timeline::npos
@@ -291,41 +420,30 @@ std::vector<CheckResult> check_writ_memory(const CheckContext& c) {
                                                                   text::join(exposed, "; ")));
     }
 
-    // retraction: a value the user withdrew, still held or retrieved.
-    {
-        std::vector<std::string> kept;
+    // retraction: a value the user withdrew, still held or retrieved; over_retention: a one-off item
+    // still held or retrieved after its lifetime. Each fails on a memory stating the item, passes
+    // only when no memory has a word of it, and is undecided otherwise (forgotten_item).
+    auto forgetting = [&](const char* name, bool retraction, const std::string& gone, const std::string& kept_lead) {
+        std::vector<std::string> kept, unsure;
         std::size_t applicable = 0;
         for (const auto& s : all) {
-            if (!s.retracted) continue;
+            const ValueRecord* item = retraction ? s.retracted : (s.expired && !s.stated.empty() ? s.stated.back() : nullptr);
+            if (!item) continue;
             ++applicable;
-            const ValueFinder f(*s.event);
-            if (const memory::Memory* m = holder(f, *s.retracted, c.held, held_texts))
-                kept.push_back(s.event->id + " \"" + shown(*s.retracted) + "\" held by " + m->id);
-            else if (best_rank(f, *s.retracted, hit_texts) != Timeline::npos)
-                kept.push_back(s.event->id + " \"" + shown(*s.retracted) + "\" retrieved");
+            const Kept k = forgotten_item(c.scenario, *s.event, *item, c.held, held_texts, hit_texts);
+            if (k.presence == Presence::present) kept.push_back(k.detail);
+            else if (k.presence == Presence::unsure) unsure.push_back(k.detail);
         }
-        out.push_back(!applicable ? not_applicable("retraction")
-                                  : decided("retraction", kept.empty(),
-                                            kept.empty() ? "no retracted value is held or retrieved"
-                                                         : "retracted but kept: " + text::join(kept, "; ")));
-    }
-
-    // over_retention: a one-off item still held after its lifetime.
-    {
-        std::vector<std::string> kept;
-        std::size_t applicable = 0;
-        for (const auto& s : all) {
-            if (!s.expired || s.stated.empty()) continue;
-            ++applicable;
-            const ValueFinder f(*s.event);
-            if (const memory::Memory* m = holder(f, *s.stated.back(), c.held, held_texts))
-                kept.push_back(s.event->id + " \"" + shown(*s.stated.back()) + "\" held by " + m->id);
-        }
-        out.push_back(!applicable ? not_applicable("over_retention")
-                                  : decided("over_retention", kept.empty(),
-                                            kept.empty() ? "no item that should not persist is held"
-                                                         : "should not persist but held: " + text::join(kept, "; ")));
-    }
+        if (!applicable) return not_applicable(name);
+        if (!kept.empty()) return decided(name, false, kept_lead + text::join(kept, "; "));
+        if (!unsure.empty()) return undecided(name, text::join(unsure, "; "));
+        return decided(name, true, gone);
+    };
+    out.push_back(forgetting("retraction", true, "no memory held or retrieved has a word of any retracted value",
+                             "retracted but kept: "));
+    out.push_back(forgetting("over_retention", false,
+                             "no memory held or retrieved has a word of any item that should not persist",
+                             "should not persist but held: "));
 
     // authority: an assistant's contradicting summary held as current over what the user stated:
     // the summary retrieved above the user's value, or held while the user's value is not.
@@ -360,7 +478,7 @@ std::vector<CheckResult> check_writ_memory(const CheckContext& c) {
 
     // history_complete: every past value recoverable, from the memories themselves or history().
     {
-        std::vector<std::string> lost;
+        std::vector<std::string> lost, unworded;
         std::size_t applicable = 0;
         std::optional<std::string> undecidable;
         const bool has_history = c.system.capabilities().history;
@@ -389,7 +507,12 @@ std::vector<CheckResult> check_writ_memory(const CheckContext& c) {
             }
             for (const ValueRecord* old : s.superseded) {
                 const bool in_memories = holder(f, *old, c.held, held_texts) != nullptr;
-                if (!in_memories && !f.found(*old, recorded))
+                if (in_memories || f.found(*old, recorded)) continue;
+                // A value no message states as written ("dating Alex" for "I started seeing someone
+                // named Alex"): a memory may hold it in other words, which only a judge can tell.
+                if (old->message_id.empty() && old->mentions.empty())
+                    unworded.push_back(s.event->id + " \"" + shown(*old) + "\"");
+                else
                     lost.push_back(s.event->id + " \"" + shown(*old) + "\"");
             }
         }
@@ -400,6 +523,10 @@ std::vector<CheckResult> check_writ_memory(const CheckContext& c) {
                                       (has_history ? "" : " (the system has no history operation)") + ": " +
                                       text::join(lost, "; ")));
         else if (undecidable) out.push_back(undecided("history_complete", *undecidable));
+        else if (!unworded.empty())
+            out.push_back(undecided("history_complete", "no message states " + text::join(unworded, ", ") +
+                                                            " as written and no memory here has it: only a judge "
+                                                            "can tell whether one holds it in other words"));
         else out.push_back(decided("history_complete", true, "every past value is recoverable"));
     }
 
@@ -437,12 +564,13 @@ std::vector<CheckResult> check_writ_memory(const CheckContext& c) {
                 std::vector<std::string> texts;
                 for (const auto& m : state.value()) texts.push_back(grade::evidence::canonical(m.text));
                 const ValueFinder f(*a.state->event);
+                const ValueFinder wide = ValueFinder::wide(*a.state->event, c.scenario);
                 const bool has_expected =
                     std::any_of(texts.begin(), texts.end(), [&](const std::string& x) { return f.found(*a.expected, x); });
                 std::string other;
                 for (const ValueRecord* r : a.state->stated) {
                     if (same_value(*r, *a.expected)) continue;
-                    if (std::any_of(texts.begin(), texts.end(), [&](const std::string& x) { return f.found(*r, x); }))
+                    if (std::any_of(texts.begin(), texts.end(), [&](const std::string& x) { return wide.found(*r, x); }))
                         other = shown(*r);
                 }
                 if (!has_expected)

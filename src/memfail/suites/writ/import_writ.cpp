@@ -12,10 +12,12 @@
 #include <memfail/core/text.hpp>
 #include <memfail/data/jsonl.hpp>
 #include <memfail/data/validate.hpp>
+#include <memfail/grade/evidence.hpp>
 #include <memfail/suites/import_json.hpp>
 #include <memfail/suites/writ/generate.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <filesystem>
@@ -149,6 +151,146 @@ bool same_value(const json& a, const json& b) {
     if (!na.empty() && na == nb) return true;
     const auto x = number_of(a), y = number_of(b);
     return x && y && *x == *y;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Which ledger events an expected value is about.
+
+// The leaf values of a JSON value (strings and numbers, as text), objects and arrays walked.
+void leaf_texts(const json& v, std::vector<std::string>& out) {
+    if (v.is_string()) out.push_back(v.get<std::string>());
+    else if (v.is_number()) out.push_back(as_text(v));
+    else if (v.is_structured())
+        for (const auto& x : v) leaf_texts(x, out);
+}
+
+// A value's canonical text (the evidence matcher's), its leaves joined by a separator no phrase crosses.
+std::string canonical_of(const json& v) {
+    std::vector<std::string> leaves;
+    leaf_texts(v, leaves);
+    std::string out;
+    for (const auto& l : leaves) {
+        const std::string c = grade::evidence::canonical(l);
+        if (c.empty()) continue;
+        if (!out.empty()) out += " | ";
+        out += c;
+    }
+    return out;
+}
+
+// Whether `value` is a part of the expected value whose canonical text is `expected`: a string or
+// number found in it at word boundaries ("$115,000" in "$115,000 base + $5,000 bonus target",
+// "Austin, TX" in "Acme Corp, in Austin, TX"); an object or array when most of its leaves are.
+bool part_of(const json& value, const std::string& expected) {
+    if (value.is_null() || expected.empty()) return false;
+    if (!value.is_structured()) {
+        const std::string c = grade::evidence::canonical(as_text(value));
+        return c.size() >= 2 && text::normalized_contains(expected, c);
+    }
+    std::vector<std::string> leaves;
+    leaf_texts(value, leaves);
+    std::size_t counted = 0, found = 0;
+    for (const auto& l : leaves) {
+        const std::string c = grade::evidence::canonical(l);
+        if (c.size() < 2) continue;
+        ++counted;
+        if (text::normalized_contains(expected, c)) ++found;
+    }
+    return counted > 0 && found * 2 > counted;
+}
+
+// Whether an event's id names a part of the expected value: every word of the id but a generic
+// prefix ("task_cms_migration" in "CMS migration: completed") occurs in it.
+bool id_names_part(const std::string& id, const std::string& expected) {
+    std::vector<std::string> words;
+    std::string w;
+    for (char c : id + "_") {
+        if (c == '_' || c == '-' || c == '.' || c == ':') {
+            if (w.size() >= 3 && !(words.empty() && (w == "task" || w == "checklist" || w == "deadline" || w == "team" ||
+                                                      w == "member" || w == "item" || w == "user")))
+                words.push_back(w);
+            w.clear();
+        } else {
+            w.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+        }
+    }
+    if (words.empty()) return false;
+    return std::all_of(words.begin(), words.end(),
+                       [&](const std::string& x) { return text::normalized_contains(expected, grade::evidence::canonical(x)); });
+}
+
+// A text value's lead: what it says before an annotation ("$120K base" of "$120K base (user stated
+// as current salary)"; "$50,000" of "$50,000 (single consolidated budget fact; ...)").
+std::string lead_of(const std::string& text) {
+    std::size_t end = text.size();
+    for (const char* sep : {"(", ";", " \u2014 ", " -- "}) end = std::min(end, text.find(sep));
+    return std::string(text::trim(std::string_view(text).substr(0, end)));
+}
+
+// Whether a text value and a text expected value say the same thing up to annotations: one's lead
+// found in the other ("$120K" in "$120K base (user stated ...)", "Acme Corporation" in "1 distinct
+// client company (Acme / Acme Corp / Acme Corporation ...)"), or their leads made of nearly the same
+// words (at least 80% shared, three words or more).
+bool same_up_to_annotations(const json& value, const json& expected) {
+    if (!value.is_string() || !expected.is_string()) return false;
+    const std::string& v = value.get_ref<const std::string&>();
+    const std::string& x = expected.get_ref<const std::string&>();
+    const std::string vl = grade::evidence::canonical(lead_of(v)), xl = grade::evidence::canonical(lead_of(x));
+    if (vl.size() < 3 || xl.size() < 3) return false;
+    if (text::normalized_contains(grade::evidence::canonical(x), vl) ||
+        text::normalized_contains(grade::evidence::canonical(v), xl))
+        return true;
+    const auto a = text::split(vl, ' '), b = text::split(xl, ' ');
+    const std::set<std::string> sa(a.begin(), a.end()), sb(b.begin(), b.end());
+    std::size_t shared = 0;
+    for (const auto& w : sa) shared += sb.count(w);
+    const std::size_t all = sa.size() + sb.size() - shared;
+    return shared >= 3 && shared * 5 >= all * 4;
+}
+
+// Every value an event had or has: its history, then its own `value`.
+template <class F>
+bool any_value(const data::LedgerEvent& e, F&& test) {
+    for (const auto& r : e.history)
+        if (test(r.value)) return true;
+    return test(e.value);
+}
+
+// The targets of an expected value, by the first rule that finds any: the events whose value (now
+// or in their history) is it; those whose value says it up to annotations; those holding one of its
+// parts (an object's leaves, a compound text's pieces) or named by it; those whose values name a term
+// of the probe's constraint check ("declined cheese" for must_not_contain "cheese").
+std::vector<std::string> targets_of(const data::Scenario& s, const json& expected,
+                                    const std::vector<std::string>& constraint_terms) {
+    std::vector<std::string> out;
+    auto collect = [&](auto&& test) {
+        for (const auto& e : s.ledger)
+            if (test(e)) out.push_back(e.id);
+        return !out.empty();
+    };
+    if (collect([&](const data::LedgerEvent& e) {
+            return any_value(e, [&](const json& v) { return same_value(v, expected) || (v.is_structured() && v == expected); });
+        }))
+        return out;
+    if (collect([&](const data::LedgerEvent& e) {
+            return any_value(e, [&](const json& v) { return same_up_to_annotations(v, expected); });
+        }))
+        return out;
+    const std::string canon = canonical_of(expected);
+    if (collect([&](const data::LedgerEvent& e) {
+            return any_value(e, [&](const json& v) { return part_of(v, canon); }) || id_names_part(e.id, canon);
+        }))
+        return out;
+    collect([&](const data::LedgerEvent& e) {
+        return any_value(e, [&](const json& v) {
+            const std::string c = canonical_of(v);
+            return std::any_of(constraint_terms.begin(), constraint_terms.end(), [&](const std::string& t) {
+                const std::string ct = grade::evidence::canonical(t);
+                return ct.size() >= 3 && text::normalized_contains(c, ct);
+            });
+        });
+    });
+    return out;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -704,6 +846,10 @@ std::optional<data::Rubric> import_rubric(const json& gt, const data::Probe& pro
     } else if (method == "structured") {
         r.kind = K::structured;
         r.required = required_elements;
+        // WRIT's evaluator passes a structured rubric at 80% of its elements (checkStructuredRecall:
+        // score >= 0.8); a rubric's own pass_fraction says otherwise, and run --set
+        // writ.structured_threshold overrides both.
+        if (rj->find("pass_fraction") == rj->end()) r.pass_fraction = 0.8;
     } else if (method == "semantic") {
         r.kind = K::semantic;
     } else if (method == "abstention") {
@@ -803,6 +949,12 @@ void add_evidence(const data::Scenario& s, data::Probe& p, FileImport& in) {
         const data::ValueRecord* chosen = nullptr;
         for (auto it = e->history.rbegin(); !chosen && it != e->history.rend(); ++it)
             if (stored_by_then(it->session_id) && same_value(it->value, p.expected)) chosen = &*it;
+        // A part of a compound expected value ("Austin, TX" of "Acme Corp, in Austin, TX").
+        const std::string canon = canonical_of(p.expected);
+        for (auto it = e->history.rbegin(); !chosen && it != e->history.rend(); ++it)
+            if (stored_by_then(it->session_id) &&
+                (same_up_to_annotations(it->value, p.expected) || part_of(it->value, canon)))
+                chosen = &*it;
         for (auto it = e->history.rbegin(); !chosen && it != e->history.rend(); ++it)
             if (stored_by_then(it->session_id)) chosen = &*it;
         if (!chosen) {
@@ -980,17 +1132,22 @@ Result<void> import_probe(const json& j, FileImport& in, data::Scenario& s, cons
                                      text::join(unlisted, ", "));
     p.failure_modes = std::move(modes);
 
-    // Targets: the events whose history holds the expected value.
+    p.rubric = import_rubric(*gt, p, in);
+    // Targets: the events whose value is the expected value, else those holding a part of it.
     if (!p.expected.is_null()) {
-        for (const auto& e : s.ledger)
-            if (std::any_of(e.history.begin(), e.history.end(),
-                            [&](const data::ValueRecord& r) { return same_value(r.value, p.expected); }))
-                p.targets.push_back(e.id);
+        std::vector<std::string> constraint_terms;
+        if (p.rubric) {
+            constraint_terms = p.rubric->must_contain;
+            constraint_terms.insert(constraint_terms.end(), p.rubric->must_not_contain.begin(),
+                                    p.rubric->must_not_contain.end());
+        }
+        p.targets = targets_of(s, p.expected, constraint_terms);
         if (p.targets.empty())
             in.note("ground_truth.current_value",
-                    "no ledger event ever holds " + shown(p.expected) + "; the probe has no targets");
+                    "no ledger event holds " + shown(p.expected) +
+                        " or a part of it; the probe has no targets (its answer goes to the judge where no rule "
+                        "decides it)");
     }
-    p.rubric = import_rubric(*gt, p, in);
     add_evidence(s, p, in);
     s.probes.push_back(std::move(p));
     return {};
