@@ -100,27 +100,36 @@ TEST(RubricWritStructured, PassesAtEightyPercentUnlessTheRunAsksForAll) {
 
 // ---- rejected elements --------------------------------------------------------------------------------
 
-TEST(RubricWritReject, ANamedRejectedElementFailsAnyKind) {
-    // closure-002: an earlier proposal's price named fails even when every element is there.
+TEST(RubricWritReject, ANamedRejectedElementNeverPassesAndFailsAWrongAnswer) {
+    // closure-002: an earlier proposal's price named beside every element may be history or a
+    // claim: the judge's, never a pass.
     Probe p = structured({"$29", "$59", "$119", "Pro", "Business", "Team"});
     p.rubric->reject = {"$19", "$24", "$49", "$99"};
     EXPECT_EQ(graded(p, "Pro is $29/month, Business $59/month and Team $119/month.").outcome, pass);
     const auto v = graded(p, "Pro is $29/month, Business $59/month and Team $119/month (down from $99).");
-    EXPECT_EQ(v.outcome, fail) << v.reason;
+    EXPECT_EQ(v.outcome, unsure) << v.reason;
     ASSERT_FALSE(v.offending.empty());
     EXPECT_EQ(v.offending.front(), "$99");
     // "$119" does not name "$19", nor "$59" name "$49".
     EXPECT_EQ(graded(p, "Pro $29, Business $59, Team $119.").outcome, pass);
+    // lifecycle-001: a wrong answer naming the rejected value fails and lists it.
+    Probe ceo = structured({"Bob Okonkwo", "Bob"});
+    ceo.rubric->reject = {"Alice Nguyen", "Alice"};
+    const auto wrong = graded(ceo, "Alice Nguyen is the CEO.");
+    EXPECT_EQ(wrong.outcome, fail) << wrong.reason;
+    EXPECT_EQ(wrong.offending, (std::vector<std::string>{"Alice Nguyen", "Alice"}));
+    EXPECT_EQ(graded(ceo, "Bob Okonkwo is the CEO.").outcome, pass);
+    EXPECT_EQ(graded(ceo, "Bob Okonkwo is the CEO; he replaced Alice Nguyen in June.").outcome, unsure);
     // An exact rubric too.
-    Probe ceo;
-    ceo.id = "e";
-    ceo.expected = "Bob Okonkwo";
+    Probe exact;
+    exact.id = "e";
+    exact.expected = "Bob Okonkwo";
     Rubric r;
     r.kind = RubricKind::exact;
     r.reject = {"Alice Nguyen"};
-    ceo.rubric = r;
-    EXPECT_EQ(graded(ceo, "Bob Okonkwo is the CEO.").outcome, pass);
-    EXPECT_EQ(graded(ceo, "Alice Nguyen is the CEO; Bob Okonkwo is on the board.").outcome, fail);
+    exact.rubric = r;
+    EXPECT_EQ(graded(exact, "Bob Okonkwo.").outcome, pass);
+    EXPECT_EQ(graded(exact, "Alice Nguyen is the CEO; Bob Okonkwo is on the board.").outcome, unsure);
 }
 
 TEST(RubricWritReject, ADescribedReadingLeavesAPassThatNamesItsSubjectToTheJudge) {

@@ -402,14 +402,42 @@ TEST(IntegrityTables, WrongAnswersArePutInOneLayerEach) {
     ASSERT_TRUE(t.has_value()) << t.error().describe();
     std::map<std::string, std::vector<std::string>> by_mode;
     for (const auto& row : t->rows) by_mode[row[1]] = row;
-    // No memory: nothing held, every answer wrong, each for the state the system (never) wrote.
+    // No memory: every answer wrong, and no layer to put them on (WRIT attributes nothing there):
+    // the memory checks that fail there fail because nothing was remembered by design.
     ASSERT_TRUE(by_mode.count("no_memory"));
     EXPECT_EQ(by_mode["no_memory"][2], "3");
-    EXPECT_EQ(by_mode["no_memory"][3], "3 (100.0%)");
-    EXPECT_EQ(by_mode["no_memory"][6], "0 (0.0%)");  // none left undecided
+    for (std::size_t column = 3; column <= 6; ++column) EXPECT_EQ(by_mode["no_memory"][column], "-") << column;
     // Native and oracle answer right at k = 5, the largest: no wrong answer to place.
     EXPECT_FALSE(by_mode.count("oracle"));
     EXPECT_FALSE(by_mode.count("native"));
+}
+
+TEST(IntegrityTables, TheScorecardPoolsChecksAndAnswersPerDatasetAtTheLargestK) {
+    auto db = store::ResultsDb::open(":memory:").value();
+    const auto id = build_writ(db, {.grade_answers = true});
+    const auto t = integrity_scorecard_table(db, {id});
+    ASSERT_TRUE(t.has_value()) << t.error().describe();
+    std::map<std::string, std::vector<std::string>> by_mode;
+    for (const auto& row : t->rows) by_mode[row[1]] = row;
+    ASSERT_EQ(by_mode.size(), 3u);
+    // run, mode, dataset, checks passed, checks %, CI, answers right, answers %, CI, unverified.
+    // At k = 5: native holds everything, retrieves the current value, exposes the stale one for p0
+    // and fails as_of (p2's as_of unverified); its answers are right.
+    EXPECT_EQ(by_mode["native"][2], "writ_update");
+    EXPECT_EQ(by_mode["native"][3], "7/10");
+    EXPECT_EQ(by_mode["native"][4], "70.0");
+    EXPECT_EQ(by_mode["native"][6], "3/3");
+    EXPECT_EQ(by_mode["native"][9], "1");
+    EXPECT_EQ(by_mode["oracle"][3], "11/11");
+    EXPECT_EQ(by_mode["oracle"][6], "3/3");
+    EXPECT_EQ(by_mode["no_memory"][3], "2/11");
+    EXPECT_EQ(by_mode["no_memory"][6], "0/3");
+    EXPECT_EQ(by_mode["no_memory"][7], "0.0");
+    EXPECT_EQ(by_mode["no_memory"][8].front(), '[');
+    // Without graded answers the answer cells are blank, not zero.
+    auto plain = store::ResultsDb::open(":memory:").value();
+    const auto no_answers = build_writ(plain, {});
+    for (const auto& row : integrity_scorecard_table(plain, {no_answers}).value().rows) EXPECT_EQ(row[6], "") << row[1];
 }
 
 TEST(IntegrityTables, PerDatasetRowsCarryRatesAndIntervals) {

@@ -585,7 +585,7 @@ TEST(LongMemEvalStreaming, EachInstanceIsHandedOverBeforeTheFileEnds) {
 }
 
 TEST(LongMemEvalStreaming, MemoryStaysBoundedOnAMultiMegabyteFile) {
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(MEMFAIL_SANITIZED_ADDRESS)
     GTEST_SKIP() << "AddressSanitizer keeps freed memory in quarantine: resident size says nothing here";
 #else
     ScratchDir dir;

@@ -632,6 +632,12 @@ TEST(WritRules, ProbesStayBeforeTheirCheckpoint) {
     u.probes[i].temporal->as_of = "2030-01-01T00:00:00Z";
     vs = rule_violations(u);
     EXPECT_TRUE(has_field(vs, "probes[" + std::to_string(i) + "].temporal.as_of")) << describe(vs);
+    // A date after the checkpoint that asks for the value now (WRIT's temporal-004, "what will my
+    // salary be in December?", expect_current true) is a question about the present.
+    u.probes[i].temporal->expect_current = true;
+    u.probes[i].expected = u.ledger[0].history.back().value;
+    vs = rule_violations(u);
+    EXPECT_FALSE(has_field(vs, "probes[" + std::to_string(i) + "].temporal.as_of")) << describe(vs);
 }
 
 TEST(WritRules, ExpectedValueIsTheTargetsValueAtTheProbesTime) {
@@ -677,4 +683,10 @@ TEST(WritRules, ExpectedValueIsTheTargetsValueAtTheProbesTime) {
     data::Scenario y = first_of("closure");
     y.probes.back().expected = text::capitalize(y.probes.back().expected.get<std::string>()) + ".";
     EXPECT_TRUE(rule_violations(y).empty()) << describe(rule_violations(y));
+    // WRIT annotates values: the same lead under another annotation is the same value.
+    data::Scenario z = first_of("closure");
+    z.probes.back().expected = z.probes.back().expected.get<std::string>() + " (the final decision; the drafts differ)";
+    EXPECT_TRUE(rule_violations(z).empty()) << describe(rule_violations(z));
+    z.probes.back().expected = "something else (the final decision)";
+    EXPECT_TRUE(has_field(rule_violations(z), "probes[" + std::to_string(z.probes.size() - 1) + "].expected"));
 }

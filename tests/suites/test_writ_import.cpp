@@ -622,7 +622,7 @@ TEST(WritImportRubric, UnknownMethodsAndMissingPartsFallBackToSemanticWithANote)
         const Scenario s = import_json(j, "check.json", notes);
         EXPECT_EQ(rubric(s).kind, RubricKind::structured);
         EXPECT_EQ(rubric(s).must_not_contain, std::vector<std::string>{"Sprint"});
-        EXPECT_EQ(notes_at(notes, "ground_truth.constraint_check", "only a constraint rubric").size(), 1u)
+        EXPECT_EQ(notes_at(notes, "ground_truth.constraint_check", "graded beside its structured kind").size(), 1u)
             << describe(notes);
     }
 }

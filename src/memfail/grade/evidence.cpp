@@ -87,8 +87,12 @@ struct Scanner {
 
     static std::string multiply(const std::string& number, double factor) {
         const double v = std::strtod(number.c_str(), nullptr) * factor;
-        const double rounded = static_cast<double>(static_cast<long long>(v + 0.5));
-        if (std::abs(v - rounded) < 1e-6) return std::to_string(static_cast<long long>(rounded));
+        // Whole amounts as integers; beyond what a long long holds (1e29 from "1e20 billion") the
+        // cast would be undefined, so those stay in floating form.
+        if (std::isfinite(v) && std::abs(v) < 9e18) {
+            const double rounded = std::floor(v + 0.5);
+            if (std::abs(v - rounded) < 1e-6) return std::to_string(static_cast<long long>(rounded));
+        }
         return trim_number(std::to_string(v));
     }
 

@@ -547,6 +547,27 @@ std::vector<std::string> present_terms(const View& v, const std::vector<std::str
     return out;
 }
 
+// present_terms for what an answer must not name: a one-word term also in its plural ("walnuts"
+// names "walnut", "cheeses" names "cheese"), which a must-not list means too.
+std::vector<std::string> named_terms(const View& v, const std::vector<std::string>& terms,
+                                     const std::vector<std::string>& covers) {
+    std::vector<std::string> out;
+    for (const auto& t : terms) {
+        bool named = term_present(v, t, covers);
+        const std::string c = evidence::canonical(t);
+        const bool one_word = !c.empty() && c.find(' ') == std::string::npos &&
+                              std::all_of(c.begin(), c.end(), [](char ch) { return ch >= 'a' && ch <= 'z'; });
+        if (!named && one_word) {
+            std::vector<std::string> plurals = {c + "s", c + "es"};
+            if (c.size() > 2 && c.back() == 'y' && std::string_view("aeiou").find(c[c.size() - 2]) == std::string_view::npos)
+                plurals.push_back(c.substr(0, c.size() - 1) + "ies");
+            for (const auto& p : plurals) named = named || term_present(v, p, covers);
+        }
+        if (named) out.push_back(t);
+    }
+    return out;
+}
+
 std::string quoted_list(const std::vector<std::string>& items) {
     std::vector<std::string> q;
     for (const auto& i : items) q.push_back("'" + i + "'");
@@ -843,7 +864,7 @@ RubricVerdict grade_constraint(const data::Rubric& rubric, const View& view) {
     // "peanut-free" (required) does not violate "peanut" (not allowed).
     std::vector<std::string> covers;
     for (const auto& t : rubric.must_contain) covers.push_back(evidence::canonical(t));
-    v.offending = present_terms(view, rubric.must_not_contain, covers);
+    v.offending = named_terms(view, rubric.must_not_contain, covers);
     v.outcome = v.missing.empty() && v.offending.empty() ? RubricOutcome::pass : RubricOutcome::fail;
     v.score = v.outcome == RubricOutcome::pass ? 1 : 0;
     if (v.outcome == RubricOutcome::pass) {
@@ -1236,6 +1257,10 @@ RubricVerdict grade_address(const data::Probe& probe, const View& view) {
             if (v.is_string() || v.is_number()) parts.push_back(v.is_string() ? v.get<std::string>() : v.dump());
         address = text::join(parts, ", ");
     }
+    // An annotation after the address ("123 Main Street, Springfield, IL (single location; ...)", as
+    // WRIT writes its values) is no part of it; no address component is written in parentheses.
+    if (const auto open = address.find('('); open != std::string::npos && open > 0)
+        address = std::string(text::trim(std::string_view(address).substr(0, open)));
     const ExpectedAddress a = parse_address(address);
     if (a.number.empty() && a.street.empty() && a.units.empty() && a.places.empty() && a.states.empty())
         return verdict(RubricOutcome::unsure, 0, "the probe gives no address to compare");
@@ -1347,9 +1372,12 @@ std::vector<std::string> salient_words(const std::string& element) {
     return out;
 }
 
-// reject_elements beside any kind but abstention: one named as it is written fails the answer; a
-// descriptive one (a reading, not a value) that a passing answer's names and numbers all fit is left
-// to the judge, since only meaning tells "Bob leads; Alice led until March" from "Alice leads".
+// reject_elements beside any kind but abstention. A wrong answer that names one has it listed
+// among what it got wrong. A passing answer that names one as written ("Bob Okonkwo is CEO; he
+// replaced Alice Nguyen") may name it as the past or as current, which only meaning tells: it goes
+// to the judge, never a pass, and never a decided error for a faithful answer. So does a passing
+// answer that names every name and number of a descriptive one ("Alice Martinez as current lead
+// without staleness warning").
 void apply_rejects(const data::Probe& probe, const data::Rubric& rubric, const View& view, RubricVerdict& v) {
     std::vector<std::string> literal, fitted;
     for (const auto& r : rubric.reject) {
@@ -1363,15 +1391,17 @@ void apply_rejects(const data::Probe& probe, const data::Rubric& rubric, const V
             fitted.push_back(r);
     }
     const auto named = present_terms(view, literal, protected_phrases(probe, rubric));
-    if (!named.empty()) {
-        for (const auto& f : named)
-            if (std::find(v.offending.begin(), v.offending.end(), f) == v.offending.end()) v.offending.push_back(f);
-        v.outcome = RubricOutcome::fail;
-        v.score = 0;
-        v.reason = "the answer names rejected " + quoted_list(named) + " (otherwise: " + v.reason + ")";
+    for (const auto& f : named)
+        if (std::find(v.offending.begin(), v.offending.end(), f) == v.offending.end()) v.offending.push_back(f);
+    if (v.outcome != RubricOutcome::pass) {
+        if (!named.empty()) v.reason += "; it also names rejected " + quoted_list(named);
         return;
     }
-    if (v.outcome == RubricOutcome::pass && !fitted.empty()) {
+    if (!named.empty()) {
+        v.outcome = RubricOutcome::unsure;
+        v.reason += "; but it also names rejected " + quoted_list(named) +
+                    ": only a judge can tell whether as the past or as current";
+    } else if (!fitted.empty()) {
         v.outcome = RubricOutcome::unsure;
         v.reason += "; but it names what the rejected reading " + quoted_list(fitted) +
                     " is about: only a judge can tell which reading it gives";
@@ -1422,9 +1452,16 @@ RubricVerdict grade_rubric(const data::Probe& probe, std::string_view answer, co
         case data::RubricKind::abstention: v = grade_abstention(rubric, view, context); break;
         case data::RubricKind::semantic: v = verdict(RubricOutcome::unsure, 0, "needs the judge"); break;
     }
+    // A value given with a doubt ("I'm not sure, maybe June 15?") may be a guess: whether the answer
+    // commits to it is for the judge, as the answer rules leave a hedged statement (never a pass).
+    if (v.outcome == RubricOutcome::pass && rubric.kind != data::RubricKind::abstention &&
+        rubric.kind != data::RubricKind::constraint && (view_declines(view) || guesses(view.norm))) {
+        v.outcome = RubricOutcome::unsure;
+        v.reason += "; but the answer hedges: only a judge can tell whether it commits to it";
+    }
     // Forbidden elements fail any kind, whatever else the answer says.
     if (!rubric.forbidden.empty()) {
-        const auto named = present_terms(view, rubric.forbidden, protected_phrases(probe, rubric));
+        const auto named = named_terms(view, rubric.forbidden, protected_phrases(probe, rubric));
         if (!named.empty()) {
             for (const auto& f : named)
                 if (std::find(v.offending.begin(), v.offending.end(), f) == v.offending.end()) v.offending.push_back(f);

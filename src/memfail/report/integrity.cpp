@@ -3,6 +3,7 @@
 #include <memfail/report/integrity.hpp>
 
 #include <memfail/report/stats.hpp>
+#include <memfail/store/leaky_sql.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -79,6 +80,8 @@ struct ProbeTraits {
     std::string rubric;
     bool updates = false;
     bool has_targets = false;
+    bool dedup = false;      // requires deduplication (WRIT's dedup_accuracy)
+    bool lifecycle = false;  // requires lifecycle awareness (WRIT's lifecycle_accuracy)
 };
 
 ProbeTraits traits_of(const std::string& probe_json) {
@@ -91,8 +94,12 @@ ProbeTraits traits_of(const std::string& probe_json) {
     if (auto it = j.find("rubric"); it != j.end() && it->is_object()) t.rubric = it->value("kind", "");
     if (auto it = j.find("capabilities"); it != j.end() && it->is_array())
         for (const auto& c : *it)
-            if (c.is_string() && (c.get<std::string>() == "update_tracking" || c.get<std::string>() == "update_handling"))
-                t.updates = true;
+            if (c.is_string()) {
+                const std::string& name = c.get_ref<const std::string&>();
+                if (name == "update_tracking" || name == "update_handling") t.updates = true;
+                if (name == "deduplication") t.dedup = true;
+                if (name == "lifecycle_awareness") t.lifecycle = true;
+            }
     if (auto it = j.find("targets"); it != j.end() && it->is_array()) t.has_targets = !it->empty();
     t.v2 = j.contains("rubric") || j.contains("targets") || j.contains("should_abstain") || j.contains("capabilities") ||
            j.contains("expected");
@@ -144,8 +151,17 @@ Result<std::map<AnswerKey, Count>> answer_counts(store::ResultsDb& db, const std
             if (t.updates || category == "update" || category == "drift") add("update_fidelity");
             if (t.past || category == "temporal") add("temporal_accuracy");
             if (t.rubric == "constraint" || category == "constraint") add("constraint_consistency");
-            if (t.rubric == "entity_count" || category == "entity") add("dedup_accuracy");
-            if (category == "lifecycle") add("lifecycle_accuracy");
+            if (t.rubric == "entity_count" || category == "entity" || t.dedup) add("dedup_accuracy");
+            if (category == "lifecycle" || t.lifecycle) add("lifecycle_accuracy");
+            // Pre-delivery detection: the probes whose system answered for itself where the dataset
+            // says whether it should flag (the runner's "integrity_flag" check).
+            for (const auto& c : r.checks)
+                if (c.stage == "integrity_flag") {
+                    Count& d = out[{run, mode, dataset, "pre_delivery_detection"}];
+                    ++d.applicable;
+                    ++d.decided;
+                    d.passed += c.passed ? 1 : 0;
+                }
             if (category == "trust_hierarchy") add("authority_integrity");
             // Hallucination rate: answerable probes with a decided answer, hallucinated when the
             // runner's "hallucination" check says the wrong answer names no value ever held.
@@ -186,8 +202,8 @@ Result<std::map<AnswerKey, Count>> answer_counts(store::ResultsDb& db, const std
 const std::vector<std::string>& answer_metric_order() {
     static const std::vector<std::string> m = {"recall_accuracy",        "update_fidelity",    "temporal_accuracy",
                                                "constraint_consistency", "dedup_accuracy",     "lifecycle_accuracy",
-                                               "authority_integrity",    "abstention_precision", "abstention_recall",
-                                               "hallucination_rate"};
+                                               "authority_integrity",    "pre_delivery_detection",
+                                               "abstention_precision",   "abstention_recall",  "hallucination_rate"};
     return m;
 }
 
@@ -364,7 +380,9 @@ Result<Table> integrity_answer_table(store::ResultsDb& db, const std::vector<std
             "judge those are unverified (never a pass). abstention_precision = declined and should have / declined; "
             "abstention_recall = declined and should have / should have. hallucination_rate (lower is better): answerable "
             "probes answered wrongly, without declining, with no value their facts ever had (current, past or "
-            "distractor) / answerable probes with a decided answer; its `passed` column counts the hallucinations.");
+            "distractor) / answerable probes with a decided answer; its `passed` column counts the hallucinations. "
+            "pre_delivery_detection (WRIT's): probes carrying an expected integrity flag that the system answered for "
+            "itself, right when it flagged its answer (confidence below 1) exactly where a flag was expected.");
     return t;
 }
 
@@ -415,8 +433,13 @@ Result<Table> layer_table(store::ResultsDb& db, const std::vector<std::int64_t>&
     static const std::set<std::string> retrieval = {"current_retrieved"};
     struct Layers {
         std::int64_t wrong = 0, state = 0, retrieval = 0, answer = 0, undecided = 0;
+        bool no_memory = false;  // nothing was remembered: no layer to put a wrong answer on
     };
     std::map<std::tuple<std::int64_t, std::size_t, std::string>, Layers> by_mode;
+    MF_TRY_ASSIGN(const auto runs, db.runs());
+    std::set<std::int64_t> memoryless;
+    for (const auto& r : runs)
+        if (store::is_no_memory_spec(r.system_spec)) memoryless.insert(r.id);
     for (std::int64_t run : run_ids) {
         MF_TRY_ASSIGN(auto rows, db.probe_rows(run));
         MF_TRY_ASSIGN(auto checks, db.memory_checks(run));
@@ -436,6 +459,12 @@ Result<Table> layer_table(store::ResultsDb& db, const std::vector<std::int64_t>&
             const std::string mode = split_mode(r.scenario_id).second;
             Layers& l = by_mode[{run, mode_rank(mode), mode}];
             ++l.wrong;
+            // As WRIT's attributeFailure: a run without memory (no_memory mode, the `none` system)
+            // has no state or retrieval layer to blame.
+            if (mode == "no_memory" || memoryless.count(run)) {
+                l.no_memory = true;
+                continue;
+            }
             const auto it = verdicts.find({r.scenario_id, r.probe_id});
             const std::set<std::string> none;
             const auto& failed = it == verdicts.end() ? none : it->second.first;
@@ -460,8 +489,11 @@ Result<Table> layer_table(store::ResultsDb& db, const std::vector<std::int64_t>&
     };
     for (const auto& [key, l] : by_mode) {
         const auto& [run, rank, mode] = key;
-        t.rows.push_back({names[run], mode, std::to_string(l.wrong), share(l.state, l.wrong),
-                          share(l.retrieval, l.wrong), share(l.answer, l.wrong), share(l.undecided, l.wrong)});
+        if (l.no_memory)
+            t.rows.push_back({names[run], mode, std::to_string(l.wrong), "-", "-", "-", "-"});
+        else
+            t.rows.push_back({names[run], mode, std::to_string(l.wrong), share(l.state, l.wrong),
+                              share(l.retrieval, l.wrong), share(l.answer, l.wrong), share(l.undecided, l.wrong)});
     }
     if (!t.rows.empty())
         t.notes.push_back(
@@ -469,7 +501,8 @@ Result<Table> layer_table(store::ResultsDb& db, const std::vector<std::int64_t>&
             "value still served over the current one, retraction, over_retention, authority, history_complete, "
             "as_of); retrieval: none of those, but current_retrieved failed; answer: every memory check passed and "
             "the answer was still wrong (the agent's policy); undecided: no check failed but one of them could not be "
-            "decided (unverified), so the cause is not known. Unverified answers are not counted.");
+            "decided (unverified), so the cause is not known. Unverified answers are not counted. Without memory "
+            "(no_memory mode, the none system) a wrong answer has no layer: '-', as in WRIT.");
     return t;
 }
 
@@ -496,6 +529,69 @@ Result<Table> integrity_dataset_table(store::ResultsDb& db, const std::vector<st
     if (!t.rows.empty())
         t.notes.push_back("The same counts as the memory-side and answer-side tables, split by dataset; rates over the "
                           "decided probes with their 95% Wilson interval.");
+    return t;
+}
+
+Result<Table> integrity_scorecard_table(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids) {
+    MF_TRY_ASSIGN(auto names, names_of(db, run_ids));
+    MF_TRY_ASSIGN(auto memory, integrity_counts(db, run_ids, /*by_dataset=*/true));
+    // (run, mode rank, mode, dataset) -> memory checks pooled at the run's largest k, answers.
+    using Key = std::tuple<std::int64_t, std::size_t, std::string, std::string>;
+    std::map<Key, std::pair<Count, Count>> cells;
+    std::map<std::int64_t, int> kmax;
+    for (const auto& c : memory) kmax[c.run_id] = std::max(kmax[c.run_id], c.k);
+    for (const auto& c : memory) {
+        if (c.k != kmax[c.run_id] || c.dataset.empty()) continue;
+        Count& m = cells[{c.run_id, mode_rank(c.mode), c.mode, c.dataset}].first;
+        m.applicable += c.applicable;
+        m.decided += c.decided;
+        m.passed += c.passed;
+    }
+    for (std::int64_t run : run_ids) {
+        MF_TRY_ASSIGN(auto rows, db.probe_rows(run));
+        int largest = 0;
+        for (const auto& r : rows) largest = std::max(largest, r.k);
+        for (const auto& r : rows) {
+            if (r.k != largest || r.stage == "error" || !r.answer || !traits_of(r.probe_json).v2) continue;
+            const std::string mode = split_mode(r.scenario_id).second;
+            Count& a = cells[{run, mode_rank(mode), mode, split_mode(r.dataset).first}].second;
+            ++a.applicable;
+            if (r.answer_correct) {
+                ++a.decided;
+                if (*r.answer_correct) ++a.passed;
+            }
+        }
+    }
+    Table t;
+    t.title = "Write integrity scorecard per dataset (category), at each run's largest k: memory checks passed and "
+              "answers right, each over what was decided";
+    t.columns = {{"run", Align::right},        {"mode", Align::left},          {"dataset", Align::left},
+                 {"checks passed", Align::right}, {"checks %", Align::right},  {"checks 95% CI", Align::left},
+                 {"answers right", Align::right}, {"answers %", Align::right}, {"answers 95% CI", Align::left},
+                 {"unverified", Align::right}};
+    auto cellsof = [](const Count& c) -> std::vector<std::string> {
+        if (c.applicable == 0) return {"", "", ""};
+        const std::string n = std::to_string(c.passed) + "/" + std::to_string(c.decided);
+        if (c.decided == 0) return {n, "-", "-"};
+        const Interval ci = wilson_interval(c.passed, c.decided);
+        return {n, percent(static_cast<double>(c.passed) / static_cast<double>(c.decided)),
+                "[" + percent(ci.low) + ", " + percent(ci.high) + "]"};
+    };
+    for (const auto& [key, both] : cells) {
+        const auto& [run, rank, mode, dataset] = key;
+        std::vector<std::string> row = {names[run], mode, dataset};
+        for (auto& x : cellsof(both.first)) row.push_back(std::move(x));
+        for (auto& x : cellsof(both.second)) row.push_back(std::move(x));
+        const std::int64_t open = (both.first.applicable - both.first.decided) + (both.second.applicable - both.second.decided);
+        row.push_back(std::to_string(open));
+        t.rows.push_back(std::move(row));
+    }
+    if (!t.rows.empty())
+        t.notes.push_back(
+            "checks passed: every memory check's verdicts on the dataset's probes pooled (passed/decided); answers "
+            "right: probes whose answer the rubric (or the judge) decided correct / decided, blank when no answer "
+            "was graded; unverified: check verdicts and answers left to a judge, in no rate. The tables below give "
+            "each check and answer metric.");
     return t;
 }
 

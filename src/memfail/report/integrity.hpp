@@ -88,6 +88,11 @@ Result<Table> mode_gap_table(store::ResultsDb& db, const std::vector<std::int64_
 Result<Table> integrity_dataset_table(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids,
                                       TableStyle style = TableStyle::human);
 
+// The suite's headline: per run x mode x dataset (category) at each run's largest k, the memory
+// checks pooled (passed / decided) and the answers right (correct / decided), each with its 95%
+// Wilson interval, and what was left undecided.
+Result<Table> integrity_scorecard_table(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids);
+
 // WRIT's three layers for every wrong answer (at each run's largest k): `state` when a check of what
 // the system wrote failed for the probe (current_held, stale_exposure, retraction, over_retention,
 // authority, history_complete, as_of), else `retrieval` when current_retrieved failed, else

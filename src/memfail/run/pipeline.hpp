@@ -72,6 +72,7 @@ struct PendingProbe {
     std::optional<std::string> answer;
     std::string answer_error;
     bool system_answered = false;  // the system answered for itself (Capabilities::answers)
+    std::optional<double> system_confidence;  // what the system said of its own answer, when it did
     std::atomic<int> waiting{1};  // what the probe still waits for, plus the main thread's hold
     std::promise<store::ProbeRow> row;
 };

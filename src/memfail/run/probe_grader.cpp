@@ -397,6 +397,19 @@ store::ProbeRow ProbeGrader::grade_rubric_answer(const PendingProbe& p, store::P
     if (p.system_answered)
         row.checks.push_back(check("", "answer_source", "system", true, false,
                                    "the system answered for itself (the adapter's answer operation)"));
+    // WRIT's pre-delivery certification: a system answering for itself flags an answer it cannot
+    // certify by a confidence below 1; right when it flags exactly where the dataset expects a flag
+    // (never decisive; the report's pre_delivery_detection). No confidence is no flag, as in WRIT.
+    if (const auto it = p.probe->meta.find("expected_integrity_flag");
+        p.system_answered && p.answer && it != p.probe->meta.end() && it->is_boolean()) {
+        const bool expected = it->get<bool>();
+        const bool flagged = p.system_confidence && *p.system_confidence < 1.0;
+        std::string reason = flagged ? "the system flagged its answer (confidence " + std::to_string(*p.system_confidence) + ")"
+                                     : p.system_confidence ? "the system did not flag its answer (confidence 1)"
+                                                           : "the system reports no confidence: no flag, as WRIT reads it";
+        reason += expected ? "; a flag was expected" : "; no flag was expected";
+        row.checks.push_back(check("", "integrity_flag", "rules", flagged == expected, false, reason));
+    }
     // Whether the answer declined, for abstention precision and recall (never decisive).
     const bool declined = grade::answer_declines(*p.probe, *p.answer);
     row.checks.push_back(check("", "declines", "rules", declined, false,

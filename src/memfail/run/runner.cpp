@@ -455,7 +455,12 @@ private:
         // rubric; memfail grades its answer instead of the test-taker's. Asked once per probe, on
         // the main thread like every call to the system.
         if (system.capabilities().answers) {
-            std::map<const data::Probe*, std::pair<std::optional<std::string>, std::string>> answered;
+            struct Answered {
+                std::optional<std::string> text;
+                std::string error;
+                std::optional<double> confidence;
+            };
+            std::map<const data::Probe*, Answered> answered;
             const std::size_t retrieved = cut ? *cut : batch->pending.size();
             for (std::size_t i = 0; i < retrieved; ++i) {
                 PendingProbe& p = batch->pending[i];
@@ -463,11 +468,16 @@ private:
                 auto [it, fresh] = answered.try_emplace(p.probe);
                 if (fresh) {
                     auto a = guarded(system, stored, [&] { return system.answer(p.probe->question, {}); });
-                    if (a) it->second.first = a->text;
-                    else it->second.second = "the system's own answer failed: " + a.error().describe();
+                    if (a) {
+                        it->second.text = a->text;
+                        it->second.confidence = a->confidence;
+                    } else {
+                        it->second.error = "the system's own answer failed: " + a.error().describe();
+                    }
                 }
-                p.answer = it->second.first;
-                p.answer_error = it->second.second;
+                p.answer = it->second.text;
+                p.answer_error = it->second.error;
+                p.system_confidence = it->second.confidence;
                 p.system_answered = true;
             }
         }

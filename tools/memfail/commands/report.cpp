@@ -48,8 +48,31 @@ std::string tables_document(store::ResultsDb& db, const std::vector<std::int64_t
                             const ReportOptions& opts, const std::map<std::string, report::ModelPrice>& prices) {
     std::string out;
     if (format == report::Format::text || format == report::Format::markdown) {
+        // A suite with a scorecard of its own opens the report with it: the write-integrity checks
+        // and answers, the long-horizon profile. The staged evidence grade (the MemFail-shaped
+        // success table) follows; for such suites it is a diagnostic, not their headline.
+        std::string scorecards;
+        const auto integrity = value_or_fatal(report::integrity_table(db, ids));
+        if (!integrity.rows.empty()) {
+            scorecards += report::render(value_or_fatal(report::integrity_scorecard_table(db, ids)), format) + "\n";
+            scorecards += report::render(integrity, format) + "\n";
+            scorecards += report::render(value_or_fatal(report::integrity_by_dataset_table(db, ids)), format) + "\n";
+            const auto answers = value_or_fatal(report::integrity_answer_table(db, ids));
+            if (!answers.rows.empty()) scorecards += report::render(answers, format) + "\n";
+            const auto gaps = value_or_fatal(report::mode_gap_table(db, ids));
+            if (!gaps.rows.empty()) scorecards += report::render(gaps, format) + "\n";
+            const auto layers = value_or_fatal(report::layer_table(db, ids));
+            if (!layers.rows.empty()) scorecards += report::render(layers, format) + "\n";
+        }
+        const auto profile = value_or_fatal(report::profile_table(db, ids));
+        if (!profile.rows.empty()) {
+            scorecards += report::render(profile, format) + "\n";
+            scorecards += report::render(value_or_fatal(report::profile_slices_table(db, ids)), format) + "\n";
+        }
+        out = scorecards;
         // The flat table's title says whether answers were graded (end to end) or only memory.
-        out = value_or_fatal(report::success_table(db, ids)).title + "\n\n";
+        out += (scorecards.empty() ? std::string() : std::string("Staged evidence grade, every dataset: ")) +
+               value_or_fatal(report::success_table(db, ids)).title + "\n\n";
         for (const auto& t : value_or_fatal(report::success_tables_by_run(db, ids)))
             out += report::render(t, format) + "\n";
         const auto leaky = value_or_fatal(report::leaky_table(db));
@@ -61,24 +84,6 @@ std::string tables_document(store::ResultsDb& db, const std::vector<std::int64_t
                 for (const auto& t : value_or_fatal(report::slices_tables_by_run(db, ids)))
                     out += report::render(t, format) + "\n";
             }
-        }
-        // The write-integrity scorecard, for runs of a suite with memory checks (writ).
-        const auto integrity = value_or_fatal(report::integrity_table(db, ids));
-        if (!integrity.rows.empty()) {
-            out += report::render(integrity, format) + "\n";
-            out += report::render(value_or_fatal(report::integrity_by_dataset_table(db, ids)), format) + "\n";
-            const auto answers = value_or_fatal(report::integrity_answer_table(db, ids));
-            if (!answers.rows.empty()) out += report::render(answers, format) + "\n";
-            const auto gaps = value_or_fatal(report::mode_gap_table(db, ids));
-            if (!gaps.rows.empty()) out += report::render(gaps, format) + "\n";
-            const auto layers = value_or_fatal(report::layer_table(db, ids));
-            if (!layers.rows.empty()) out += report::render(layers, format) + "\n";
-        }
-        // The long-horizon scorecard, for runs of the dynamic suite.
-        const auto profile = value_or_fatal(report::profile_table(db, ids));
-        if (!profile.rows.empty()) {
-            out += report::render(profile, format) + "\n";
-            out += report::render(value_or_fatal(report::profile_slices_table(db, ids)), format) + "\n";
         }
         // The published benchmarks' own metric, for runs over locomo or longmemeval.
         const auto benchmark = value_or_fatal(report::benchmark_table(db, ids));

@@ -15,6 +15,7 @@
 #include <memfail/grade/evidence.hpp>
 #include <memfail/suites/import_json.hpp>
 #include <memfail/suites/writ/generate.hpp>
+#include <memfail/suites/writ/values.hpp>
 
 #include <algorithm>
 #include <cctype>
@@ -217,14 +218,6 @@ bool id_names_part(const std::string& id, const std::string& expected) {
     if (words.empty()) return false;
     return std::all_of(words.begin(), words.end(),
                        [&](const std::string& x) { return text::normalized_contains(expected, grade::evidence::canonical(x)); });
-}
-
-// A text value's lead: what it says before an annotation ("$120K base" of "$120K base (user stated
-// as current salary)"; "$50,000" of "$50,000 (single consolidated budget fact; ...)").
-std::string lead_of(const std::string& text) {
-    std::size_t end = text.size();
-    for (const char* sep : {"(", ";", " \u2014 ", " -- "}) end = std::min(end, text.find(sep));
-    return std::string(text::trim(std::string_view(text).substr(0, end)));
 }
 
 // Whether a text value and a text expected value say the same thing up to annotations: one's lead
@@ -865,6 +858,15 @@ std::optional<data::Rubric> import_rubric(const json& gt, const data::Probe& pro
         // Graded by its elements when it lists them; its criteria alone need the judge.
         r.required = !required_elements.empty() ? required_elements : r.expected_terms;
         r.kind = r.required.empty() ? K::semantic : K::structured;
+        // A criterion naming a value ("correct_value_1800") is necessary, not sufficient: an answer
+        // without that value fails; one with it still needs the judge for the other criteria.
+        for (const auto& c : r.criteria) {
+            const std::string prefix = "correct_value_";
+            if (c.rfind(prefix, 0) != 0) continue;
+            const std::string value = c.substr(prefix.size());
+            if (number_in_text(value) && std::find(r.must_contain.begin(), r.must_contain.end(), value) == r.must_contain.end())
+                r.must_contain.push_back(value);
+        }
     } else if (method == "numeric_equivalence") {
         r.kind = K::numeric;
         for (const char* key : {"number", "expected_number", "expected_value", "expected_amount", "amount", "value",
@@ -878,6 +880,8 @@ std::optional<data::Rubric> import_rubric(const json& gt, const data::Probe& pro
             in.keep(at(rpath, key), *v, shown(*v) + " is not a number");
         }
         if (!r.number) r.number = number_of(probe.expected);
+        // "$50,000 (single consolidated budget fact; ...)": the number is the annotated value's lead.
+        if (!r.number && probe.expected.is_string()) r.number = number_in_text(lead_of(probe.expected.get<std::string>()));
     } else if (method == "address_normalization") {
         r.kind = K::address;
     } else if (method == "multi_field_exact") {
@@ -904,6 +908,9 @@ std::optional<data::Rubric> import_rubric(const json& gt, const data::Probe& pro
                     r.groups = std::move(g);
                     used.insert(it.key());
                 }
+        // WRIT 0.2.0 gives the count beside the rubric, as ground_truth.expected_entity_count.
+        if (!r.expected_count)
+            if (const json* v = member(gt, "expected_entity_count")) r.expected_count = count_of(*v);
         if (!r.expected_count) {
             in.note(rpath, "method '" + method + "' gives no count (no count-like key); graded as semantic");
             r.kind = K::semantic;
@@ -924,8 +931,9 @@ std::optional<data::Rubric> import_rubric(const json& gt, const data::Probe& pro
         r.kind = K::semantic;
     }
     if (member(gt, "constraint_check") && r.kind != K::constraint && (!must.empty() || !must_not.empty()))
-        in.note(cpath, "kept as the rubric's must_contain and must_not_contain; only a constraint rubric grades "
-                       "them, and this one is " + std::string(data::rubric_kind_name(r.kind)));
+        in.note(cpath, "kept as the rubric's must_contain and must_not_contain, graded beside its " +
+                           std::string(data::rubric_kind_name(r.kind)) +
+                           " kind: a violated constraint fails the answer, a kept one decides nothing more");
     return r;
 }
 
@@ -1074,7 +1082,8 @@ Result<void> import_probe(const json& j, FileImport& in, data::Scenario& s, cons
         gt = &no_ground_truth;
     }
     in.unknown_keys(*gt, "ground_truth",
-                    {"current_value", "value_history", "provenance", "eval_rubric", "constraint_check"});
+                    {"current_value", "value_history", "provenance", "eval_rubric", "constraint_check",
+                     "expected_entity_count", "expected_integrity_flag", "lifecycle_history"});
     if (const json* v = member(*gt, "current_value")) p.expected = *v;
     else if (!p.should_abstain) in.note("ground_truth.current_value", "no current value for an answerable probe");
     p.answer = as_text(p.expected);
@@ -1082,6 +1091,21 @@ Result<void> import_probe(const json& j, FileImport& in, data::Scenario& s, cons
     // As the generator labels a probe asked before the scenario's end.
     if (pos + 1 < s.sessions.size()) p.meta["checkpoint"] = "mid";
     if (const json* v = member(*gt, "value_history")) p.meta["value_history"] = *v;
+    // WRIT 0.2.0's extended ground truth: the entities a deduplicating system should end with, whether
+    // a certifying system should flag the answer before delivering it, and the fact's life (active,
+    // superseded, expired, reinstated). Kept on the probe for the answer metrics (docs/WRIT.md).
+    if (const json* v = member(*gt, "expected_entity_count")) {
+        if (const auto c = count_of(*v)) p.meta["expected_entity_count"] = *c;
+        else in.keep("ground_truth.expected_entity_count", *v, shown(*v) + " is not a count");
+    }
+    if (const json* v = member(*gt, "expected_integrity_flag")) {
+        if (v->is_boolean()) p.meta["expected_integrity_flag"] = *v;
+        else in.keep("ground_truth.expected_integrity_flag", *v, shown(*v) + " is not true or false");
+    }
+    if (const json* v = member(*gt, "lifecycle_history")) {
+        if (v->is_array()) p.meta["lifecycle_history"] = *v;
+        else in.keep("ground_truth.lifecycle_history", *v, std::string("must be a list, not ") + type_name(*v));
+    }
     if (const json* prov = member(*gt, "provenance")) {
         if (!prov->is_object()) {
             in.keep("ground_truth.provenance", *prov, std::string("must be an object, not ") + type_name(*prov));

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
-// run --set: grading settings change verdicts as they say, are recorded in the run and keep a run
-// with other settings from being resumed, and a setting the run does not know, or a bad value, is
-// refused before anything is written.
+// Write-integrity answers through a run, from a system that answers for itself. run --set: grading
+// settings change verdicts as they say, are recorded in the run and keep a run with other settings
+// from being resumed, and a setting the run does not know, or a bad value, is refused before
+// anything is written. Pre-delivery certification: the system's confidence read as WRIT reads it.
 #include <memfail/data/jsonl.hpp>
 #include <memfail/memory/memory_system.hpp>
+#include <memfail/report/integrity.hpp>
 #include <memfail/run/runner.hpp>
 #include <memfail/store/results_db.hpp>
 
@@ -21,7 +23,8 @@ using testing::TempDir;
 // A system that keeps every message and answers every question with the same text.
 class FixedAnswer final : public memory::MemorySystem {
 public:
-    explicit FixedAnswer(std::string answer) : m_answer(std::move(answer)) {}
+    explicit FixedAnswer(std::string answer, std::optional<double> confidence = std::nullopt)
+        : m_answer(std::move(answer)), m_confidence(confidence) {}
     std::string spec() const override { return "fixed-answer"; }
     memory::Capabilities capabilities() const override {
         memory::Capabilities c;
@@ -44,11 +47,12 @@ public:
         return {};
     }
     Result<memory::SystemAnswer> answer(std::string_view, const std::vector<data::Message>&) override {
-        return memory::SystemAnswer{m_answer, std::nullopt, {}};
+        return memory::SystemAnswer{m_answer, m_confidence, {}};
     }
 
 private:
     std::string m_answer;
+    std::optional<double> m_confidence;
     std::vector<memory::Memory> m_held;
 };
 
@@ -81,9 +85,9 @@ LoadedDataset address_dataset() {
     return d;
 }
 
-SystemFactory fixed(const std::string& answer) {
-    return [answer](const memory::SystemContext&) -> Result<std::unique_ptr<memory::MemorySystem>> {
-        return std::unique_ptr<memory::MemorySystem>(std::make_unique<FixedAnswer>(answer));
+SystemFactory fixed(const std::string& answer, std::optional<double> confidence = std::nullopt) {
+    return [answer, confidence](const memory::SystemContext&) -> Result<std::unique_ptr<memory::MemorySystem>> {
+        return std::unique_ptr<memory::MemorySystem>(std::make_unique<FixedAnswer>(answer, confidence));
     };
 }
 
@@ -142,6 +146,62 @@ TEST(RunSettings, AnUnknownSettingOrABadValueIsRefusedBeforeAnythingIsWritten) {
         EXPECT_NE(refused.error().message.find(says), std::string::npos) << refused.error().message;
         EXPECT_FALSE(std::filesystem::exists(config.results_path)) << key << "=" << value;
     }
+}
+
+// The integrity_flag check of the run's one probe: empty when none was recorded.
+std::optional<bool> integrity_flag(const std::string& results, std::int64_t run_id) {
+    auto db = store::ResultsDb::open(results).value();
+    for (const auto& row : db.probe_rows(run_id).value())
+        for (const auto& c : row.checks)
+            if (c.stage == "integrity_flag") return c.passed;
+    return std::nullopt;
+}
+
+TEST(PreDeliveryDetection, AConfidenceBelowOneIsAFlagRightOnlyWhereOneIsExpected) {
+    TempDir dir;
+    LoadedDataset flagged = address_dataset();
+    flagged.scenario.probes[0].meta["expected_integrity_flag"] = true;
+    flagged.hash = data::scenario_hash(flagged.scenario);
+    LoadedDataset clean = address_dataset();
+    clean.scenario.id = "addr-clean";
+    clean.scenario.probes[0].id = "addr-clean:probe";
+    clean.scenario.probes[0].meta["expected_integrity_flag"] = false;
+    clean.hash = data::scenario_hash(clean.scenario);
+    const std::string answer = "88 Oak Avenue, Apt 3B, Portland, OR 97201";
+    RunConfig config;
+    config.system_spec = "fixed-answer";
+    config.ks = {1};
+    config.quiet = true;
+    struct Expect {
+        const LoadedDataset* data;
+        std::optional<double> confidence;
+        bool right;
+    };
+    int n = 0;
+    for (const auto& e : {Expect{&flagged, 0.4, true}, Expect{&flagged, 1.0, false}, Expect{&flagged, std::nullopt, false},
+                          Expect{&clean, 1.0, true}, Expect{&clean, std::nullopt, true}, Expect{&clean, 0.4, false}}) {
+        config.results_path = dir.file("pd" + std::to_string(n++) + ".db");
+        auto run = run_datasets(config, {*e.data}, fixed(answer, e.confidence));
+        ASSERT_TRUE(run.has_value()) << run.error().describe();
+        EXPECT_EQ(integrity_flag(config.results_path, run->run_id), std::optional<bool>(e.right))
+            << e.data->scenario.id << " confidence " << (e.confidence ? std::to_string(*e.confidence) : "none");
+        // The answer side counts it as WRIT's pre_delivery_detection.
+        auto db = store::ResultsDb::open(config.results_path).value();
+        const auto counts = report::integrity_answer_counts(db, {run->run_id}).value();
+        bool counted = false;
+        for (const auto& c : counts)
+            if (c.name == "pre_delivery_detection") {
+                counted = true;
+                EXPECT_EQ(c.decided, 1);
+                EXPECT_EQ(c.passed, e.right ? 1 : 0);
+            }
+        EXPECT_TRUE(counted);
+    }
+    // A probe without an expected flag has no such check.
+    config.results_path = dir.file("none.db");
+    auto plain = run_datasets(config, {address_dataset()}, fixed(answer, 0.4));
+    ASSERT_TRUE(plain.has_value());
+    EXPECT_FALSE(integrity_flag(config.results_path, plain->run_id).has_value());
 }
 
 }  // namespace
