@@ -160,7 +160,7 @@ TEST(Ledger, SpecCapabilitiesAndOptions) {
             options.push_back(o.name + "=" + o.default_value);
             EXPECT_FALSE(o.help.empty()) << o.name;
         }
-        EXPECT_EQ(options, (std::vector<std::string>{"extract=model", "history=on", "retriever=hybrid"}));
+        EXPECT_EQ(options, (std::vector<std::string>{"extract=model", "history=on", "retriever=hybrid", "serve=topk"}));
     }
     EXPECT_TRUE(listed);
 }
@@ -202,6 +202,26 @@ TEST(Ledger, HoldsOnlyCurrentValuesWithTheirSources) {
     EXPECT_EQ(find_text(after_update, "user employer: Globex")->id, employer_id);
     // Ground-truth values are rendered from their mentions first, objects field by field otherwise.
     EXPECT_NE(find_text(after_update, "user home address: 12 Oak Street"), nullptr);
+}
+
+TEST(Ledger, ServeStateHandsBackTheWholeCurrentStateWhateverK) {
+    // WRIT's oracle mode: the answerer gets every currently valid record, no retrieval cut.
+    const data::Scenario truth = scenario();
+    auto state = oracle_ledger(truth, ",serve=state");
+    store_all(*state, truth);
+    EXPECT_EQ(state->spec(), "ledger:extract=oracle,history=on,retriever=hybrid,serve=state");
+    const auto all = ok(state->all_memories());
+    for (int k : {1, 2, 10}) {
+        const auto hits = ok(state->retrieve_memories("Where do I work?", {}, k));
+        std::vector<Memory> served;
+        for (const auto& h : hits) served.push_back(h.memory);
+        EXPECT_EQ(texts_of(served), texts_of(all)) << "k=" << k;
+    }
+    // The default still cuts at k.
+    auto topk = oracle_ledger(truth);
+    store_all(*topk, truth);
+    EXPECT_EQ(ok(topk->retrieve_memories("Where do I work?", {}, 1)).size(), 1u);
+    EXPECT_FALSE(make_memory_system("ledger:extract=oracle,serve=everything", {}).has_value());
 }
 
 TEST(Ledger, HistoryListsEveryValueInOrder) {

@@ -440,6 +440,46 @@ TEST(IntegrityTables, TheScorecardPoolsChecksAndAnswersPerDatasetAtTheLargestK) 
     for (const auto& row : integrity_scorecard_table(plain, {no_answers}).value().rows) EXPECT_EQ(row[6], "") << row[1];
 }
 
+TEST(IntegrityTables, DistractorSensitivityIsRecallWithoutInterferenceMinusWith) {
+    auto db = store::ResultsDb::open(":memory:").value();
+    const std::int64_t id = testing::start_run(db, "ledger", {{"system", "ledger"}, {"ks", {5}}}, "distractor0123456");
+    // Four answerable probes with interference (one right), two without (both right).
+    int n = 0;
+    auto add = [&](bool interfered, bool correct) {
+        const std::string scenario = "s" + std::to_string(n++);
+        db.upsert_scenario({id, scenario, "writ_drift", "c0ffee0123456789", 1, 1, "graded"}).value();
+        store::ProbeRow row;
+        row.scenario_id = scenario;
+        row.dataset = "writ_drift";
+        row.probe_id = scenario + ":probe";
+        row.k = 5;
+        row.kind = "open";
+        row.stage = correct ? "correct" : "reasoning_error";
+        row.retrieved_json = "[]";
+        row.answer = correct ? "right" : "wrong";
+        row.answer_correct = correct;
+        row.probe_json = json{{"id", row.probe_id},
+                              {"expected", "x"},
+                              {"rubric", {{"kind", "exact"}}},
+                              {"meta", {{"interference", interfered ? json::array({"near_duplicate"}) : json::array()}}}}
+                             .dump();
+        db.record_probe(id, row).value();
+    };
+    add(true, true);
+    add(true, false);
+    add(true, false);
+    add(true, false);
+    add(false, true);
+    add(false, true);
+    db.finish_run(id, "finished").value();
+    const auto t = distractor_table(db, {id});
+    ASSERT_TRUE(t.has_value()) << t.error().describe();
+    ASSERT_EQ(t->rows.size(), 1u);
+    EXPECT_EQ(t->rows[0][2], "25.0 (4)");
+    EXPECT_EQ(t->rows[0][3], "100.0 (2)");
+    EXPECT_EQ(t->rows[0][4], "+75.0");
+}
+
 TEST(IntegrityTables, PerDatasetRowsCarryRatesAndIntervals) {
     auto db = store::ResultsDb::open(":memory:").value();
     const auto id = build_writ(db, {true, false});

@@ -160,7 +160,7 @@ TEST(WritChecks, AFaithfulBitemporalMemoryPassesEveryCheck) {
     Scripted s = faithful();
     const auto r = run_checks(s, hits_of(s.held));
     for (const char* name : {"current_held", "current_retrieved", "stale_exposure", "retraction", "over_retention",
-                             "authority", "history_complete", "as_of", "provenance"})
+                             "authority", "history_complete", "drift_detectable", "as_of", "provenance"})
         EXPECT_TRUE(passed(r, name)) << name << ": " << r.at(name).detail;
     const auto past = run_checks(s, hits_of(s.held), "march");
     EXPECT_TRUE(passed(past, "as_of")) << past.at("as_of").detail;
@@ -174,6 +174,7 @@ TEST(WritChecks, LastWriteWinsLosesHistoryAndAsOf) {
     const auto r = run_checks(s, hits_of(s.held));
     EXPECT_TRUE(failed(r, "history_complete")) << r.at("history_complete").detail;
     EXPECT_NE(r.at("history_complete").detail.find("Acme Labs"), std::string::npos);
+    EXPECT_TRUE(failed(r, "drift_detectable")) << r.at("drift_detectable").detail;
     EXPECT_TRUE(failed(r, "as_of"));
     EXPECT_TRUE(passed(r, "current_held"));
 }
@@ -194,6 +195,21 @@ TEST(WritChecks, ARetractedValueKeptIsARetractionFailure) {
     s.held.push_back(mem("a", "user allergy: peanuts", {"1:0"}));
     const auto r = run_checks(s, hits_of({s.held[0]}));
     EXPECT_TRUE(failed(r, "retraction")) << r.at("retraction").detail;
+}
+
+TEST(WritChecks, DriftIsDetectableOnlyWhenTheCurrentValuesMemoryShowsAnEarlierOne) {
+    // WRIT's detectability: history() of the memory holding the current value shows the change.
+    Scripted s = faithful();
+    EXPECT_TRUE(passed(run_checks(s, hits_of(s.held)), "drift_detectable"));
+    // A history of one event that added the value shows no change.
+    s.histories["e"] = {{"e", "add", "", "user employer: Globex", "2026-05-01T09:00:00Z", {"3:0"}}};
+    auto r = run_checks(s, hits_of(s.held));
+    EXPECT_TRUE(failed(r, "drift_detectable")) << r.at("drift_detectable").detail;
+    // One event replacing a text does.
+    s.histories["e"] = {{"e", "update", "user employer: Initech", "user employer: Globex", "2026-05-01T09:00:00Z", {"3:0"}}};
+    EXPECT_TRUE(passed(run_checks(s, hits_of(s.held)), "drift_detectable"));
+    // Not about the past.
+    EXPECT_FALSE(run_checks(s, hits_of(s.held), "march").at("drift_detectable").applicable);
 }
 
 TEST(WritChecks, AForgottenItemWordedOtherwiseIsUndecidedNeverAPass) {

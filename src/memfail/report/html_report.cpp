@@ -392,15 +392,15 @@ std::size_t check_rank(const std::string& name) {
 // The modes of a --modes run in report order, each in a fixed colour: the system under test, the
 // floor without memory and the ceiling of a memory holding the ground truth.
 const std::vector<std::string>& integrity_modes() {
-    static const std::vector<std::string> modes = {"native", "no_memory", "oracle"};
+    static const std::vector<std::string> modes = {"native", "no_memory", "oracle", "oracle_retrieval"};
     return modes;
 }
 
 std::string mode_colour(const std::string& mode, std::size_t k_index, std::size_t k_count) {
     const auto& modes = integrity_modes();
     const auto at = static_cast<std::size_t>(std::find(modes.begin(), modes.end(), mode) - modes.begin());
-    // Blue, grey (the floor), green (the ceiling) of the report's palette.
-    static const std::vector<std::size_t> colours = {0, 9, 4};
+    // Blue, grey (the floor), green (the ceiling) and teal (the ceiling behind retrieval) of the report's palette.
+    static const std::vector<std::size_t> colours = {0, 9, 4, 3};
     const std::string base = svg::palette_colour(at < colours.size() ? colours[at] : at + 3);
     const double amount = k_count > 1 ? 0.55 * static_cast<double>(k_count - 1 - k_index) / static_cast<double>(k_count - 1) : 0.0;
     return svg::tint(base, amount);

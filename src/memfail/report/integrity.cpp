@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <set>
 #include <tuple>
@@ -20,7 +21,8 @@ namespace {
 const std::vector<std::string>& known_checks() {
     static const std::vector<std::string> names = {"current_held",     "current_retrieved", "stale_exposure",
                                                    "retraction",       "over_retention",    "authority",
-                                                   "history_complete", "as_of",             "provenance"};
+                                                   "history_complete", "drift_detectable",  "as_of",
+                                                   "provenance"};
     return names;
 }
 
@@ -31,7 +33,7 @@ std::size_t check_order(const std::string& name) {
 }
 
 const std::vector<std::string>& mode_order() {
-    static const std::vector<std::string> modes = {"native", "no_memory", "oracle"};
+    static const std::vector<std::string> modes = {"native", "no_memory", "oracle", "oracle_retrieval"};
     return modes;
 }
 
@@ -80,6 +82,7 @@ struct ProbeTraits {
     std::string rubric;
     bool updates = false;
     bool has_targets = false;
+    std::optional<bool> interfered;  // the scenario has WRIT interference (meta.interference); empty: not said
     bool dedup = false;      // requires deduplication (WRIT's dedup_accuracy)
     bool lifecycle = false;  // requires lifecycle awareness (WRIT's lifecycle_accuracy)
 };
@@ -101,6 +104,8 @@ ProbeTraits traits_of(const std::string& probe_json) {
                 if (name == "lifecycle_awareness") t.lifecycle = true;
             }
     if (auto it = j.find("targets"); it != j.end() && it->is_array()) t.has_targets = !it->empty();
+    if (auto m = j.find("meta"); m != j.end() && m->is_object())
+        if (auto it = m->find("interference"); it != m->end() && it->is_array()) t.interfered = !it->empty();
     t.v2 = j.contains("rubric") || j.contains("targets") || j.contains("should_abstain") || j.contains("capabilities") ||
            j.contains("expected");
     return t;
@@ -148,6 +153,9 @@ Result<std::map<AnswerKey, Count>> answer_counts(store::ResultsDb& db, const std
             };
             const std::string category = category_of(split_mode(r.dataset).first);
             if (!t.should_abstain && !t.past) add("recall_accuracy");
+            // WRIT's distractor sensitivity: recall with interference in the scenario against without.
+            if (!t.should_abstain && t.interfered)
+                add(*t.interfered ? "recall_with_interference" : "recall_without_interference");
             if (t.updates || category == "update" || category == "drift") add("update_fidelity");
             if (t.past || category == "temporal") add("temporal_accuracy");
             if (t.rubric == "constraint" || category == "constraint") add("constraint_consistency");
@@ -200,7 +208,8 @@ Result<std::map<AnswerKey, Count>> answer_counts(store::ResultsDb& db, const std
 }
 
 const std::vector<std::string>& answer_metric_order() {
-    static const std::vector<std::string> m = {"recall_accuracy",        "update_fidelity",    "temporal_accuracy",
+    static const std::vector<std::string> m = {"recall_accuracy",        "recall_with_interference",
+                                               "recall_without_interference", "update_fidelity", "temporal_accuracy",
                                                "constraint_consistency", "dedup_accuracy",     "lifecycle_accuracy",
                                                "authority_integrity",    "pre_delivery_detection",
                                                "abstention_precision",   "abstention_recall",  "hallucination_rate"};
@@ -304,7 +313,8 @@ Table integrity_table(const std::vector<IntegrityCount>& counts, const std::map<
             "current_held / current_retrieved: the value valid at the probe is in some memory / in the top k. "
             "stale_exposure: no superseded value ranks above the current one. retraction: no withdrawn value is held "
             "or retrieved. over_retention: nothing that should not persist is held. authority: no assistant summary "
-            "that contradicts the user outranks the user's value. history_complete: every past value is recoverable "
+            "that contradicts the user outranks the user's value. drift_detectable: a memory holding a changed value "
+            "shows an earlier one in history() (WRIT's detectability). history_complete: every past value is recoverable "
             "(memories or history()). as_of: state_as_of() gives the value valid then. provenance: a memory holding "
             "the value names the message that stated it. docs/WRIT.md defines each exactly.");
     }
@@ -382,7 +392,10 @@ Result<Table> integrity_answer_table(store::ResultsDb& db, const std::vector<std
             "probes answered wrongly, without declining, with no value their facts ever had (current, past or "
             "distractor) / answerable probes with a decided answer; its `passed` column counts the hallucinations. "
             "pre_delivery_detection (WRIT's): probes carrying an expected integrity flag that the system answered for "
-            "itself, right when it flagged its answer (confidence below 1) exactly where a flag was expected.");
+            "itself, right when it flagged its answer (confidence below 1) exactly where a flag was expected. "
+            "recall_with_interference / recall_without_interference: answerable probes of scenarios that carry WRIT "
+            "interference (distractors, near-duplicates, noise) and of those that carry none; WRIT's distractor "
+            "sensitivity is the second minus the first (the distractor table).");
     return t;
 }
 
@@ -429,7 +442,7 @@ Result<Table> mode_gap_table(store::ResultsDb& db, const std::vector<std::int64_
 Result<Table> layer_table(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids) {
     MF_TRY_ASSIGN(auto names, names_of(db, run_ids));
     static const std::set<std::string> state = {"current_held",     "stale_exposure", "retraction", "over_retention",
-                                                "authority",        "history_complete", "as_of"};
+                                                "authority",        "history_complete", "drift_detectable", "as_of"};
     static const std::set<std::string> retrieval = {"current_retrieved"};
     struct Layers {
         std::int64_t wrong = 0, state = 0, retrieval = 0, answer = 0, undecided = 0;
@@ -529,6 +542,37 @@ Result<Table> integrity_dataset_table(store::ResultsDb& db, const std::vector<st
     if (!t.rows.empty())
         t.notes.push_back("The same counts as the memory-side and answer-side tables, split by dataset; rates over the "
                           "decided probes with their 95% Wilson interval.");
+    return t;
+}
+
+Result<Table> distractor_table(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids) {
+    MF_TRY_ASSIGN(auto names, names_of(db, run_ids));
+    MF_TRY_ASSIGN(auto counts, answer_counts(db, run_ids));
+    std::map<std::tuple<std::int64_t, std::size_t, std::string>, std::pair<Count, Count>> cells;  // (with, without)
+    for (const auto& [key, c] : counts) {
+        const auto& [run, mode, dataset, metric] = key;
+        if (metric == "recall_with_interference") cells[{run, mode_rank(mode), mode}].first = c;
+        if (metric == "recall_without_interference") cells[{run, mode_rank(mode), mode}].second = c;
+    }
+    Table t;
+    t.title = "Distractor sensitivity (WRIT): recall without interference minus recall with it, at each run's largest k";
+    t.columns = {{"run", Align::right},           {"mode", Align::left},
+                 {"with interference", Align::right}, {"without", Align::right},
+                 {"sensitivity (points)", Align::right}};
+    for (const auto& [key, both] : cells) {
+        const auto& [run, rank, mode] = key;
+        const auto& [with, without] = both;
+        if (with.decided == 0 || without.decided == 0) continue;
+        const double d = static_cast<double>(without.passed) / static_cast<double>(without.decided) -
+                         static_cast<double>(with.passed) / static_cast<double>(with.decided);
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%+.1f", d * 100.0);
+        t.rows.push_back({names[run], mode, rate_cell(with), rate_cell(without), buf});
+    }
+    if (!t.rows.empty())
+        t.notes.push_back("Rates over the decided answers of answerable probes (n in parentheses); positive: the "
+                          "system answers worse where the scenario carries distractors, near-duplicates or noise. "
+                          "Few scenarios of WRIT's release carry none (9 of 77), so the interval is wide.");
     return t;
 }
 

@@ -93,6 +93,10 @@ Result<Table> integrity_dataset_table(store::ResultsDb& db, const std::vector<st
 // Wilson interval, and what was left undecided.
 Result<Table> integrity_scorecard_table(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids);
 
+// WRIT's distractor sensitivity per run x mode: recall of answerable probes in scenarios without
+// interference minus with it (points), where both were decided. Empty when no probe says.
+Result<Table> distractor_table(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids);
+
 // WRIT's three layers for every wrong answer (at each run's largest k): `state` when a check of what
 // the system wrote failed for the probe (current_held, stale_exposure, retraction, over_retention,
 // authority, history_complete, as_of), else `retrieval` when current_retrieved failed, else

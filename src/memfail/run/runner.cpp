@@ -817,11 +817,12 @@ Result<RunOutcome> run_datasets(const RunConfig& config, const std::vector<Loade
     std::vector<LoadedDataset> by_mode;
     std::vector<std::string> modes_of;  // per entry of `datasets`: its mode
     for (const auto& mode : config.modes)
-        if (mode != "native" && mode != "no_memory" && mode != "oracle")
+        if (mode != "native" && mode != "no_memory" && mode != "oracle" && mode != "oracle_retrieval")
             return make_error(ErrorKind::invalid_input,
-                              "unknown mode '" + mode + "': use native, no_memory or oracle" +
+                              "unknown mode '" + mode + "': use native, no_memory, oracle or oracle_retrieval" +
                                   [&] {
-                                      const std::string hint = did_you_mean(mode, {"native", "no_memory", "oracle"});
+                                      const std::string hint =
+                                          did_you_mean(mode, {"native", "no_memory", "oracle", "oracle_retrieval"});
                                       return hint.empty() ? std::string() : " (" + hint + ")";
                                   }(),
                               "--modes");
@@ -1064,8 +1065,11 @@ Result<RunOutcome> run_datasets(const RunConfig& config, const std::vector<Loade
         context.services.temperature = config.llm.temperature;
         context.services.seed = config.llm.seed;
         const std::string mode = modes_of.empty() ? std::string("native") : modes_of[&dataset - datasets.data()];
+        // oracle: WRIT's, the gold current state handed to the answerer whole (no retrieval);
+        // oracle_retrieval: the gold events as a memory that still retrieves the top k.
         auto system = mode == "native"      ? factory(context)
                       : mode == "no_memory" ? memory::make_memory_system("none", context)
+                      : mode == "oracle"    ? memory::make_memory_system("ledger:extract=oracle,serve=state", context)
                                             : memory::make_memory_system("ledger:extract=oracle", context);
         if (!system) return fail(system.error());
         // The paper grades misleading Persona probes through their essay's stages first.

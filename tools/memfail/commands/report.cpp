@@ -61,6 +61,8 @@ std::string tables_document(store::ResultsDb& db, const std::vector<std::int64_t
             if (!answers.rows.empty()) scorecards += report::render(answers, format) + "\n";
             const auto gaps = value_or_fatal(report::mode_gap_table(db, ids));
             if (!gaps.rows.empty()) scorecards += report::render(gaps, format) + "\n";
+            const auto distractors = value_or_fatal(report::distractor_table(db, ids));
+            if (!distractors.rows.empty()) scorecards += report::render(distractors, format) + "\n";
             const auto layers = value_or_fatal(report::layer_table(db, ids));
             if (!layers.rows.empty()) scorecards += report::render(layers, format) + "\n";
         }

@@ -155,8 +155,9 @@ void add_run_command(CLI::App& app, std::function<void()>& action) {
         ->capture_default_str();
     cmd->add_option("--modes", opts->modes,
                     "Run each scenario in several modes, comma-separated: native (the system), no_memory (nothing "
-                    "remembered: what the model invents), oracle (the gold facts as memory). The report shows the "
-                    "gaps between them (docs/WRIT.md) [default: native]");
+                    "remembered: what the model invents), oracle (WRIT's: the gold current state handed to the answerer "
+                    "whole, no retrieval), oracle_retrieval (the gold facts as a memory that retrieves the top k). The "
+                    "report shows the gaps between them (docs/WRIT.md) [default: native]");
     cmd->add_option("--shard", opts->shard,
                     "I/N: run only the I-th of N disjoint parts of the work (by scenario, balanced by size, the "
                     "same split in every part), into this part's own --out; join the parts with `memfail merge`. "

@@ -177,11 +177,13 @@ constexpr const char* k_memory_columns =
 }  // namespace
 
 Result<std::unique_ptr<MemorySystem>> LedgerSystem::create(const Spec& spec, const SystemContext& context) {
-    MF_TRY(spec.check_keys({"extract", "history", "retriever"}));
+    MF_TRY(spec.check_keys({"extract", "history", "retriever", "serve"}));
     LedgerOptions options;
     MF_TRY_ASSIGN(const std::string extract, spec.get_choice("extract", "model", {"model", "oracle"}));
     MF_TRY_ASSIGN(const std::string history, spec.get_choice("history", "on", {"on", "off"}));
     MF_TRY_ASSIGN(const std::string retriever, spec.get_choice("retriever", "hybrid", {"hybrid", "bm25", "hashed"}));
+    MF_TRY_ASSIGN(const std::string serve, spec.get_choice("serve", "topk", {"topk", "state"}));
+    options.serve_state = serve == "state";
     options.extract = extract == "model" ? LedgerExtract::model : LedgerExtract::oracle;
     options.history = history == "on";
     options.retriever = retriever == "hybrid" ? LedgerRetriever::hybrid
@@ -207,7 +209,10 @@ SystemInfo LedgerSystem::info() {
               "naive key-value floor, one row per key overwritten in place"},
              {"retriever", "hybrid",
               "hybrid: BM25 and hashed-vector cosine fused by reciprocal rank; bm25 or hashed: one of them alone "
-              "(always over the currently valid records)"}}};
+              "(always over the currently valid records)"},
+             {"serve", "topk",
+              "topk: a query gets the top k records; state: every currently valid record, whatever k, in the order "
+              "of all_memories (WRIT's oracle mode with extract=oracle: the gold state handed to the answerer whole)"}}};
 }
 
 Result<void> LedgerSystem::initialise(const std::string& path) {
@@ -279,11 +284,12 @@ Result<void> LedgerSystem::reload_open() {
 }
 
 std::string LedgerSystem::spec() const {
-    return Spec{"ledger",
-                {{"extract", extract_name(m_options.extract)},
-                 {"history", m_options.history ? "on" : "off"},
-                 {"retriever", retriever_name(m_options.retriever)}}}
-        .to_string();
+    Spec s{"ledger",
+           {{"extract", extract_name(m_options.extract)},
+            {"history", m_options.history ? "on" : "off"},
+            {"retriever", retriever_name(m_options.retriever)}}};
+    if (m_options.serve_state) s.options["serve"] = "state";
+    return s.to_string();
 }
 
 Capabilities LedgerSystem::capabilities() const {
@@ -527,6 +533,12 @@ Result<std::vector<Hit>> LedgerSystem::retrieve_memories(std::string_view query,
                                                          int k) {
     std::vector<Hit> out;
     if (k <= 0 || m_open.empty()) return out;
+    if (m_options.serve_state) {
+        // The whole current state, in all_memories() order.
+        MF_TRY_ASSIGN(std::vector<Memory> state, all_memories());
+        for (auto& memory : state) out.push_back({std::move(memory), 1.0});
+        return out;
+    }
     // Fusion needs each ranking deeper than k; one retriever alone is asked for k.
     const int depth = m_options.retriever == LedgerRetriever::hybrid ? std::max(50, 4 * k) : k;
     auto current = [&](Retriever& index) -> Result<std::vector<RetrievedRow>> {

@@ -30,6 +30,9 @@ struct LedgerOptions {
     LedgerExtract extract = LedgerExtract::model;
     bool history = true;  // false: one row per key, overwritten in place (no history, no as-of)
     LedgerRetriever retriever = LedgerRetriever::hybrid;
+    // serve=state: retrieval hands back every currently valid record, whatever k (WRIT's oracle mode:
+    // the gold state given to the answerer whole, no retrieval).
+    bool serve_state = false;
 };
 
 class LedgerSystem final : public MemorySystem {

@@ -326,7 +326,8 @@ const Result<std::vector<memory::MemoryEvent>>& history_read(const CheckContext&
 const std::vector<std::string>& check_names() {
     static const std::vector<std::string> names = {"current_held",     "current_retrieved", "stale_exposure",
                                                    "retraction",       "over_retention",    "authority",
-                                                   "history_complete", "as_of",             "provenance"};
+                                                   "history_complete", "drift_detectable",  "as_of",
+                                                   "provenance"};
     return names;
 }
 
@@ -528,6 +529,45 @@ std::vector<CheckResult> check_writ_memory(const CheckContext& c) {
                                                             " as written and no memory here has it: only a judge "
                                                             "can tell whether one holds it in other words"));
         else out.push_back(decided("history_complete", true, "every past value is recoverable"));
+    }
+
+    // drift_detectable (WRIT's detectability): for each target that changed, a memory holding its
+    // current value has a history() of more than one value. A system without history() fails it, as
+    // WRIT's documentation counts it (its code leaves such a system out).
+    {
+        std::vector<std::string> silent;
+        std::size_t applicable = 0;
+        std::optional<std::string> undecidable;
+        const bool has_history = c.system.capabilities().history;
+        for (const auto& s : targets) {
+            if (past || !s.current || s.superseded.empty()) continue;
+            ++applicable;
+            if (!has_history) continue;
+            const ValueFinder f(*s.event);
+            bool visible = false;
+            for (std::size_t i = 0; i < c.held.size() && !visible; ++i) {
+                if (!f.found(*s.current, held_texts[i])) continue;
+                const auto& h = history_read(c, c.held[i].id);
+                if (!h.has_value()) {
+                    if (h.error().kind != ErrorKind::unsupported)
+                        undecidable = "history(" + c.held[i].id + ") failed: " + h.error().message;
+                    continue;
+                }
+                const auto& events = h.value();
+                visible = events.size() >= 2 || std::any_of(events.begin(), events.end(), [](const memory::MemoryEvent& e) {
+                              return !text::trim(e.old_text).empty();
+                          });
+            }
+            if (!visible) silent.push_back(s.event->id);
+        }
+        if (!applicable) out.push_back(not_applicable("drift_detectable"));
+        else if (!has_history)
+            out.push_back(decided("drift_detectable", false, "the system keeps no history (no history())"));
+        else if (!silent.empty() && !undecidable)
+            out.push_back(decided("drift_detectable", false,
+                                  "no memory holding the current value shows an earlier one: " + text::join(silent, ", ")));
+        else if (!silent.empty()) out.push_back(undecided("drift_detectable", *undecidable));
+        else out.push_back(decided("drift_detectable", true, "each change shows in the history of the memory holding its value"));
     }
 
     // as_of: state_as_of at the probe's date (or, for any target that changed, at the instant its

@@ -1265,6 +1265,12 @@ Result<data::Scenario> import_scenario(const json& j, const std::string& file, F
     MF_TRY(import_sessions(j, in, s, table));
     import_ledger(j, in, s, table);
     MF_TRY(import_probe(j, in, s, table, category));
+    // The interference types on the probe too, for WRIT's distractor sensitivity (the answer table
+    // compares probes of scenarios with interference and without).
+    json kinds = json::array();
+    for (const auto& item : s.meta["interference"])
+        if (item.is_object() && item.contains("type")) kinds.push_back(item["type"]);
+    for (auto& p : s.probes) p.meta["interference"] = kinds;
     if (!in.unmapped().empty()) s.meta["unmapped"] = in.unmapped();
 
     // The mapping above keeps every structural rule; a break here is a bug, but it must cost one file,
