@@ -151,16 +151,26 @@ Rendered render_writ(const WritSpec& spec) {
 }
 
 TEST(IntegrityHtml, SectionIsNumberedAndListed) {
+    // Write-integrity datasets only: the report opens with their scorecard, the staged charts follow.
     const auto r = render_writ({});
     ASSERT_FALSE(section(r.html, "integrity").empty());
-    EXPECT_NE(r.html.find("<li><a href=\"#integrity\">4. Write integrity</a></li>"), std::string::npos);
-    EXPECT_NE(r.html.find("<h2>4. Write integrity</h2>"), std::string::npos);
+    EXPECT_NE(r.html.find("<li><a href=\"#integrity\">1. Write integrity</a></li>"), std::string::npos);
+    EXPECT_NE(r.html.find("<h2>1. Write integrity</h2>"), std::string::npos);
+    EXPECT_LT(r.html.find("<h2>1. Write integrity</h2>"), r.html.find("<h2>2. Success"));
     // The sections after it count on from it.
-    EXPECT_NE(r.html.find("<h2>3. Slices"), std::string::npos);
+    EXPECT_NE(r.html.find("<h2>4. Slices"), std::string::npos);
     EXPECT_NE(r.html.find("<h2>5. Success against the system's internal model</h2>"), std::string::npos);
     EXPECT_NE(r.html.find("<h2>7. Runs</h2>"), std::string::npos);
     EXPECT_NE(r.html.find("<h2>8. Probe browser</h2>"), std::string::npos);
     EXPECT_NE(r.html.find("<li><a href=\"#probes\">8. Probes</a></li>"), std::string::npos);
+    // Beside another suite's datasets it comes after the staged sections.
+    auto db = store::ResultsDb::open(":memory:").value();
+    const auto writ = build_writ(db, {});
+    testing::FixtureSpec one;
+    one.systems = {"extractive"};
+    const auto plain = testing::build_fixture(db, one);
+    const std::string mixed = render_html_report(db, {writ, plain.front()}, {}).value();
+    EXPECT_NE(mixed.find("<h2>4. Write integrity</h2>"), std::string::npos);
 }
 
 TEST(IntegrityHtml, BarsCarryTheTableNumbers) {

@@ -1614,7 +1614,13 @@ Result<std::string> render_html_report(store::ResultsDb& db, const std::vector<s
     // The published benchmarks' own metric only for runs over locomo or longmemeval.
     MF_TRY_ASSIGN(Table benchmark, benchmark_table(db, run_ids));
     if (!benchmark.rows.empty()) sections.emplace_back("benchmark", "Benchmark metric");
-    if (!integrity.rows.empty()) sections.emplace_back("integrity", "Write integrity");
+    // A report of write-integrity datasets only opens with their scorecard: the staged success
+    // charts that follow are a diagnostic there (docs/WRIT.md, "The report's first table").
+    const bool integrity_first =
+        !integrity.rows.empty() && !m.datasets.empty() &&
+        std::all_of(m.datasets.begin(), m.datasets.end(), [](const std::string& d) { return d.rfind("writ_", 0) == 0; });
+    if (integrity_first) sections.insert(sections.begin(), {"integrity", "Write integrity"});
+    else if (!integrity.rows.empty()) sections.emplace_back("integrity", "Write integrity");
     // The long-horizon section only for runs with profile tasks (the dynamic suite).
     MF_TRY_ASSIGN(auto profile_cells, profile_counts(db, run_ids));
     if (!profile_cells.empty()) sections.emplace_back("profile", "Long-horizon profile");
@@ -1646,6 +1652,11 @@ Result<std::string> render_html_report(store::ResultsDb& db, const std::vector<s
     if (m.summary.empty()) {
         out += "<p class=\"empty\">These runs have no graded probes yet, so there is nothing to chart.</p>";
     }
+    std::string scorecard;
+    if (!integrity.rows.empty()) {
+        MF_TRY_ASSIGN(scorecard, section_integrity(db, m, integrity_cells, integrity));
+    }
+    if (integrity_first) out += scorecard;
     MF_TRY_ASSIGN(Table leaky, leaky_table(db));
     out += section_success(m, success, leaky);
     out += section_stages(m);
@@ -1660,10 +1671,7 @@ Result<std::string> render_html_report(store::ResultsDb& db, const std::vector<s
         for (const auto& n : benchmark.notes) out += "<p class=\"note\">" + h(n) + "</p>";
         out += "</section>";
     }
-    if (!integrity.rows.empty()) {
-        MF_TRY_ASSIGN(std::string scorecard, section_integrity(db, m, integrity_cells, integrity));
-        out += scorecard;
-    }
+    if (!integrity_first) out += scorecard;
     if (!profile_cells.empty()) {
         MF_TRY_ASSIGN(std::string profile, section_profile(db, m, profile_cells));
         out += profile;
