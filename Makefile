@@ -19,8 +19,8 @@ all: release
 help:
 	@echo "make demo       install deps, build, generate the datasets, diagnose verbatim and oracle"
 	@echo "make test       install deps, build, run the test suite with CTest"
-	@echo "make test-asan  the test suite under AddressSanitizer + UndefinedBehaviorSanitizer"
-	@echo "make test-tsan  the concurrent subsystems' tests (core, llm, run) under ThreadSanitizer"
+	@echo "make test-asan  the test suite under AddressSanitizer + UndefinedBehaviorSanitizer (clang 14)"
+	@echo "make test-tsan  the concurrent subsystems' tests (core, llm, run, serve, adapters) under ThreadSanitizer (clang 14, two shards)"
 	@echo "make bench      build the benchmarks (bench/README.md says how to run them)"
 	@echo "(build-asan and build-tsan build without testing; CI=true builds the release tree with -Werror)"
 
