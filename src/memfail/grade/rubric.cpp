@@ -568,6 +568,12 @@ std::vector<std::string> named_terms(const View& v, const std::vector<std::strin
     return out;
 }
 
+// Appends the items of `from` that `into` does not hold yet, in order.
+void add_unique(std::vector<std::string>& into, const std::vector<std::string>& from) {
+    for (const auto& x : from)
+        if (std::find(into.begin(), into.end(), x) == into.end()) into.push_back(x);
+}
+
 std::string quoted_list(const std::vector<std::string>& items) {
     std::vector<std::string> q;
     for (const auto& i : items) q.push_back("'" + i + "'");
@@ -792,8 +798,7 @@ RubricVerdict grade_multi_field(const data::Probe& probe, const data::Rubric& ru
         if (o == RubricOutcome::pass) ++passed;
         if (o == RubricOutcome::fail) failed = true;
         v.missing.insert(v.missing.end(), t.missing.begin(), t.missing.end());
-        for (const auto& off : t.offending)
-            if (std::find(v.offending.begin(), v.offending.end(), off) == v.offending.end()) v.offending.push_back(off);
+        add_unique(v.offending, t.offending);
     }
     if (counted == 0) return verdict(RubricOutcome::unsure, 0, "the rubric's fields hold nothing to compare");
     v.score = static_cast<double>(passed) / static_cast<double>(counted);
@@ -1391,8 +1396,7 @@ void apply_rejects(const data::Probe& probe, const data::Rubric& rubric, const V
             fitted.push_back(r);
     }
     const auto named = present_terms(view, literal, protected_phrases(probe, rubric));
-    for (const auto& f : named)
-        if (std::find(v.offending.begin(), v.offending.end(), f) == v.offending.end()) v.offending.push_back(f);
+    add_unique(v.offending, named);
     if (v.outcome != RubricOutcome::pass) {
         if (!named.empty()) v.reason += "; it also names rejected " + quoted_list(named);
         return;
@@ -1463,8 +1467,7 @@ RubricVerdict grade_rubric(const data::Probe& probe, std::string_view answer, co
     if (!rubric.forbidden.empty()) {
         const auto named = named_terms(view, rubric.forbidden, protected_phrases(probe, rubric));
         if (!named.empty()) {
-            for (const auto& f : named)
-                if (std::find(v.offending.begin(), v.offending.end(), f) == v.offending.end()) v.offending.push_back(f);
+            add_unique(v.offending, named);
             v.outcome = RubricOutcome::fail;
             v.score = 0;
             v.reason = "the answer names forbidden " + quoted_list(named) + " (otherwise: " + v.reason + ")";
@@ -1477,8 +1480,7 @@ RubricVerdict grade_rubric(const data::Probe& probe, std::string_view answer, co
     if (rubric.kind != data::RubricKind::constraint && (!rubric.must_contain.empty() || !rubric.must_not_contain.empty())) {
         const RubricVerdict c = grade_constraint(rubric, view);
         if (c.outcome == RubricOutcome::fail) {
-            for (const auto& o : c.offending)
-                if (std::find(v.offending.begin(), v.offending.end(), o) == v.offending.end()) v.offending.push_back(o);
+            add_unique(v.offending, c.offending);
             v.missing.insert(v.missing.end(), c.missing.begin(), c.missing.end());
             v.outcome = RubricOutcome::fail;
             v.score = 0;

@@ -53,6 +53,16 @@ std::string rate_cell(const Count& c) {
            ")";
 }
 
+// passed / decided of a count that decided something.
+double rate_of(const Count& c) { return static_cast<double>(c.passed) / static_cast<double>(c.decided); }
+
+// A difference of two rates in percentage points, signed: "+12.5", "-3.0".
+std::string signed_points(double difference) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%+.1f", difference * 100.0);
+    return buf;
+}
+
 Result<std::map<std::int64_t, std::string>> names_of(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids) {
     std::map<std::int64_t, std::string> out;
     for (std::int64_t id : run_ids) {
@@ -412,12 +422,6 @@ Result<Table> mode_gap_table(store::ResultsDb& db, const std::vector<std::int64_
     t.columns = {{"run", Align::right}, {"metric", Align::left},         {"native", Align::right},
                  {"no_memory", Align::right}, {"oracle", Align::right}, {"native - oracle", Align::right},
                  {"native - no_memory", Align::right}};
-    auto rate = [](const Count& c) { return static_cast<double>(c.passed) / static_cast<double>(c.decided); };
-    auto signed_points = [](double d) {
-        char buf[32];
-        std::snprintf(buf, sizeof buf, "%+.1f", d * 100.0);
-        return std::string(buf);
-    };
     for (const auto& entry : by_metric) {
         // entry, not a structured binding: clang 14 cannot capture one in the lambda below.
         const auto& modes = entry.second;
@@ -431,8 +435,8 @@ Result<Table> mode_gap_table(store::ResultsDb& db, const std::vector<std::int64_
         const Count* oracle = get("oracle");
         if (!native || (!none && !oracle)) continue;
         t.rows.push_back({names[run], metric, rate_cell(*native), none ? rate_cell(*none) : "",
-                          oracle ? rate_cell(*oracle) : "", oracle ? signed_points(rate(*native) - rate(*oracle)) : "",
-                          none ? signed_points(rate(*native) - rate(*none)) : ""});
+                          oracle ? rate_cell(*oracle) : "", oracle ? signed_points(rate_of(*native) - rate_of(*oracle)) : "",
+                          none ? signed_points(rate_of(*native) - rate_of(*none)) : ""});
     }
     if (!t.rows.empty())
         t.notes.push_back("Rates over the probes each mode decided; gaps in percentage points.");
@@ -563,11 +567,8 @@ Result<Table> distractor_table(store::ResultsDb& db, const std::vector<std::int6
         const auto& [run, rank, mode] = key;
         const auto& [with, without] = both;
         if (with.decided == 0 || without.decided == 0) continue;
-        const double d = static_cast<double>(without.passed) / static_cast<double>(without.decided) -
-                         static_cast<double>(with.passed) / static_cast<double>(with.decided);
-        char buf[32];
-        std::snprintf(buf, sizeof buf, "%+.1f", d * 100.0);
-        t.rows.push_back({names[run], mode, rate_cell(with), rate_cell(without), buf});
+        t.rows.push_back({names[run], mode, rate_cell(with), rate_cell(without),
+                          signed_points(rate_of(without) - rate_of(with))});
     }
     if (!t.rows.empty())
         t.notes.push_back("Rates over the decided answers of answerable probes (n in parentheses); positive: the "

@@ -9,6 +9,7 @@
 // used only where the check is about provenance: the same system gets the same verdicts whether or
 // not its memories carry sources.
 #include <memfail/suites/writ/checks.hpp>
+#include <memfail/suites/writ/values.hpp>
 
 #include <memfail/core/text.hpp>
 #include <memfail/grade/evidence.hpp>
@@ -196,20 +197,6 @@ const memory::Memory* holder(const ValueFinder& f, const ValueRecord& r, const s
     for (std::size_t i = 0; i < held.size(); ++i)
         if (f.found(r, held_texts[i])) return &held[i];
     return nullptr;
-}
-
-// Words of an event's id but a generic prefix ("analytics", "tracking" of "task_analytics_tracking").
-std::vector<std::string> id_words(const std::string& id) {
-    std::vector<std::string> out;
-    for (const auto& w : text::split(text::replace_all(text::replace_all(id, "-", "_"), ".", "_"), '_')) {
-        const std::string c = grade::evidence::canonical(w);
-        if (c.size() < 3 || grade::evidence::is_function_word(c)) continue;
-        if (out.empty() && (c == "task" || c == "checklist" || c == "deadline" || c == "team" || c == "member" ||
-                            c == "item" || c == "user"))
-            continue;
-        out.push_back(c);
-    }
-    return out;
 }
 
 bool has_words(const std::string& canonical_text, const std::vector<std::string>& words) {

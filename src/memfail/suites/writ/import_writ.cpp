@@ -18,7 +18,6 @@
 #include <memfail/suites/writ/values.hpp>
 
 #include <algorithm>
-#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <filesystem>
@@ -203,21 +202,10 @@ bool part_of(const json& value, const std::string& expected) {
 // Whether an event's id names a part of the expected value: every word of the id but a generic
 // prefix ("task_cms_migration" in "CMS migration: completed") occurs in it.
 bool id_names_part(const std::string& id, const std::string& expected) {
-    std::vector<std::string> words;
-    std::string w;
-    for (char c : id + "_") {
-        if (c == '_' || c == '-' || c == '.' || c == ':') {
-            if (w.size() >= 3 && !(words.empty() && (w == "task" || w == "checklist" || w == "deadline" || w == "team" ||
-                                                      w == "member" || w == "item" || w == "user")))
-                words.push_back(w);
-            w.clear();
-        } else {
-            w.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
-        }
-    }
-    if (words.empty()) return false;
-    return std::all_of(words.begin(), words.end(),
-                       [&](const std::string& x) { return text::normalized_contains(expected, grade::evidence::canonical(x)); });
+    const std::vector<std::string> words = id_words(id);
+    return !words.empty() && std::all_of(words.begin(), words.end(), [&](const std::string& x) {
+               return text::normalized_contains(expected, x);
+           });
 }
 
 // Whether a text value and a text expected value say the same thing up to annotations: one's lead

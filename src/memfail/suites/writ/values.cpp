@@ -20,4 +20,20 @@ bool same_lead(const std::string& a, const std::string& b) {
     return !la.empty() && la == grade::evidence::canonical(lead_of(b));
 }
 
+std::vector<std::string> id_words(const std::string& id) {
+    std::string spaced = id;
+    for (char& c : spaced)
+        if (c == '-' || c == '.' || c == ':') c = '_';
+    std::vector<std::string> out;
+    for (const auto& w : text::split(spaced, '_')) {
+        const std::string c = grade::evidence::canonical(w);
+        if (c.size() < 3 || grade::evidence::is_function_word(c)) continue;
+        if (out.empty() && (c == "task" || c == "checklist" || c == "deadline" || c == "team" || c == "member" ||
+                            c == "item" || c == "user"))
+            continue;
+        out.push_back(c);
+    }
+    return out;
+}
+
 }  // namespace memfail::suites::writ

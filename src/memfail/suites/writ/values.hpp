@@ -4,6 +4,7 @@
 // receiving; ...)"). The importer and the suite's rules read the lead the same way.
 #pragma once
 #include <string>
+#include <vector>
 
 namespace memfail::suites::writ {
 
@@ -13,5 +14,10 @@ std::string lead_of(const std::string& text);
 
 // Whether two text values have the same lead in the evidence matcher's canonical form.
 bool same_lead(const std::string& a, const std::string& b);
+
+// The words an event's id names it by, canonical: its parts between '_', '-', '.' and ':' of three
+// letters or more that are no function words, less a generic first word ("analytics", "tracking"
+// of "task_analytics_tracking").
+std::vector<std::string> id_words(const std::string& id);
 
 }  // namespace memfail::suites::writ
