@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Internal to the runner (run/runner.cpp): what a checkpoint's probes carry through the LLM pipeline,
 // and the grading of one probe at one k from its memory verdicts, its answer and the judge's
-// verdicts (ProbeGrader). Suite-agnostic: a probe with a rubric (memfail/2) is graded by it.
+// verdicts (ProbeGrader). Suite-agnostic: a suite grades its own probes' answers (Suite::grade_answer).
 #pragma once
 #include <atomic>
 #include <cstdint>
@@ -41,8 +41,8 @@ struct RunServices {
     // failed first (the stage stays the memory's), so the report can flag the probes a model gets
     // right without memory (report/leaky.hpp).
     bool no_memory = false;
-    // run --set writ.structured_threshold: overrides every structured rubric's pass fraction.
-    std::optional<double> structured_threshold;
+    // run --set SUITE.NAME=VALUE, each checked by its suite (Suite::check_setting).
+    std::map<std::string, std::string> settings;
 };
 
 // A fact's storage and summary verdict, which do not depend on k.
@@ -129,10 +129,8 @@ class ProbeGrader {
 public:
     ProbeGrader(const data::Scenario& scenario, RunServices& roles, grade::LlmJudge::Task task, bool judge_all)
         : m_scenario(scenario), m_roles(roles), m_task(task), m_judge_all(judge_all),
-          m_scores_every_answer([&scenario] {
-              const suites::Suite* suite = suites::find_suite(scenario.suite);
-              return suite && suite->scores_every_answer(scenario);
-          }()) {}
+          m_suite(suites::find_suite(scenario.suite)),
+          m_scores_every_answer(m_suite && m_suite->scores_every_answer(scenario)) {}
 
     // The decisive stage of one probe at one k, with every check made.
     store::ProbeRow grade(const PendingProbe& p, const grade::MemorySnapshot& snapshot,
@@ -143,8 +141,7 @@ private:
                                      const std::string& essay);
     Result<grade::JudgeVerdict> ask_answer_judge(const PendingProbe& p, const std::string& essay);
     void benchmark_verdict(const PendingProbe& p, store::ProbeRow& row);
-    store::ProbeRow grade_rubric_answer(const PendingProbe& p, store::ProbeRow row, bool reached);
-    store::ProbeRow grade_profile_answer(const PendingProbe& p, store::ProbeRow row, bool reached);
+    store::ProbeRow suite_answer(const PendingProbe& p, store::ProbeRow row, bool reached, suites::AnswerGrade grade);
     store::ProfileRow profile_row(const data::Probe& probe, const suites::ProbeAnalysis& analysis) const;
     static std::vector<store::MemoryTextRow> stored_memory_texts(const grade::ProbeVerdict& verdict,
                                                                  const grade::MemorySnapshot& snapshot);
@@ -154,6 +151,7 @@ private:
     RunServices& m_roles;
     const grade::LlmJudge::Task m_task;
     const bool m_judge_all;
+    const suites::Suite* const m_suite;  // the scenario's suite; null when it names none
     const bool m_scores_every_answer;  // the suite's scores_every_answer for this scenario
     // The scenario's messages by id (--grader both's attribution judge): made by the first task that
     // needs them, read by the rest; a dynamic-suite user has ~32k, too many to index per item.

@@ -2,10 +2,7 @@
 // Grading one probe at one k (run/pipeline.hpp).
 #include <memfail/data/jsonl.hpp>
 #include <memfail/grade/answer_rules.hpp>
-#include <memfail/grade/rubric.hpp>
 #include <memfail/run/pipeline.hpp>
-#include <memfail/suites/dynamic/fields.hpp>
-#include <memfail/suites/dynamic/judge.hpp>
 
 #include <algorithm>
 #include <set>
@@ -277,11 +274,24 @@ store::ProbeRow ProbeGrader::grade(const PendingProbe& p, const grade::MemorySna
         row.memory_success = false;  // an error row is in no numerator (docs/TAXONOMY.md)
         return row;
     }
-    // A probe with a rubric (write integrity) is answered and graded whatever its memory stage:
-    // its suite compares answers across modes (no memory, native, oracle). The stage stays the
-    // memory's when the memory failed first.
-    if (!p.probe->task.empty()) return grade_profile_answer(p, std::move(row), reached);
-    if (p.probe->uses_v2()) return grade_rubric_answer(p, std::move(row), reached);
+    // A suite that grades its own probes' answers (write integrity, profile tasks) grades them
+    // whatever the memory stage: it compares answers across modes (no memory, native, oracle). The
+    // stage stays the memory's when the memory failed first.
+    if (m_suite && p.answer) {
+        suites::AnswerContext context{m_scenario, *p.probe, *p.answer, p.hits};
+        context.system_answered = p.system_answered;
+        context.system_confidence = p.system_confidence;
+        context.judge = m_roles.judge ? &*m_roles.judge : nullptr;
+        context.task = m_task;
+        context.grader = m_roles.grader;
+        const std::string prefix = m_suite->name() + ".";
+        for (const auto& [key, value] : m_roles.settings)
+            if (key.rfind(prefix, 0) == 0) context.settings[key.substr(prefix.size())] = value;
+        context.analysis = p.analysis ? &*p.analysis : nullptr;
+        context.messages = [this]() -> const data::MessageIndex& { return messages(); };
+        if (auto graded = m_suite->grade_answer(context))
+            return suite_answer(p, std::move(row), reached, std::move(*graded));
+    }
     // Without memory (`none`) the answer is graded all the same, to show which probes need no
     // memory; the stage stays the memory's (not_stored), so no rate counts it as correct.
     const bool without_memory = !reached && m_roles.no_memory;
@@ -379,153 +389,40 @@ static store::ProbeRow with_answer_verdict(store::ProbeRow row, std::optional<bo
     return row;
 }
 
-// The answer of a probe with a rubric: the rubric decides what it can decide exactly; the judge
-// decides the rest, and without a judge the row is unverified (never a pass).
-store::ProbeRow ProbeGrader::grade_rubric_answer(const PendingProbe& p, store::ProbeRow row, bool reached) {
-    const bool abstain = p.probe->kind == data::ProbeKind::abstain;
-    const char* stage_label = abstain ? "abstention" : "answer";
-    grade::RubricContext context = grade::rubric_context(m_scenario, *p.probe);
-    context.structured_threshold = m_roles.structured_threshold;
-    const grade::RubricVerdict by_rubric = grade::grade_rubric(*p.probe, *p.answer, context);
-    const bool sure = by_rubric.outcome != grade::RubricOutcome::unsure;
-    const bool judge_decides = !sure && m_roles.judge.has_value();
-    std::string reason = std::string("rubric ") + data::rubric_kind_name(grade::effective_rubric(*p.probe).kind) +
-                         ": " + by_rubric.reason;
-    if (sure) row.checks.push_back(check("", stage_label, "rules", by_rubric.outcome == grade::RubricOutcome::pass,
-                                         true, reason));
-    else row.checks.push_back(check("", stage_label, k_rules_unsure, false, false, reason));
+// The row once its suite graded the answer: the suite's checks recorded, a profile task's field
+// grades merged into its profile row; the memory's stage stands when the memory failed first and an
+// answer nobody could decide is unverified, never a pass.
+store::ProbeRow ProbeGrader::suite_answer(const PendingProbe& p, store::ProbeRow row, bool reached,
+                                          suites::AnswerGrade grade) {
+    for (auto& c : grade.checks)
+        row.checks.push_back(check(c.field, c.stage.c_str(), c.grader.c_str(), c.passed, c.decisive, std::move(c.reason)));
     if (p.system_answered)
         row.checks.push_back(check("", "answer_source", "system", true, false,
                                    "the system answered for itself (the adapter's answer operation)"));
-    // WRIT's pre-delivery certification: a system answering for itself flags an answer it cannot
-    // certify by a confidence below 1; right when it flags exactly where the dataset expects a flag
-    // (never decisive; the report's pre_delivery_detection). No confidence is no flag, as in WRIT.
-    if (const auto it = p.probe->meta.find("expected_integrity_flag");
-        p.system_answered && p.answer && it != p.probe->meta.end() && it->is_boolean()) {
-        const bool expected = it->get<bool>();
-        const bool flagged = p.system_confidence && *p.system_confidence < 1.0;
-        std::string reason = flagged ? "the system flagged its answer (confidence " + std::to_string(*p.system_confidence) + ")"
-                                     : p.system_confidence ? "the system did not flag its answer (confidence 1)"
-                                                           : "the system reports no confidence: no flag, as WRIT reads it";
-        reason += expected ? "; a flag was expected" : "; no flag was expected";
-        row.checks.push_back(check("", "integrity_flag", "rules", flagged == expected, false, reason));
-    }
-    // Whether the answer declined, for abstention precision and recall (never decisive).
-    const bool declined = grade::answer_declines(*p.probe, *p.answer);
-    row.checks.push_back(check("", "declines", "rules", declined, false,
-                               declined ? "the answer declines" : "the answer does not decline"));
-    std::optional<bool> correct;
-    if (sure) correct = by_rubric.outcome == grade::RubricOutcome::pass;
-    if (judge_decides) {
-        const auto v = judge_answer(p, row, stage_label, {});
-        if (!v) return row;
-        correct = *v;
-    }
-    row.answer_correct = correct;
-    // A wrong answer to an answerable probe that declines nothing and names no value its facts
-    // ever had: it answered with something memory never held (never decisive; the report's
-    // hallucination rate).
-    if (!abstain && !p.probe->targets.empty() && correct && !*correct && !declined) {
-        const bool known = grade::answer_states_known_value(m_scenario, *p.probe, *p.answer);
-        row.checks.push_back(check("", "hallucination", "rules", known, false,
-                                   known ? "the wrong answer names a value memory held at some point"
-                                         : "the wrong answer names no value this fact ever had"));
-    }
-    return with_answer_verdict(std::move(row), correct, reached);
-}
-
-// The answer to a profile task (the dynamic suite): each leaf field graded by rule, the judge
-// deciding the fields the rules leave open; without a judge those stay unverified and the item has
-// no score. The item is correct when every field's core is. Answered whatever the memory stage, so
-// a wrong answer with every gold log retrieved (label all_clear) is the answer model's failure.
-store::ProbeRow ProbeGrader::grade_profile_answer(const PendingProbe& p, store::ProbeRow row, bool reached) {
-    namespace dyn = suites::dynamic;
-    std::vector<dyn::FieldGrade> grades = dyn::grade_answer(*p.probe, *p.answer);
-    const bool open = std::any_of(grades.begin(), grades.end(), [](const dyn::FieldGrade& g) { return !g.core_correct; });
-    if (open && m_roles.judge) {
-        dyn::DynamicJudge judge(m_roles.judge->client(), m_roles.judge->options());
-        auto judged = judge.fields(*p.probe, *p.answer, grades);
-        if (!judged) {
-            row.stage = "error";
-            row.error = judged.error().describe();
-            row.memory_success = false;
-            return row;
-        }
-        grades = std::move(*judged);
-    }
-    const dyn::ItemGrade item = dyn::grade_item(*p.probe, grades);
-    std::optional<bool> correct;
-    if (item.identity_gated) correct = false;
-    else if (item.score)
-        correct = std::all_of(item.fields.begin(), item.fields.end(),
-                              [](const dyn::FieldGrade& g) { return g.core_correct.value_or(false); });
-    for (const auto& g : item.fields) {
-        const char* grader = g.decided_by == dyn::Decider::judge ? "llm"
-                             : g.decided_by == dyn::Decider::rule ? "rules"
-                                                                  : k_rules_unsure;
-        row.checks.push_back(check(g.path, "answer_field", grader, g.core_correct.value_or(false), false, g.reason));
-    }
-    row.checks.push_back(check("", "answer", open && m_roles.judge ? "llm" : "rules", correct.value_or(false),
-                               correct.has_value(), item.reason));
-    if (p.system_answered)
-        row.checks.push_back(check("", "answer_source", "system", true, false,
-                                   "the system answered for itself (the adapter's answer operation)"));
-    // --grader both: a judge labels the same failure, for agreement with the rules' label; one check
-    // per label (one-vs-rest), so the agreement table compares them label by label.
-    if (m_roles.grader == "both" && m_roles.judge && correct == false && row.profile && !row.profile->label.empty()) {
-        dyn::AttributionJudgeInput in;
-        in.task = p.probe->task;
-        in.state_key = p.probe->state_key;
-        in.question = p.probe->question;
-        in.reference = p.probe->expected;
-        in.predicted = *p.answer;
-        for (const auto& hit : p.hits) in.retrieved.push_back(hit.memory.text);
-        const data::MessageIndex& messages = this->messages();
-        std::set<std::string> gold;
-        for (const auto& f : p.probe->fields) gold.insert(f.evidence.begin(), f.evidence.end());
-        for (const auto& id : gold)
-            if (const data::Message* m = messages.message(id)) in.gold.push_back(m->content);
-        for (const auto& id : p.probe->conflicting)
-            if (const data::Message* m = messages.message(id)) in.conflicting.push_back(m->content);
-        dyn::DynamicJudge judge(m_roles.judge->client(), m_roles.judge->options());
-        auto judged = judge.attribution(in);
-        if (!judged) {
-            row.stage = "error";
-            row.error = judged.error().describe();
-            row.memory_success = false;
-            return row;
-        }
-        const std::string judge_label = dyn::attribution_name(judged->label);
-        for (const auto& name : {"irrelevant_evidence", "identity_miss", "conflated", "detail_miss", "all_clear"}) {
-            const std::string stage = std::string("attribution:") + name;
-            row.checks.push_back(check("", stage.c_str(), "rules", row.profile->label == name, false,
-                                       "rules: " + row.profile->label));
-            row.checks.push_back(check("", stage.c_str(), "llm", judge_label == name, false,
-                                       "judge: " + judge_label + ": " + judged->reason));
-        }
+    if (!grade.error.empty()) {
+        row.stage = "error";
+        row.error = std::move(grade.error);
+        row.memory_success = false;  // an error row is in no numerator (docs/TAXONOMY.md)
+        return row;
     }
     if (row.profile) {
-        row.profile->item_score = item.score;
+        row.profile->item_score = grade.item_score;
         json fields = json::parse(row.profile->fields_json, nullptr, false);
         if (!fields.is_array()) fields = json::array();
-        for (const auto& g : item.fields) {
-            json grade = {{"core_correct", g.core_correct ? json(*g.core_correct) : json(nullptr)},
-                          {"detail_quality", g.detail_quality},
-                          {"score", g.core_correct ? json(g.score) : json(nullptr)},
-                          {"decided_by", dyn::decider_name(g.decided_by)},
-                          {"reason", g.reason}};
+        for (auto& graded : grade.fields) {
+            const std::string path = graded.value("path", "");
             bool placed = false;
             for (auto& f : fields)
-                if (f.value("path", "") == g.path) {
-                    f["grade"] = grade;
+                if (f.value("path", "") == path) {
+                    f["grade"] = graded["grade"];
                     placed = true;
                 }
-            if (!placed) fields.push_back({{"path", g.path}, {"grade", grade}});
+            if (!placed) fields.push_back(std::move(graded));
         }
         row.profile->fields_json = fields.dump(-1, ' ', false, json::error_handler_t::replace);
     }
-    row.answer_correct = correct;
-    return with_answer_verdict(std::move(row), correct, reached);
+    row.answer_correct = grade.correct;
+    return with_answer_verdict(std::move(row), grade.correct, reached);
 }
 
 }  // namespace memfail::run

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The resumable run loop.
 #include <memfail/core/hash.hpp>
+#include <memfail/core/spec.hpp>
+#include <memfail/core/text.hpp>
 #include <memfail/store/leaky_sql.hpp>
 #include <memfail/core/version.hpp>
 #include <memfail/data/jsonl.hpp>
@@ -82,21 +84,28 @@ std::string config_hash(const RunConfig& config, const std::vector<LoadedDataset
     return content_hash(j.dump());
 }
 
-// The grading settings of --set: each key known, each value valid (nothing is run otherwise).
-Result<std::optional<double>> structured_threshold_of(const RunConfig& config) {
-    std::optional<double> threshold;
+// The grading settings of --set: each key SUITE.NAME, each known to its suite with a valid value
+// (nothing is run otherwise).
+Result<void> check_settings(const RunConfig& config) {
     for (const auto& [key, value] : config.settings) {
-        if (key != "writ.structured_threshold")
+        std::vector<std::string> known;
+        for (const suites::Suite* suite : suites::all_suites())
+            for (const auto& name : suite->setting_names()) known.push_back(suite->name() + "." + name);
+        const auto dot = key.find('.');
+        const suites::Suite* suite = dot == std::string::npos ? nullptr : suites::find_suite(key.substr(0, dot));
+        const auto unknown = [&] {
             return make_error(ErrorKind::invalid_input,
-                              "unknown setting '" + key + "': the known one is writ.structured_threshold", "--set");
-        char* end = nullptr;
-        const double v = std::strtod(value.c_str(), &end);
-        if (value.empty() || end != value.c_str() + value.size() || !std::isfinite(v) || v < 0 || v > 1)
-            return make_error(ErrorKind::invalid_input,
-                              "writ.structured_threshold must be a number from 0 to 1 (got '" + value + "')", "--set");
-        threshold = v;
+                              "unknown setting '" + key + "'" + did_you_mean(key, known) +
+                                  (known.empty() ? std::string() : " (known: " + text::join(known, ", ") + ")"),
+                              "--set");
+        };
+        if (!suite) return unknown();
+        const std::string name = key.substr(dot + 1);
+        const auto names = suite->setting_names();
+        if (std::find(names.begin(), names.end(), name) == names.end()) return unknown();
+        if (auto ok = suite->check_setting(name, value); !ok) return ok.error().with_context(key);
     }
-    return threshold;
+    return {};
 }
 
 // How many times one scenario may bring a restarted adapter back by storing its sessions again,
@@ -451,10 +460,10 @@ private:
                 }
             }
         }
-        // A system that answers for itself (an agent with memory) answers the probes that carry a
-        // rubric; memfail grades its answer instead of the test-taker's. Asked once per probe, on
-        // the main thread like every call to the system.
-        if (system.capabilities().answers) {
+        // A system that answers for itself (an agent with memory) answers the probes its suite
+        // grades that way (Suite::takes_system_answer); memfail grades its answer instead of the
+        // test-taker's. Asked once per probe, on the main thread like every call to the system.
+        if (const suites::Suite* suite = suites::find_suite(s.suite); system.capabilities().answers) {
             struct Answered {
                 std::optional<std::string> text;
                 std::string error;
@@ -464,7 +473,7 @@ private:
             const std::size_t retrieved = cut ? *cut : batch->pending.size();
             for (std::size_t i = 0; i < retrieved; ++i) {
                 PendingProbe& p = batch->pending[i];
-                if (!p.retrieve_error.empty() || !p.probe->uses_v2()) continue;
+                if (!p.retrieve_error.empty() || !suite || !suite->takes_system_answer(*p.probe)) continue;
                 auto [it, fresh] = answered.try_emplace(p.probe);
                 if (fresh) {
                     auto a = guarded(system, stored, [&] { return system.answer(p.probe->question, {}); });
@@ -854,7 +863,7 @@ Result<RunOutcome> run_datasets(const RunConfig& config, const std::vector<Loade
     if (config.protocol != "memfail" && config.protocol != "paper")
         return make_error(ErrorKind::invalid_input, "unknown protocol '" + config.protocol + "': use memfail or paper",
                           "--protocol");
-    MF_TRY_ASSIGN(const std::optional<double> structured_threshold, structured_threshold_of(config));
+    MF_TRY(check_settings(config));
     for (int k : config.ks)
         if (k < 1) return make_error(ErrorKind::invalid_input, "k must be at least 1, got " + std::to_string(k));
     for (std::size_t i = 1; i < config.ks.size(); ++i)
@@ -1020,7 +1029,7 @@ Result<RunOutcome> run_datasets(const RunConfig& config, const std::vector<Loade
     roles.grader = grader;
     roles.paper = config.protocol == "paper";
     roles.no_memory = store::is_no_memory_spec(config.system_spec);
-    roles.structured_threshold = structured_threshold;
+    roles.settings = config.settings;
     // Token figures use cl100k_base, the encoding the MemFail paper reports them in.
     if (auto tokenizer = text::shared_tokenizer("cl100k_base", config.llm.tokenizer_dir)) {
         roles.tokenizer = *tokenizer;

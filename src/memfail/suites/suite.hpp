@@ -19,6 +19,7 @@
 #include <memfail/core/error.hpp>
 #include <memfail/data/model.hpp>
 #include <memfail/data/validate.hpp>
+#include <memfail/grade/llm_judge.hpp>
 #include <memfail/grade/stage.hpp>
 #include <memfail/memory/memory_system.hpp>
 
@@ -109,6 +110,48 @@ struct ProbeAnalysis {
     std::vector<FieldEvidenceRow> fields;
 };
 
+// One check of a probe's answer as a suite grades it (recorded as the results file's answer-stage
+// checks).
+struct AnswerCheck {
+    std::string field;   // a profile field's path; empty for the whole answer
+    std::string stage;   // answer, abstention, answer_field, declines, hallucination, integrity_flag, ...
+    std::string grader;  // rules, rules_unsure (the rules could not decide), llm, system
+    bool passed = false;
+    bool decisive = false;  // the check that decides the answer stage
+    std::string reason;
+};
+
+// What a suite's answer grading may look at for one probe at one k. Called from pool threads, one
+// probe per call: a suite reads what it is given and never calls the memory system.
+struct AnswerContext {
+    const data::Scenario& scenario;
+    const data::Probe& probe;
+    const std::string& answer;
+    const std::vector<memory::Hit>& hits;
+    bool system_answered = false;             // the system answered for itself (Capabilities::answers)
+    std::optional<double> system_confidence;  // what it said of its own answer
+    grade::LlmJudge* judge = nullptr;         // null: no judge configured (the rules alone)
+    grade::LlmJudge::Task task{};
+    std::string grader = "rules";             // --grader: rules, llm, both
+    // run --set: this suite's settings, by their name without the suite's prefix
+    // ("structured_threshold"), each accepted by check_setting before the run started.
+    std::map<std::string, std::string> settings;
+    const ProbeAnalysis* analysis = nullptr;  // the suite's analyse_memory of this probe at this k
+    // The scenario's messages by id, built once per scenario on first use.
+    std::function<const data::MessageIndex&()> messages;
+};
+
+// A suite's grade of one answer. `correct` empty: nobody could decide (unverified, never a pass);
+// `error` set: a judge call failed and the row is an error row (in no numerator).
+struct AnswerGrade {
+    std::vector<AnswerCheck> checks;
+    std::optional<bool> correct;
+    std::string error;
+    // A profile task's per-field grades, [{"path", "grade": {...}}], merged into its profile row.
+    nlohmann::json fields = nlohmann::json::array();
+    std::optional<double> item_score;
+};
+
 class Suite {
 public:
     virtual ~Suite() = default;
@@ -165,6 +208,27 @@ public:
     virtual std::vector<CheckResult> check_memory(const CheckContext& context) const { return {}; }
     // The suite's own memory-side analysis of a probe (empty: none; the staged grade stands).
     virtual std::optional<ProbeAnalysis> analyse_memory(const CheckContext& context) const { return std::nullopt; }
+    // The suite's grade of a probe's answer, asked for every answered probe whatever its memory
+    // stage (the suite compares answers across modes; the row's stage stays the memory's when the
+    // memory failed first). Empty: the probe is graded as every suite's is (the answer rules, then
+    // the judge; only when its memory stages were reached).
+    virtual std::optional<AnswerGrade> grade_answer(const AnswerContext& context) const { return std::nullopt; }
+    // True when a system that answers for itself (Capabilities::answers) answers this probe and its
+    // answer is graded instead of the test-taker's.
+    virtual bool takes_system_answer(const data::Probe& probe) const {
+        (void)probe;
+        return false;
+    }
+    // `run --set SUITE.NAME=VALUE`: an error saying why when this suite has no such setting or the
+    // value is out of range. Accepted settings are recorded in the run's config and reach
+    // grade_answer through AnswerContext::settings.
+    virtual Result<void> check_setting(const std::string& name, const std::string& value) const {
+        (void)value;
+        return make_error(ErrorKind::invalid_input, "suite '" + this->name() + "' has no setting '" + name + "'",
+                          "--set");
+    }
+    // The names check_setting accepts, for help and did-you-mean hints.
+    virtual std::vector<std::string> setting_names() const { return {}; }
 };
 
 // Every suite, in a fixed order; find by name (nullptr when unknown).

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The long-horizon suite behind the Suite interface.
+#include <memfail/suites/dynamic/answers.hpp>
 #include <memfail/suites/dynamic/dynamic_suite.hpp>
 #include <memfail/suites/dynamic/evidence.hpp>
 #include <memfail/suites/dynamic/generate.hpp>
@@ -155,6 +156,9 @@ public:
             out.fields.push_back(std::move(row));
         }
         return out;
+    }
+    std::optional<AnswerGrade> grade_answer(const AnswerContext& context) const override {
+        return grade_profile_answer(context);
     }
 };
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The write-integrity suite behind the Suite interface.
+#include <memfail/suites/writ/answers.hpp>
 #include <memfail/suites/writ/checks.hpp>
 #include <memfail/suites/writ/generate.hpp>
 #include <memfail/suites/writ/import_writ.hpp>
@@ -38,6 +39,14 @@ public:
     std::vector<CheckResult> check_memory(const CheckContext& context) const override {
         return check_writ_memory(context);
     }
+    std::optional<AnswerGrade> grade_answer(const AnswerContext& context) const override {
+        return grade_writ_answer(context);
+    }
+    bool takes_system_answer(const data::Probe& probe) const override { return probe.uses_v2(); }
+    Result<void> check_setting(const std::string& name, const std::string& value) const override {
+        return check_writ_setting(name, value);
+    }
+    std::vector<std::string> setting_names() const override { return writ_setting_names(); }
 };
 
 }  // namespace
