@@ -3,7 +3,7 @@
 // JSON (numbers equal to the success table's) and RFC 4180 CSV of the success table.
 #include <memfail/report/export.hpp>
 #include <memfail/report/run_report.hpp>
-#include <memfail/report/stats.hpp>
+#include <memfail/figures/stats.hpp>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

@@ -4,7 +4,7 @@
 // count above its denominator trips the table builder's assertion rather than printing.
 #include <memfail/report/export.hpp>
 #include <memfail/report/run_report.hpp>
-#include <memfail/report/stats.hpp>
+#include <memfail/figures/stats.hpp>
 
 #include <gtest/gtest.h>
 

@@ -6,7 +6,7 @@
 
 #include <memfail/report/html_report.hpp>
 #include <memfail/report/run_report.hpp>
-#include <memfail/report/svg.hpp>
+#include <memfail/figures/svg.hpp>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

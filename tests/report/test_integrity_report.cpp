@@ -8,8 +8,8 @@
 
 #include <memfail/report/export.hpp>
 #include <memfail/report/html_report.hpp>
-#include <memfail/report/integrity.hpp>
-#include <memfail/report/svg.hpp>
+#include <memfail/suites/writ/report.hpp>
+#include <memfail/figures/svg.hpp>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -21,6 +21,7 @@ namespace memfail::report {
 namespace {
 
 using nlohmann::json;
+using namespace memfail::suites::writ;
 
 using testing::between;
 using testing::count;

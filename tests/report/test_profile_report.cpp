@@ -7,7 +7,7 @@
 #include "report_fixture.hpp"
 
 #include <memfail/report/html_report.hpp>
-#include <memfail/report/profile.hpp>
+#include <memfail/suites/dynamic/report.hpp>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -21,6 +21,7 @@ namespace memfail::report {
 namespace {
 
 using nlohmann::json;
+using namespace memfail::suites::dynamic;
 
 using testing::between;
 using testing::count;

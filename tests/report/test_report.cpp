@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Wilson intervals and table printers.
-#include <memfail/report/stats.hpp>
-#include <memfail/report/table.hpp>
+#include <memfail/figures/stats.hpp>
+#include <memfail/figures/table.hpp>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

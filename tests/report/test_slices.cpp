@@ -6,7 +6,7 @@
 #include <memfail/report/export.hpp>
 #include <memfail/report/html_report.hpp>
 #include <memfail/report/slices.hpp>
-#include <memfail/report/table.hpp>
+#include <memfail/figures/table.hpp>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

@@ -10,8 +10,8 @@
 #include <memfail/report/run_report.hpp>
 #include <memfail/report/slices.hpp>
 #include <memfail/report/sources.hpp>
-#include <memfail/report/svg.hpp>
-#include <memfail/report/stats.hpp>
+#include <memfail/figures/svg.hpp>
+#include <memfail/figures/stats.hpp>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The SVG writer: element counts, escaping, stage colours and layout that stays inside the chart.
-#include <memfail/report/svg.hpp>
+#include <memfail/figures/svg.hpp>
 
 #include <gtest/gtest.h>
 

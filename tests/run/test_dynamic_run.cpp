@@ -5,7 +5,7 @@
 // the judge deciding the rest, and `all clear` for a wrong answer with every gold log retrieved.
 #include <memfail/core/text.hpp>
 #include <memfail/data/jsonl.hpp>
-#include <memfail/report/profile.hpp>
+#include <memfail/suites/dynamic/report.hpp>
 #include <memfail/run/runner.hpp>
 #include <memfail/store/results_db.hpp>
 #include <memfail/suites/dynamic/judge.hpp>
@@ -489,7 +489,7 @@ TEST(DynamicRun, RightAnswersScoreOneAndWrongOnesWithEveryLogRetrievedAreAllClea
             }
         }
         EXPECT_GT(scored, 0u);
-        auto counts = report::profile_counts(*db, {labelled->run_id});
+        auto counts = suites::dynamic::profile_counts(*db, {labelled->run_id});
         ASSERT_TRUE(counts.has_value());
         std::int64_t wrong_all_clear = 0;
         for (const auto& c : *counts)

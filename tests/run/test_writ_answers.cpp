@@ -5,7 +5,7 @@
 // anything is written. Pre-delivery certification: the system's confidence read as WRIT reads it.
 #include <memfail/data/jsonl.hpp>
 #include <memfail/memory/memory_system.hpp>
-#include <memfail/report/integrity.hpp>
+#include <memfail/suites/writ/report.hpp>
 #include <memfail/run/runner.hpp>
 #include <memfail/store/results_db.hpp>
 
@@ -187,7 +187,7 @@ TEST(PreDeliveryDetection, AConfidenceBelowOneIsAFlagRightOnlyWhereOneIsExpected
             << e.data->scenario.id << " confidence " << (e.confidence ? std::to_string(*e.confidence) : "none");
         // The answer side counts it as WRIT's pre_delivery_detection.
         auto db = store::ResultsDb::open(config.results_path).value();
-        const auto counts = report::integrity_answer_counts(db, {run->run_id}).value();
+        const auto counts = suites::writ::integrity_answer_counts(db, {run->run_id}).value();
         bool counted = false;
         for (const auto& c : counts)
             if (c.name == "pre_delivery_detection") {

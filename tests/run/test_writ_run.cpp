@@ -3,7 +3,7 @@
 // system and its naive floor, a raw-turn store, the three modes, and the answer side graded by
 // rubric. Each figure asserted here is one a faithful system must reach and a broken one cannot.
 #include <memfail/data/jsonl.hpp>
-#include <memfail/report/integrity.hpp>
+#include <memfail/suites/writ/report.hpp>
 #include <memfail/run/runner.hpp>
 #include <memfail/store/results_db.hpp>
 #include <memfail/suites/suite.hpp>
@@ -51,7 +51,7 @@ std::map<std::string, std::map<std::string, Rate>> rates(const std::string& resu
     std::map<std::string, std::map<std::string, Rate>> out;
     for (const auto& c : *checks) {
         if (c.k != k) continue;
-        Rate& r = out[c.row.check][report::split_mode(c.scenario_id).second];
+        Rate& r = out[c.row.check][suites::writ::split_mode(c.scenario_id).second];
         if (!c.row.passed) ++r.undecided;
         else {
             ++r.decided;
@@ -122,9 +122,9 @@ TEST(WritRun, ModesRunEveryScenarioOncePerMode) {
     EXPECT_EQ(scenarios->size(), 3 * datasets.size());
     std::set<std::string> modes;
     for (const auto& s : *scenarios) {
-        const auto [id, mode] = report::split_mode(s.scenario_id);
+        const auto [id, mode] = suites::writ::split_mode(s.scenario_id);
         modes.insert(mode);
-        EXPECT_EQ(report::split_mode(s.dataset).second, mode) << s.dataset;
+        EXPECT_EQ(suites::writ::split_mode(s.dataset).second, mode) << s.dataset;
     }
     EXPECT_EQ(modes, (std::set<std::string>{"native", "no_memory", "oracle"}));
     const auto r = rates(dir.file("results.db"), outcome.run_id, 5);
@@ -185,7 +185,7 @@ TEST(WritRun, AnswersAreGradedByRubricInEveryModeAndAbstentionIsMeasured) {
     EXPECT_GT(abstain_right, 0u);
     EXPECT_GT(answerable_wrong, 0u);
     EXPECT_GT(graded_unreached, 0u);
-    auto table = report::integrity_answer_table(*db, {outcome.run_id}, report::TableStyle::machine);
+    auto table = suites::writ::integrity_answer_table(*db, {outcome.run_id}, report::TableStyle::machine);
     ASSERT_TRUE(table.has_value());
     std::map<std::pair<std::string, std::string>, std::string> rate;  // (mode, metric) -> rate
     for (const auto& r : table->rows) rate[{r[1], r[2]}] = r[5];

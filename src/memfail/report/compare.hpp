@@ -20,7 +20,7 @@
 #include <vector>
 
 #include <memfail/core/error.hpp>
-#include <memfail/report/table.hpp>
+#include <memfail/figures/table.hpp>
 #include <memfail/store/results_db.hpp>
 
 namespace memfail::report {

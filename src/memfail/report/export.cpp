@@ -11,11 +11,10 @@
 #include <memfail/core/hash.hpp>
 #include <memfail/core/version.hpp>
 #include <memfail/report/benchmark.hpp>
-#include <memfail/report/integrity.hpp>
-#include <memfail/report/profile.hpp>
+#include <memfail/suites/suite.hpp>
 #include <memfail/report/slices.hpp>
 #include <memfail/report/sources.hpp>
-#include <memfail/report/stats.hpp>
+#include <memfail/figures/stats.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -148,23 +147,6 @@ json usage_json(const store::LlmUsageRow& u) {
             {"retries", u.retries},
             {"p50_ms", u.p50_ms},
             {"p95_ms", u.p95_ms}};
-}
-
-// One row of the write-integrity table (memory side: `check`) or of its answer-side table
-// (`metric`), its numbers as numbers: rate and interval bounds as fractions, null when no probe x k
-// was decided.
-json integrity_json(const IntegrityCount& c, const char* name_key) {
-    const auto rate = c.rate();
-    const Interval ci = c.interval();
-    return {{"mode", c.mode},
-            {name_key, c.name},
-            {"k", c.k},
-            {"probes", c.decided},
-            {"passed", c.passed},
-            {"rate", rate ? json(*rate) : json(nullptr)},
-            {"ci_low", rate ? json(ci.low) : json(nullptr)},
-            {"ci_high", rate ? json(ci.high) : json(nullptr)},
-            {"unverified", c.unverified()}};
 }
 
 using MemoryKey = std::tuple<std::string, std::string, std::string>;  // scenario, checkpoint, memory id
@@ -321,33 +303,6 @@ Result<std::string> results_json(store::ResultsDb& db, const std::vector<std::in
         MF_TRY_ASSIGN(auto usage, db.llm_usage(id));
         json llm_usage = json::array();
         for (const auto& u : usage) llm_usage.push_back(usage_json(u));
-        // The write-integrity scorecard, for runs of a suite with memory checks (writ).
-        MF_TRY_ASSIGN(auto memory_counts, integrity_counts(db, {id}));
-        json integrity = nullptr;
-        if (!memory_counts.empty()) {
-            MF_TRY_ASSIGN(auto answer_counts, integrity_answer_counts(db, {id}));
-            json memory = json::array(), answers = json::array();
-            for (const auto& c : memory_counts) memory.push_back(integrity_json(c, "check"));
-            for (const auto& c : answer_counts) answers.push_back(integrity_json(c, "metric"));
-            // The same per dataset (category), each row with its `dataset`.
-            MF_TRY_ASSIGN(auto memory_by_dataset, integrity_counts(db, {id}, /*by_dataset=*/true));
-            MF_TRY_ASSIGN(auto answers_by_dataset, integrity_answer_counts(db, {id}, /*by_dataset=*/true));
-            json memory_datasets = json::array(), answer_datasets = json::array();
-            for (const auto& c : memory_by_dataset) {
-                json row = integrity_json(c, "check");
-                row["dataset"] = c.dataset;
-                memory_datasets.push_back(std::move(row));
-            }
-            for (const auto& c : answers_by_dataset) {
-                json row = integrity_json(c, "metric");
-                row["dataset"] = c.dataset;
-                answer_datasets.push_back(std::move(row));
-            }
-            integrity = {{"memory", std::move(memory)},
-                         {"answers", std::move(answers)},
-                         {"memory_by_dataset", std::move(memory_datasets)},
-                         {"answers_by_dataset", std::move(answer_datasets)}};
-        }
         const auto origin = origins.find(id);
         json entry = {{"id", origin != origins.end() ? origin->second.id : run->id},
                             {"system", run->system_spec},
@@ -364,28 +319,15 @@ Result<std::string> results_json(store::ResultsDb& db, const std::vector<std::in
                             {"results", std::move(results)},
                             {"slices", std::move(run_slices)},
                             {"llm_usage", std::move(llm_usage)}};
-        if (!integrity.is_null()) entry["integrity"] = std::move(integrity);
+        // Each suite's own block (its scorecard: write integrity, the long-horizon profile).
+        for (const suites::Suite* suite : suites::all_suites())
+            if (const report::SuiteReport* section = suite->report()) {
+                MF_TRY_ASSIGN(json block, section->run_json(db, id));
+                if (!block.is_null()) entry[section->json_key()] = std::move(block);
+            }
         // Which index served retrieval (MemorySystem::serving()), every distinct one of the run.
         MF_TRY_ASSIGN(auto servings, db.servings(id));
         if (!servings.empty()) entry["retrieval_serving"] = servings;
-        // The long-horizon scorecard (the dynamic suite): every cell, slice "all" and the others.
-        MF_TRY_ASSIGN(auto profile_cells, profile_counts(db, {id}));
-        if (!profile_cells.empty()) {
-            json profile = json::array();
-            for (const auto& c : profile_cells) {
-                json labels = json::object(), wrong_labels = json::object();
-                for (const auto& [label, n] : c.labels) labels[label.empty() ? "unverified" : label] = n;
-                for (const auto& [label, n] : c.wrong_labels) wrong_labels[label.empty() ? "unverified" : label] = n;
-                auto opt = [](std::optional<double> v) { return v ? json(*v) : json(nullptr); };
-                profile.push_back({{"k", c.k}, {"checkpoint", c.checkpoint}, {"task", c.task}, {"slice", c.slice},
-                                   {"probes", c.probes}, {"recall", opt(c.recall())}, {"complete", opt(c.complete())},
-                                   {"labels", labels}, {"scored", c.scored}, {"score", opt(c.score())},
-                                   {"wrong", c.wrong}, {"wrong_labels", wrong_labels},
-                                   {"gold_logs", c.gold_logs}, {"retrieved_logs", c.retrieved_logs},
-                                   {"unsure_logs", c.unsure_logs}, {"log_recall", opt(c.log_recall())}});
-            }
-            entry["profile"] = std::move(profile);
-        }
         // The published benchmarks' own metric (LoCoMo token F1, LongMemEval accuracy); score null offline.
         MF_TRY_ASSIGN(auto benchmark, benchmark_cells(db, {id}));
         if (!benchmark.empty()) {

@@ -3,14 +3,14 @@
 // same helpers, so a tooltip and the table cell beside it always agree.
 #include <memfail/report/html_report.hpp>
 #include <memfail/report/benchmark.hpp>
-#include <memfail/report/integrity.hpp>
 #include <memfail/report/leaky.hpp>
-#include <memfail/report/profile.hpp>
 #include <memfail/report/run_report.hpp>
 #include <memfail/report/slices.hpp>
 #include <memfail/report/sources.hpp>
-#include <memfail/report/stats.hpp>
-#include <memfail/report/svg.hpp>
+#include <memfail/suites/suite.hpp>
+#include <memfail/figures/html.hpp>
+#include <memfail/figures/stats.hpp>
+#include <memfail/figures/svg.hpp>
 
 #include <algorithm>
 #include <cctype>
@@ -27,14 +27,13 @@ namespace memfail::report {
 namespace {
 
 using nlohmann::json;
+using html::figure;
+using html::fixed;
+using html::folded_table;
 
-std::string h(std::string_view text) { return svg::escape(text); }
+std::string h(std::string_view text) { return html::escape(text); }
+std::string html_table(const Table& t, const std::string& cls = {}) { return html::table(t, cls); }
 
-std::string fixed(double v, int decimals) {
-    char buffer[48];
-    std::snprintf(buffer, sizeof buffer, "%.*f", decimals, v);
-    return buffer;
-}
 
 // One run as the report names it: "run 3 · mem0".
 struct RunInfo {
@@ -66,32 +65,6 @@ Success success_of(const store::SummaryRow& r, bool end_to_end) {
 std::string success_text(const Success& s) {
     return percent(s.rate) + "% (" + std::to_string(s.success) + "/" + std::to_string(s.trials) + "), 95% CI [" +
            percent(s.ci.low) + ", " + percent(s.ci.high) + "]";
-}
-
-std::string html_table(const Table& t, const std::string& cls = {}) {
-    std::string out = "<div class=\"table-wrap\"><table" + (cls.empty() ? std::string() : " class=\"" + cls + "\"") + ">";
-    if (!t.title.empty()) out += "<caption>" + h(t.title) + "</caption>";
-    out += "<thead><tr>";
-    for (const auto& c : t.columns) out += std::string("<th") + (c.align == Align::right ? " class=\"num\"" : "") + ">" + h(c.name) + "</th>";
-    out += "</tr></thead><tbody>";
-    for (const auto& row : t.rows) {
-        out += "<tr>";
-        for (std::size_t i = 0; i < row.size(); ++i) {
-            const bool right = i < t.columns.size() && t.columns[i].align == Align::right;
-            out += std::string("<td") + (right ? " class=\"num\"" : "") + ">" + h(row[i]) + "</td>";
-        }
-        out += "</tr>";
-    }
-    out += "</tbody></table></div>";
-    for (const auto& n : t.notes) out += "<p class=\"note\">" + h(n) + "</p>";
-    return out;
-}
-
-// A chart, its legend as HTML (svg::legend_html: it wraps at the width of the screen while a wide
-// chart scrolls sideways) and its caption.
-std::string figure(const std::string& svg_text, const std::string& caption, const std::string& legend = {}) {
-    return "<figure><div class=\"chart-wrap\">" + svg_text + "</div>" + legend + "<figcaption>" + h(caption) +
-           "</figcaption></figure>";
 }
 
 std::string json_string_or(const json& j, const char* key, const std::string& fallback = {}) {
@@ -380,379 +353,6 @@ std::string section_slices(const Model& m, const std::vector<Slice>& all, const 
             out += html_table(t, "slices");
     }
     for (const auto& n : table.notes) out += "<p class=\"note\">" + h(n) + "</p>";
-    return out + "</section>";
-}
-
-// Where a memory check sorts (the report's order, unknown checks after) and so its colour.
-std::size_t check_rank(const std::string& name) {
-    const auto& names = integrity_check_names();
-    return static_cast<std::size_t>(std::find(names.begin(), names.end(), name) - names.begin());
-}
-
-// The modes of a --modes run in report order, each in a fixed colour: the system under test, the
-// floor without memory and the ceiling of a memory holding the ground truth.
-const std::vector<std::string>& integrity_modes() {
-    static const std::vector<std::string> modes = {"native", "no_memory", "oracle", "oracle_retrieval"};
-    return modes;
-}
-
-std::string mode_colour(const std::string& mode, std::size_t k_index, std::size_t k_count) {
-    const auto& modes = integrity_modes();
-    const auto at = static_cast<std::size_t>(std::find(modes.begin(), modes.end(), mode) - modes.begin());
-    // Blue, grey (the floor), green (the ceiling) and teal (the ceiling behind retrieval) of the report's palette.
-    static const std::vector<std::size_t> colours = {0, 9, 4, 3};
-    const std::string base = svg::palette_colour(at < colours.size() ? colours[at] : at + 3);
-    const double amount = k_count > 1 ? 0.55 * static_cast<double>(k_count - 1 - k_index) / static_cast<double>(k_count - 1) : 0.0;
-    return svg::tint(base, amount);
-}
-
-// "current_retrieved: 61.7% (29/47), 95% CI [47.4, 74.2]": a cell of the integrity table in words.
-std::string integrity_text(const IntegrityCount& c) {
-    std::string out;
-    if (const auto rate = c.rate()) {
-        const Interval ci = c.interval();
-        out = percent(*rate) + "% (" + std::to_string(c.passed) + "/" + std::to_string(c.decided) + "), 95% CI [" +
-              percent(ci.low) + ", " + percent(ci.high) + "]";
-    } else {
-        out = "no probe decided";
-    }
-    if (c.unverified() > 0) out += ", " + std::to_string(c.unverified()) + " unverified";
-    return out;
-}
-
-// A table folded when long, so the charts around it stay in view.
-std::string folded_table(const Table& t, const std::string& cls = {}) {
-    if (t.rows.size() <= 24) return html_table(t, cls);
-    return "<details class=\"fold\"><summary>" + h(t.title.empty() ? "The table" : t.title) + " (" +
-           std::to_string(t.rows.size()) + " rows)</summary>" + html_table(t, cls) + "</details>";
-}
-
-// The write-integrity scorecard (a suite's memory checks, docs/WRIT.md) from `counts`
-// (integrity_counts) and `table` (their integrity_table): the checks per run, mode and k as bars and
-// as the table `memfail report` prints, which checks the failures are, by dataset, the answer side
-// and the mode gaps.
-Result<std::string> section_integrity(store::ResultsDb& db, const Model& m, const std::vector<IntegrityCount>& counts,
-                                      const Table& table) {
-    std::vector<std::int64_t> ids;
-    for (const auto& run : m.runs) ids.push_back(run.record.id);
-    std::string out = m.heading("integrity", "Write integrity");
-    out += "<p>Exact checks of what each system holds, retrieves and can recall of the past, made on every probe "
-           "at every k by the suite (the write-integrity suite, docs/WRIT.md), with no model involved. A check "
-           "counts only the probes it applies to: its rate is passed / decided, with the 95% Wilson score interval "
-           "as the whisker; a check the system's read operation failed to answer is <em>unverified</em>, in neither. "
-           "Modes (<code>--modes</code>): <strong>native</strong> is the system under test, <strong>no_memory</strong> "
-           "the same probes with no memory at all (the floor) and <strong>oracle</strong> a memory holding exactly "
-           "the ground truth (the ceiling). A check native fails and the oracle passes is the memory's fault.</p>";
-    // (b) One chart per run: a group per check, a bar per mode x k.
-    for (const auto& run : m.runs) {
-        std::vector<const IntegrityCount*> own;
-        for (const auto& c : counts)
-            if (c.run_id == run.record.id) own.push_back(&c);
-        if (own.empty()) continue;
-        std::vector<std::string> checks, modes;
-        std::vector<int> run_ks;
-        for (const auto* c : own) {
-            if (std::find(checks.begin(), checks.end(), c->name) == checks.end()) checks.push_back(c->name);
-            if (std::find(modes.begin(), modes.end(), c->mode) == modes.end()) modes.push_back(c->mode);
-            if (std::find(run_ks.begin(), run_ks.end(), c->k) == run_ks.end()) run_ks.push_back(c->k);
-        }
-        std::sort(run_ks.begin(), run_ks.end());
-        std::stable_sort(checks.begin(), checks.end(), [](const std::string& a, const std::string& b) {
-            return check_rank(a) < check_rank(b);
-        });
-        svg::GroupedBarChart chart;
-        chart.title = "Write integrity of " + run.label + ": checks passed by mode and k";
-        chart.y_label = "checks passed (%)";
-        for (const auto& mode : modes)
-            for (std::size_t ki = 0; ki < run_ks.size(); ++ki)
-                chart.series.push_back({mode + (run_ks.size() > 1 ? " \u00b7 k=" + std::to_string(run_ks[ki]) : ""),
-                                        mode_colour(mode, ki, run_ks.size()), mode});
-        for (const auto& check : checks) {
-            svg::BarGroup g;
-            g.label = check;
-            for (const auto& mode : modes)
-                for (int k : run_ks) {
-                    const IntegrityCount* cell = nullptr;
-                    for (const auto* c : own)
-                        if (c->mode == mode && c->name == check && c->k == k) cell = c;
-                    if (!cell || !cell->rate()) {
-                        g.bars.emplace_back(std::nullopt);
-                        continue;
-                    }
-                    svg::BarValue b;
-                    b.value = *cell->rate();
-                    b.interval = cell->interval();
-                    b.tooltip = run.label + " \u00b7 " + mode + " \u00b7 " + check + " \u00b7 k=" + std::to_string(k) + ": " +
-                                integrity_text(*cell);
-                    g.bars.emplace_back(std::move(b));
-                }
-            chart.groups.push_back(std::move(g));
-        }
-        chart.legend = svg::Legend::none;
-        out += "<div class=\"integrity-run\">";
-        if (m.runs.size() > 1) out += "<h3>" + h(run.label) + "</h3>";
-        out += figure(svg::render(chart),
-                      chart.title + ": each bar is the share of the probes a check decided that passed, for one mode "
-                                    "and k (error bars: 95% Wilson intervals; no bar: the check decided no probe "
-                                    "there). Hover a bar for its counts.",
-                      svg::legend_html(chart.series));
-        out += "</div>";
-    }
-    // (a) The table: every check per run, mode and k.
-    out += folded_table(table, "integrity");
-    // (e) Which checks the failures are: failed probe x k rows per run, mode and check, over every k.
-    out += "<h3>Which checks fail</h3>";
-    out += "<p>Where each mode's failures come from: for every run and mode, the probe x k rows (all k together) on "
-           "which each check failed. A row can fail several checks, so a bar splits the failed checks, not the "
-           "rows; its n is their number. The table gives the counts with the rows each check decided.</p>";
-    std::vector<std::string> all_checks;
-    for (const auto& c : counts)
-        if (std::find(all_checks.begin(), all_checks.end(), c.name) == all_checks.end()) all_checks.push_back(c.name);
-    std::stable_sort(all_checks.begin(), all_checks.end(), [](const std::string& a, const std::string& b) {
-        return check_rank(a) < check_rank(b);
-    });
-    svg::StackedBarChart failures;
-    failures.title = "Failed checks by run and mode (probe x k rows, every k)";
-    failures.x_label = "share of the failed checks (%)";
-    // A check keeps its colour whichever others occur.
-    for (const auto& check : all_checks)
-        failures.categories.push_back({check, svg::palette_colour(check_rank(check)), check});
-    Table dist;
-    dist.title = "Failed checks by run and mode: probe x k rows failed / decided, every k";
-    dist.columns = {{"run", Align::right}, {"mode", Align::left}, {"rows checked", Align::right},
-                    {"rows failing", Align::right}};
-    for (const auto& check : all_checks) dist.columns.push_back({check, Align::right});
-    for (const auto& run : m.runs) {
-        // Probe x k rows checked, and those failing any check, per mode.
-        MF_TRY_ASSIGN(auto recorded, db.memory_checks(run.record.id));
-        std::map<std::string, std::set<std::tuple<std::string, std::string, int>>> rows, failing;
-        for (const auto& c : recorded) {
-            const std::string mode = split_mode(c.scenario_id).second;
-            rows[mode].insert({c.scenario_id, c.probe_id, c.k});
-            if (c.row.passed && !*c.row.passed) failing[mode].insert({c.scenario_id, c.probe_id, c.k});
-        }
-        std::vector<std::string> modes;
-        for (const auto& c : counts)
-            if (c.run_id == run.record.id && std::find(modes.begin(), modes.end(), c.mode) == modes.end())
-                modes.push_back(c.mode);
-        if (modes.empty()) continue;
-        svg::StackedBarGroup g;
-        g.label = m.runs.size() > 1 ? run.label : std::string();
-        for (const auto& mode : modes) {
-            std::map<std::string, std::pair<std::int64_t, std::int64_t>> by_check;  // failed, decided
-            std::int64_t total = 0;
-            for (const auto& c : counts)
-                if (c.run_id == run.record.id && c.mode == mode) {
-                    by_check[c.name].first += c.failed();
-                    by_check[c.name].second += c.decided;
-                    total += c.failed();
-                }
-            svg::StackedBar bar;
-            bar.label = mode;
-            bar.empty_label = "no check failed";
-            std::vector<std::string> row = {run.name, mode, std::to_string(rows[mode].size()),
-                                            std::to_string(failing[mode].size())};
-            for (const auto& check : all_checks) {
-                const auto it = by_check.find(check);
-                const std::int64_t failed = it == by_check.end() ? 0 : it->second.first;
-                const std::int64_t decided = it == by_check.end() ? 0 : it->second.second;
-                bar.counts.push_back(failed);
-                bar.tooltips.push_back(run.label + " \u00b7 " + mode + ": " + check + " failed on " +
-                                       std::to_string(failed) + " of " + std::to_string(decided) +
-                                       " probe x k rows it decided (" +
-                                       percent(total > 0 ? static_cast<double>(failed) / static_cast<double>(total) : 0.0) +
-                                       "% of this mode's " + std::to_string(total) + " failed checks)");
-                row.push_back(it == by_check.end() ? "" : std::to_string(failed) + " / " + std::to_string(decided));
-            }
-            g.bars.push_back(std::move(bar));
-            dist.rows.push_back(std::move(row));
-        }
-        failures.groups.push_back(std::move(g));
-    }
-    dist.notes.push_back("rows checked: probe x k rows some check applies to; rows failing: those on which at least one "
-                         "check failed; each check: the rows it failed on / the rows it decided (an empty cell: the "
-                         "check applies to none of the mode's probes). Unverified checks are in neither count.");
-    failures.legend = svg::Legend::none;
-    out += figure(svg::render(failures),
-                  failures.title + ": each segment is one check's share of the mode's failed checks; hover it for the "
-                                   "counts",
-                  svg::legend_html(failures.categories));
-    out += html_table(dist, "integrity-failures");
-    // (c) By dataset.
-    MF_TRY_ASSIGN(Table by_dataset, integrity_by_dataset_table(db, ids));
-    out += "<h3>By dataset</h3>";
-    out += "<p>The same checks for each dataset (a write-integrity category) at each run's largest k: the rate, with "
-           "the number of probes the check decided in brackets.</p>";
-    out += folded_table(by_dataset, "integrity-datasets");
-    // (d) The answer side and the mode gaps.
-    MF_TRY_ASSIGN(Table answers, integrity_answer_table(db, ids));
-    out += "<h3>Answer side and mode gaps</h3>";
-    if (answers.rows.empty()) {
-        out += "<p class=\"empty\">No answer of these runs was graded, so the answer-side metrics (recall, update "
-               "fidelity, temporal accuracy, abstention, ...) and the gaps between modes are not shown: run with "
-               "<code>--answer-model</code> to have the test-taker answer and each probe's rubric grade it.</p>";
-    } else {
-        out += "<p>The test-taker's answers graded by each probe's rubric, per mode, at each run's largest k; then, "
-               "per metric, native against the oracle (negative: the memory's fault) and against no memory "
-               "(negative: memory that hurts).</p>";
-        out += folded_table(answers, "integrity-answers");
-        MF_TRY_ASSIGN(Table gaps, mode_gap_table(db, ids));
-        if (gaps.rows.empty())
-            out += "<p class=\"note\">No mode gaps: these runs graded answers in one mode only (run with "
-                   "<code>--modes native,no_memory,oracle</code>).</p>";
-        else
-            out += html_table(gaps, "integrity-gaps");
-        MF_TRY_ASSIGN(Table layers, layer_table(db, ids));
-        if (!layers.rows.empty()) {
-            out += "<p>Where each wrong answer fails, in WRIT's three layers: the state the system keeps, what it "
-                   "retrieved, or the answer itself.</p>";
-            out += html_table(layers, "integrity-layers");
-        }
-    }
-    return out + "</section>";
-}
-
-// Profile tasks in report order: the suite's two, then any other a results file names.
-std::size_t profile_task_rank(const std::string& task) {
-    if (task == "state_completion") return 0;
-    if (task == "personalized_service") return 1;
-    return 2;
-}
-
-// "recall 62.5% over 8 probes, 5 complete (62.5%)": a cell of the profile table in words.
-std::string profile_text(const ProfileCount& c) {
-    std::int64_t complete = 0;
-    if (const auto it = c.labels.find("all_clear"); it != c.labels.end()) complete = it->second;
-    std::string out = "recall " + (c.recall() ? percent(*c.recall()) + "%" : std::string("-")) + " over " +
-                      std::to_string(c.probes) + (c.probes == 1 ? " probe" : " probes") + ", " +
-                      std::to_string(complete) + " complete";
-    if (c.gold_logs > 0)
-        out += "; " + std::to_string(c.retrieved_logs) + " of " + std::to_string(c.gold_logs) + " gold logs retrieved";
-    return out;
-}
-
-// The long-horizon scorecard (the dynamic suite, docs/DYNAMIC.md) from `counts` (profile_counts):
-// evidence recall per checkpoint as one line per run for each task, the item score when an answer
-// model ran, the two tables `memfail report` prints and what the attribution labels mean. Each run
-// is drawn at its own largest k, as the slices table reads it.
-Result<std::string> section_profile(store::ResultsDb& db, const Model& m, const std::vector<ProfileCount>& counts) {
-    std::vector<std::int64_t> ids;
-    for (const auto& run : m.runs) ids.push_back(run.record.id);
-    std::map<std::int64_t, int> kmax;
-    std::set<std::string> checkpoint_set;
-    std::vector<std::string> tasks;
-    for (const auto& c : counts) {
-        kmax[c.run_id] = std::max(kmax[c.run_id], c.k);
-        checkpoint_set.insert(c.checkpoint);
-        if (std::find(tasks.begin(), tasks.end(), c.task) == tasks.end()) tasks.push_back(c.task);
-    }
-    std::stable_sort(tasks.begin(), tasks.end(), [](const std::string& a, const std::string& b) {
-        return profile_task_rank(a) < profile_task_rank(b);
-    });
-    const std::vector<std::string> checkpoints(checkpoint_set.begin(), checkpoint_set.end());
-    auto x_of = [&](const std::string& cp) {
-        return static_cast<double>(std::find(checkpoints.begin(), checkpoints.end(), cp) - checkpoints.begin());
-    };
-    // The "all" cell of a run, task and checkpoint at the run's largest k.
-    auto cell = [&](std::int64_t run, const std::string& task, const std::string& cp) -> const ProfileCount* {
-        for (const auto& c : counts)
-            if (c.run_id == run && c.k == kmax[run] && c.task == task && c.checkpoint == cp && c.slice == "all") return &c;
-        return nullptr;
-    };
-
-    std::string out = m.heading("profile", "Long-horizon profile");
-    out += "<p>The profile tasks of the long-horizon suite (docs/DYNAMIC.md): months of a user's app logs are stored, "
-           "and at each checkpoint the memory is asked to complete the user's profile (<em>state_completion</em>) or "
-           "to serve a request that depends on it (<em>personalized_service</em>). <strong>Evidence recall@k</strong> "
-           "is the share of a probe's gold evidence logs held by the top k memories, averaged over the probes; an item "
-           "is <strong>complete</strong> when every one of its gold logs was retrieved. Each run is drawn at its "
-           "largest k; hover a point for its counts.</p>";
-    // (a) Evidence recall per checkpoint, one chart per task and one line per run.
-    for (const auto& task : tasks) {
-        svg::LineChart chart;
-        chart.title = "Evidence recall@k per checkpoint: " + task;
-        chart.x_label = "checkpoint";
-        chart.y_label = "evidence recall@k (%)";
-        chart.x_categories = checkpoints;
-        for (std::size_t ri = 0; ri < m.runs.size(); ++ri) {
-            const RunInfo& run = m.runs[ri];
-            svg::LineSeries s;
-            s.name = run.label + " \u00b7 k=" + std::to_string(kmax[run.record.id]);
-            s.colour = svg::palette_colour(ri);
-            for (const auto& cp : checkpoints) {
-                const ProfileCount* c = cell(run.record.id, task, cp);
-                if (!c || !c->recall()) continue;
-                s.points.push_back({x_of(cp), *c->recall(), std::nullopt,
-                                    run.label + " \u00b7 " + task + " \u00b7 " + cp + " \u00b7 k=" + std::to_string(c->k) +
-                                        ": " + profile_text(*c),
-                                    {}});
-            }
-            if (!s.points.empty()) chart.series.push_back(std::move(s));
-        }
-        if (chart.series.empty()) continue;
-        chart.legend = svg::Legend::none;
-        out += figure(svg::render(chart), chart.title + " (one line per run, at its largest k)",
-                      svg::legend_html(svg::legend_entries(chart)));
-    }
-    // The item score, only where an answer model answered: a line per run and task.
-    svg::LineChart scores;
-    scores.title = "Mean item score per checkpoint";
-    scores.x_label = "checkpoint";
-    scores.y_label = "mean item score (x100)";
-    scores.x_categories = checkpoints;
-    for (std::size_t ri = 0; ri < m.runs.size(); ++ri) {
-        const RunInfo& run = m.runs[ri];
-        for (std::size_t ti = 0; ti < tasks.size(); ++ti) {
-            svg::LineSeries s;
-            s.name = run.label + " \u00b7 " + tasks[ti];
-            // One hue per run; the second task lighter.
-            s.colour = svg::tint(svg::palette_colour(ri), ti == 0 ? 0.0 : 0.45);
-            for (const auto& cp : checkpoints) {
-                const ProfileCount* c = cell(run.record.id, tasks[ti], cp);
-                if (!c || !c->score()) continue;
-                s.points.push_back({x_of(cp), *c->score(), std::nullopt,
-                                    run.label + " \u00b7 " + tasks[ti] + " \u00b7 " + cp + " \u00b7 k=" +
-                                        std::to_string(c->k) + ": mean score " + fixed(*c->score(), 3) + " over " +
-                                        std::to_string(c->scored) + " of " + std::to_string(c->probes) +
-                                        " items scored, " + std::to_string(c->wrong) + " answered wrong",
-                                    {}});
-            }
-            if (!s.points.empty()) scores.series.push_back(std::move(s));
-        }
-    }
-    if (scores.series.empty()) {
-        out += "<p class=\"empty\">No item was scored (no answer model ran, or no item had every field decided), so "
-               "item scores are not drawn: run with <code>--answer-model</code> to have them.</p>";
-    } else {
-        scores.legend = svg::Legend::none;
-        out += figure(svg::render(scores),
-                      scores.title + " (over the items whose every field was decided; one line per run and task, at "
-                                     "the run's largest k)",
-                      svg::legend_html(svg::legend_entries(scores)));
-    }
-    // (c) What the labels mean, before the tables that count them.
-    out += "<h3>Why evidence is missing</h3>";
-    out += "<p>Each probe gets one label, decided by rule with no model involved (docs/DYNAMIC.md); the tables count "
-           "the probes per label (<em>complete</em> is the all_clear share).</p><dl class=\"labels\">"
-           "<dt><code>irrelevant_evidence</code></dt><dd>Nothing retrieved comes from this key's logs.</dd>"
-           "<dt><code>identity_miss</code></dt><dd>The logs saying which entity or routine it is are missing.</dd>"
-           "<dt><code>conflated</code></dt><dd>Logs of a superseded value or of a competing key were retrieved.</dd>"
-           "<dt><code>detail_miss</code></dt><dd>The identity is there; the failing field's logs are missing.</dd>"
-           "<dt><code>all_clear</code></dt><dd>All evidence was retrieved: a wrong answer is the answer model's "
-           "fault (the <em>wrong, all clear</em> column).</dd>"
-           "<dt><code>unverified</code></dt><dd>The rules could not tell which logs the memories hold (no "
-           "provenance and no details to match); never counted as retrieved.</dd></dl>";
-    // (b) The tables as `memfail report` prints them.
-    MF_TRY_ASSIGN(Table table, profile_table(db, ids));
-    out += folded_table(table, "profile");
-    MF_TRY_ASSIGN(Table slices, profile_slices_table(db, ids));
-    if (!slices.rows.empty()) {
-        out += "<h3>By family, state change and app</h3>";
-        out += "<p>The same recall per checkpoint for each state family, for keys retained since C1 against those "
-               "updated or new, and, per app, the share of that app's gold logs retrieved (log level: where in the "
-               "user's apps the memory loses the evidence).</p>";
-        out += folded_table(slices, "profile-slices");
-    }
     return out + "</section>";
 }
 
@@ -1113,7 +713,15 @@ Result<std::string> probe_data(store::ResultsDb& db, const Model& m, const HtmlR
         json j = json::parse(text, nullptr, false);
         return j.is_discarded() ? fallback : j;
     };
-    std::set<std::pair<std::size_t, std::string>> check_names;  // in report order
+    // Memory checks in the suites' order (SuiteReport::check_order), any other after them by name.
+    std::vector<std::string> order;
+    for (const suites::Suite* suite : suites::all_suites())
+        if (const SuiteReport* section = suite->report())
+            for (auto& name : section->check_order()) order.push_back(std::move(name));
+    auto check_rank = [&order](const std::string& name) {
+        return static_cast<std::size_t>(std::find(order.begin(), order.end(), name) - order.begin());
+    };
+    std::set<std::pair<std::size_t, std::string>> check_names;
     json rows = json::array();
     embedded = total = 0;
     for (std::size_t ri = 0; ri < m.runs.size(); ++ri) {
@@ -1603,27 +1211,26 @@ Result<std::string> render_html_report(store::ResultsDb& db, const std::vector<s
     }
     m.ks.assign(ks.begin(), ks.end());
     MF_TRY_ASSIGN(Table success, success_table(db, run_ids));
-    // The write-integrity table, its runs named as the report names them.
-    MF_TRY_ASSIGN(auto integrity_cells, integrity_counts(db, run_ids));
-    std::map<std::int64_t, std::string> run_labels;
-    for (const auto& run : m.runs) run_labels[run.record.id] = run.label;
-    const Table integrity = integrity_table(integrity_cells, run_labels);
-    // The sections in order, numbered; the write-integrity section only for runs with memory checks.
-    std::vector<std::pair<std::string, std::string>> sections = {
-        {"success", "Success"}, {"stages", "Failure stages"}, {"slices", "Slices"}};
+    // The suites' own sections (their scorecards), for the suites these runs have rows of; one whose
+    // datasets are all these runs hold opens the report (SuiteReport::leads), the others follow the
+    // staged sections.
+    std::vector<const SuiteReport*> leading, following;
+    for (const suites::Suite* suite : suites::all_suites()) {
+        const SuiteReport* section = suite->report();
+        if (!section) continue;
+        MF_TRY_ASSIGN(const bool present, section->present(db, run_ids));
+        if (present) (section->leads(m.datasets) ? leading : following).push_back(section);
+    }
+    // The sections in order, numbered.
+    std::vector<std::pair<std::string, std::string>> sections;
+    for (const auto* section : leading) sections.emplace_back(section->id(), section->title());
+    for (const auto& s : std::vector<std::pair<std::string, std::string>>{
+             {"success", "Success"}, {"stages", "Failure stages"}, {"slices", "Slices"}})
+        sections.push_back(s);
     // The published benchmarks' own metric only for runs over locomo or longmemeval.
     MF_TRY_ASSIGN(Table benchmark, benchmark_table(db, run_ids));
     if (!benchmark.rows.empty()) sections.emplace_back("benchmark", "Benchmark metric");
-    // A report of write-integrity datasets only opens with their scorecard: the staged success
-    // charts that follow are a diagnostic there (docs/WRIT.md, "The report's first table").
-    const bool integrity_first =
-        !integrity.rows.empty() && !m.datasets.empty() &&
-        std::all_of(m.datasets.begin(), m.datasets.end(), [](const std::string& d) { return d.rfind("writ_", 0) == 0; });
-    if (integrity_first) sections.insert(sections.begin(), {"integrity", "Write integrity"});
-    else if (!integrity.rows.empty()) sections.emplace_back("integrity", "Write integrity");
-    // The long-horizon section only for runs with profile tasks (the dynamic suite).
-    MF_TRY_ASSIGN(auto profile_cells, profile_counts(db, run_ids));
-    if (!profile_cells.empty()) sections.emplace_back("profile", "Long-horizon profile");
+    for (const auto* section : following) sections.emplace_back(section->id(), section->title());
     for (const auto& s : std::vector<std::pair<std::string, std::string>>{
              {"models", "Internal model"}, {"tokens", "Tokens per memory"}, {"runs", "Runs"}, {"probes", "Probes"}})
         sections.push_back(s);
@@ -1652,11 +1259,13 @@ Result<std::string> render_html_report(store::ResultsDb& db, const std::vector<s
     if (m.summary.empty()) {
         out += "<p class=\"empty\">These runs have no graded probes yet, so there is nothing to chart.</p>";
     }
-    std::string scorecard;
-    if (!integrity.rows.empty()) {
-        MF_TRY_ASSIGN(scorecard, section_integrity(db, m, integrity_cells, integrity));
+    SectionContext context;
+    for (const auto& run : m.runs) context.runs.push_back({run.record.id, run.name, run.label});
+    context.heading = [&m](const std::string& id, const std::string& title) { return m.heading(id, title); };
+    for (const auto* section : leading) {
+        MF_TRY_ASSIGN(std::string text, section->html(db, context));
+        out += text;
     }
-    if (integrity_first) out += scorecard;
     MF_TRY_ASSIGN(Table leaky, leaky_table(db));
     out += section_success(m, success, leaky);
     out += section_stages(m);
@@ -1671,10 +1280,9 @@ Result<std::string> render_html_report(store::ResultsDb& db, const std::vector<s
         for (const auto& n : benchmark.notes) out += "<p class=\"note\">" + h(n) + "</p>";
         out += "</section>";
     }
-    if (!integrity_first) out += scorecard;
-    if (!profile_cells.empty()) {
-        MF_TRY_ASSIGN(std::string profile, section_profile(db, m, profile_cells));
-        out += profile;
+    for (const auto* section : following) {
+        MF_TRY_ASSIGN(std::string text, section->html(db, context));
+        out += text;
     }
     out += section_models(m);
     MF_TRY_ASSIGN(std::string tokens, section_tokens(db, m));
@@ -1688,10 +1296,10 @@ Result<std::string> render_html_report(store::ResultsDb& db, const std::vector<s
     out += "<p>Every graded probe at every k: its question, evidence facts and the stage each reached (with who "
            "decided it and why), the memories each fact was stored in, the top k retrieved and the answer. Open a "
            "probe to see it.</p>";
-    if (!integrity.rows.empty())
-        out += "<p>Write-integrity probes also show the value they expect, how the answer is graded (the rubric), the "
-               "date a question about the past asks about, and every memory check at every k with its verdict and what "
-               "it found; the <em>Check</em> filter lists the probes on which a check failed.</p>";
+    for (const auto* section : leading)
+        if (const std::string note = section->browser_note(); !note.empty()) out += "<p>" + note + "</p>";
+    for (const auto* section : following)
+        if (const std::string note = section->browser_note(); !note.empty()) out += "<p>" + note + "</p>";
     if (embedded < total)
         out += "<p class=\"note\">" + std::to_string(embedded) + " of " + std::to_string(total) +
                " probe rows are included (the report was written with a limit); the results file holds all of them.</p>";

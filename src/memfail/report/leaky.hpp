@@ -11,7 +11,7 @@
 
 #include <memfail/core/error.hpp>
 #include <memfail/report/run_report.hpp>
-#include <memfail/report/table.hpp>
+#include <memfail/figures/table.hpp>
 #include <memfail/store/results_db.hpp>
 
 namespace memfail::report {

@@ -6,7 +6,7 @@
 #include <memfail/report/run_report.hpp>
 #include <memfail/report/leaky.hpp>
 #include <memfail/report/sources.hpp>
-#include <memfail/report/stats.hpp>
+#include <memfail/figures/stats.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -16,21 +16,6 @@
 #include <set>
 
 namespace memfail::report {
-
-std::string percent(double fraction) {
-    char buffer[32];
-    std::snprintf(buffer, sizeof buffer, "%.1f", 100.0 * fraction);
-    return buffer;
-}
-
-std::string fraction(double value) {
-    // Rounding noise of an interval bound at 0 or 1 ("8.67e-19") is printed as the bound.
-    if (std::fabs(value) < 5e-7) value = 0;
-    if (std::fabs(value - 1) < 5e-7) value = 1;
-    char buffer[32];
-    std::snprintf(buffer, sizeof buffer, "%.6g", value);
-    return buffer;
-}
 
 Result<std::vector<std::int64_t>> select_runs(store::ResultsDb& db, const std::vector<std::int64_t>& requested) {
     std::vector<std::int64_t> out;

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include <memfail/core/error.hpp>
-#include <memfail/report/table.hpp>
+#include <memfail/figures/table.hpp>
 #include <memfail/store/results_db.hpp>
 
 namespace memfail::report {
@@ -16,12 +16,6 @@ namespace memfail::report {
 // Runs to report: `requested` ids, or when empty every finished run in the file.
 Result<std::vector<std::int64_t>> select_runs(store::ResultsDb& db, const std::vector<std::int64_t>& requested);
 
-// Who a table is for. `human`: rates in percent with one decimal, the interval as "[96.3, 100.0]",
-// headers as printed ("rate %", "95% CI", "tok/probe"). `machine` (CSV): snake_case headers without
-// symbols, rates and interval bounds as fractions between 0 and 1 (`rate`, `ci_low`, `ci_high`,
-// as in the results JSON), empty cells where there is no number, and in a report over several
-// results files a `file` column beside the run's own id.
-enum class TableStyle { human, machine };
 
 // Memory-side success per run x dataset x k, in one flat table (for CSV and JSON).
 Result<Table> success_table(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids,
@@ -61,9 +55,5 @@ inline constexpr const char* k_unverified_note =
     "the importer could not derive), whose storage or summary only a judge can decide (--judge-model); never "
     "counted as success.";
 
-// Formats 0.4213 as "42.1".
-std::string percent(double fraction);
-// Formats a fraction for machine-read tables: 0.42134567 as "0.421346", 1 as "1".
-std::string fraction(double value);
 
 }  // namespace memfail::report

@@ -4,7 +4,7 @@
 #include <memfail/report/sources.hpp>
 
 #include <memfail/report/run_report.hpp>
-#include <memfail/report/stats.hpp>
+#include <memfail/figures/stats.hpp>
 
 #include <algorithm>
 #include <cctype>

@@ -19,6 +19,7 @@
 #include <memfail/core/error.hpp>
 #include <memfail/data/model.hpp>
 #include <memfail/data/validate.hpp>
+#include <memfail/figures/section.hpp>
 #include <memfail/grade/llm_judge.hpp>
 #include <memfail/grade/stage.hpp>
 #include <memfail/memory/memory_system.hpp>
@@ -213,6 +214,9 @@ public:
     // memory failed first). Empty: the probe is graded as every suite's is (the answer rules, then
     // the judge; only when its memory stages were reached).
     virtual std::optional<AnswerGrade> grade_answer(const AnswerContext& context) const { return std::nullopt; }
+    // The suite's part of every report (its scorecard; figures/section.hpp); null: the staged grade
+    // is all the report shows of it.
+    virtual const report::SuiteReport* report() const { return nullptr; }
     // True when a system that answers for itself (Capabilities::answers) answers this probe and its
     // answer is graded instead of the test-taker's.
     virtual bool takes_system_answer(const data::Probe& probe) const {

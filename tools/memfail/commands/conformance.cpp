@@ -7,7 +7,7 @@
 #include <memfail/memory/adapter/adapter_system.hpp>
 #include <memfail/memory/adapter/conformance.hpp>
 #include <memfail/llm/llm_stack.hpp>
-#include <memfail/report/table.hpp>
+#include <memfail/figures/table.hpp>
 
 #include <CLI/CLI.hpp>
 #include <filesystem>

@@ -9,12 +9,11 @@
 #include <memfail/report/export.hpp>
 #include <memfail/report/html_report.hpp>
 #include <memfail/report/run_report.hpp>
-#include <memfail/report/integrity.hpp>
 #include <memfail/report/leaky.hpp>
-#include <memfail/report/profile.hpp>
 #include <memfail/report/slices.hpp>
 #include <memfail/report/sources.hpp>
 #include <memfail/store/results_db.hpp>
+#include <memfail/suites/suite.hpp>
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
@@ -52,25 +51,10 @@ std::string tables_document(store::ResultsDb& db, const std::vector<std::int64_t
         // and answers, the long-horizon profile. The staged evidence grade (the MemFail-shaped
         // success table) follows; for such suites it is a diagnostic, not their headline.
         std::string scorecards;
-        const auto integrity = value_or_fatal(report::integrity_table(db, ids));
-        if (!integrity.rows.empty()) {
-            scorecards += report::render(value_or_fatal(report::integrity_scorecard_table(db, ids)), format) + "\n";
-            scorecards += report::render(integrity, format) + "\n";
-            scorecards += report::render(value_or_fatal(report::integrity_by_dataset_table(db, ids)), format) + "\n";
-            const auto answers = value_or_fatal(report::integrity_answer_table(db, ids));
-            if (!answers.rows.empty()) scorecards += report::render(answers, format) + "\n";
-            const auto gaps = value_or_fatal(report::mode_gap_table(db, ids));
-            if (!gaps.rows.empty()) scorecards += report::render(gaps, format) + "\n";
-            const auto distractors = value_or_fatal(report::distractor_table(db, ids));
-            if (!distractors.rows.empty()) scorecards += report::render(distractors, format) + "\n";
-            const auto layers = value_or_fatal(report::layer_table(db, ids));
-            if (!layers.rows.empty()) scorecards += report::render(layers, format) + "\n";
-        }
-        const auto profile = value_or_fatal(report::profile_table(db, ids));
-        if (!profile.rows.empty()) {
-            scorecards += report::render(profile, format) + "\n";
-            scorecards += report::render(value_or_fatal(report::profile_slices_table(db, ids)), format) + "\n";
-        }
+        for (const suites::Suite* suite : suites::all_suites())
+            if (const report::SuiteReport* section = suite->report())
+                for (const auto& t : value_or_fatal(section->scorecard(db, ids)))
+                    scorecards += report::render(t, format) + "\n";
         out = scorecards;
         // The flat table's title says whether answers were graded (end to end) or only memory.
         out += (scorecards.empty() ? std::string() : std::string("Staged evidence grade, every dataset: ")) +
@@ -108,17 +92,13 @@ std::string tables_document(store::ResultsDb& db, const std::vector<std::int64_t
     // CSV is for programs: numbers as numbers (rates as fractions), headers without symbols.
     const auto style = format == report::Format::csv ? report::TableStyle::machine : report::TableStyle::human;
     if (opts.csv_table == "slices") return report::render(value_or_fatal(report::slices_table(db, ids, style)), format);
-    if (opts.csv_table == "integrity")
-        return report::render(value_or_fatal(report::integrity_table(db, ids, style)), format);
-    if (opts.csv_table == "integrity-answers")
-        return report::render(value_or_fatal(report::integrity_answer_table(db, ids, style)), format);
-    if (opts.csv_table == "integrity-datasets")
-        return report::render(value_or_fatal(report::integrity_dataset_table(db, ids, style)), format);
+    for (const suites::Suite* suite : suites::all_suites())
+        if (const report::SuiteReport* section = suite->report())
+            for (const auto& named : section->tables())
+                if (named.name == opts.csv_table)
+                    return report::render(value_or_fatal(section->table(named.name, db, ids, style)), format);
     if (opts.csv_table == "benchmark") return report::render(value_or_fatal(report::benchmark_table(db, ids, style)), format);
     if (opts.csv_table == "leaky") return report::render(value_or_fatal(report::leaky_table(db, style)), format);
-    if (opts.csv_table == "profile") return report::render(value_or_fatal(report::profile_table(db, ids, style)), format);
-    if (opts.csv_table == "profile-slices")
-        return report::render(value_or_fatal(report::profile_slices_table(db, ids, style)), format);
     return report::render(value_or_fatal(report::success_table(db, ids, style)), format);
 }
 
@@ -196,16 +176,22 @@ void add_report_command(CLI::App& app, std::function<void()>& action) {
                   "Leave out the slice tables of text and markdown (each dataset by its probes' labels: condition "
                   "met or not and condition type, N, hops and voice, direct/misleading/ambiguous, LoCoMo category, "
                   "LongMemEval question type)");
-    cmd->add_option("--table", opts->csv_table,
-                    "The flat table --format csv prints: success (per run x dataset x k), slices (per run x "
-                    "dataset x k x probe label), integrity (write-integrity memory checks per run x mode x check x k) "
-                    "integrity-answers (write-integrity answer metrics per run x mode), integrity-datasets (both per "
-                    "run x mode x dataset), profile (profile tasks per run x k x checkpoint x task), profile-slices "
-                    "(per run x task x family, state change or app, one column per checkpoint), benchmark (LoCoMo token F1 "
-                    "per category, LongMemEval accuracy per question type, per run x dataset x k) or leaky (per dataset: "
-                    "probes a `none` run answered right without memory)")
-        ->check(CLI::IsMember({"success", "slices", "integrity", "integrity-answers", "integrity-datasets", "profile",
-                               "profile-slices", "benchmark", "leaky"}))
+    // The tables: the report's own, then each suite's (SuiteReport::tables), described from one list.
+    std::vector<std::string> table_names = {"success", "slices"};
+    std::string table_help = "The flat table --format csv prints: success (per run x dataset x k), slices (per run x "
+                             "dataset x k x probe label), ";
+    for (const suites::Suite* suite : suites::all_suites())
+        if (const report::SuiteReport* section = suite->report())
+            for (const auto& named : section->tables()) {
+                table_names.push_back(named.name);
+                table_help += named.name + " (" + named.description + "), ";
+            }
+    table_names.push_back("benchmark");
+    table_names.push_back("leaky");
+    table_help += "benchmark (LoCoMo token F1 per category, LongMemEval accuracy per question type, per run x "
+                  "dataset x k) or leaky (per dataset: probes a `none` run answered right without memory)";
+    cmd->add_option("--table", opts->csv_table, table_help)
+        ->check(CLI::IsMember(table_names))
         ->capture_default_str();
     cmd->add_flag("--exclude-leaky", opts->exclude_leaky,
                   "Leave out of every rate the probes a model answers right without memory: those a `none` run "

@@ -5,6 +5,7 @@
 #include <memfail/suites/dynamic/evidence.hpp>
 #include <memfail/suites/dynamic/generate.hpp>
 #include <memfail/suites/dynamic/import_dynamicmem.hpp>
+#include <memfail/suites/dynamic/report.hpp>
 
 #include <memfail/core/dates.hpp>
 
@@ -157,6 +158,7 @@ public:
         }
         return out;
     }
+    const report::SuiteReport* report() const override { return &dynamic_report(); }
     std::optional<AnswerGrade> grade_answer(const AnswerContext& context) const override {
         return grade_profile_answer(context);
     }

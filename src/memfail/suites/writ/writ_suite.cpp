@@ -6,6 +6,7 @@
 #include <memfail/suites/writ/import_writ.hpp>
 #include <memfail/suites/writ/rules.hpp>
 #include <memfail/suites/writ/writ_suite.hpp>
+#include <memfail/suites/writ/report.hpp>
 
 #include <algorithm>
 
@@ -39,6 +40,7 @@ public:
     std::vector<CheckResult> check_memory(const CheckContext& context) const override {
         return check_writ_memory(context);
     }
+    const report::SuiteReport* report() const override { return &writ_report(); }
     std::optional<AnswerGrade> grade_answer(const AnswerContext& context) const override {
         return grade_writ_answer(context);
     }

@@ -1,11 +1,29 @@
 // SPDX-License-Identifier: MIT
 // Table printers.
-#include <memfail/report/table.hpp>
+#include <memfail/figures/table.hpp>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <nlohmann/json.hpp>
 
 namespace memfail::report {
+
+std::string percent(double fraction) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.1f", 100.0 * fraction);
+    return buffer;
+}
+
+std::string fraction(double value) {
+    // Rounding noise of an interval bound at 0 or 1 ("8.67e-19") is printed as the bound.
+    if (std::fabs(value) < 5e-7) value = 0;
+    if (std::fabs(value - 1) < 5e-7) value = 1;
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.6g", value);
+    return buffer;
+}
+
 
 Result<Format> parse_format(const std::string& name) {
     if (name == "text") return Format::text;

@@ -12,11 +12,11 @@
 #include <vector>
 
 #include <memfail/core/error.hpp>
-#include <memfail/report/run_report.hpp>
-#include <memfail/report/table.hpp>
+#include <memfail/figures/section.hpp>
+#include <memfail/figures/table.hpp>
 #include <memfail/store/results_db.hpp>
 
-namespace memfail::report {
+namespace memfail::suites::dynamic {
 
 // The memory-side attribution labels, in report order (docs/DYNAMIC.md).
 const std::vector<std::string>& profile_label_names();
@@ -55,12 +55,15 @@ struct ProfileCount {
 Result<std::vector<ProfileCount>> profile_counts(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids);
 
 // Per run x k x checkpoint x task (slice "all"). Empty (no rows) when no run recorded profile tasks.
-Result<Table> profile_table(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids,
-                            TableStyle style = TableStyle::human);
+Result<report::Table> profile_table(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids,
+                            report::TableStyle style = report::TableStyle::human);
 // Per run x slice x checkpoint at each run's largest k: evidence recall and complete share, and the
 // score when answered. Rows for the family and state-change slices, then one per app whose cells are
 // the log-level recall of that app's gold logs.
-Result<Table> profile_slices_table(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids,
-                                   TableStyle style = TableStyle::human);
+Result<report::Table> profile_slices_table(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids,
+                                   report::TableStyle style = report::TableStyle::human);
 
-}  // namespace memfail::report
+// The suite's part of every report: these tables, its HTML section and its results-JSON block.
+const report::SuiteReport& dynamic_report();
+
+}  // namespace memfail::suites::dynamic

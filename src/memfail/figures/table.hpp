@@ -25,6 +25,18 @@ struct Table {
     std::vector<std::string> banners;
 };
 
+// Who a table is for. `human`: rates in percent with one decimal, the interval as "[96.3, 100.0]",
+// headers as printed ("rate %", "95% CI", "tok/probe"). `machine` (CSV): snake_case headers without
+// symbols, rates and interval bounds as fractions between 0 and 1 (`rate`, `ci_low`, `ci_high`,
+// as in the results JSON), empty cells where there is no number, and in a report over several
+// results files a `file` column beside the run's own id.
+enum class TableStyle { human, machine };
+
+// Formats 0.4213 as "42.1".
+std::string percent(double fraction);
+// Formats a fraction for machine-read tables: 0.42134567 as "0.421346", 1 as "1".
+std::string fraction(double value);
+
 enum class Format { text, markdown, csv, json };
 Result<Format> parse_format(const std::string& name);
 

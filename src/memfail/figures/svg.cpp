@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The report's SVG writer: layout is computed from the number of bars and the length of labels so
 // a chart of one system and one k reads as well as one of eight systems and six k.
-#include <memfail/report/svg.hpp>
+#include <memfail/figures/svg.hpp>
 
 #include <algorithm>
 #include <array>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include <memfail/report/profile.hpp>
+#include <memfail/suites/dynamic/report.hpp>
 
 #include <algorithm>
 #include <set>
@@ -7,7 +7,9 @@
 
 #include <nlohmann/json.hpp>
 
-namespace memfail::report {
+namespace memfail::suites::dynamic {
+
+using namespace memfail::report;
 
 namespace {
 
@@ -266,4 +268,4 @@ Result<Table> profile_slices_table(store::ResultsDb& db, const std::vector<std::
     return t;
 }
 
-}  // namespace memfail::report
+}  // namespace memfail::suites::dynamic

@@ -15,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-#include <memfail/report/stats.hpp>
+#include <memfail/figures/stats.hpp>
 
 namespace memfail::report::svg {
 

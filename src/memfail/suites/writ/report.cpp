@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // The write-integrity scorecard tables.
-#include <memfail/report/integrity.hpp>
+#include <memfail/suites/writ/checks.hpp>
+#include <memfail/suites/writ/report.hpp>
 
-#include <memfail/report/stats.hpp>
+#include <memfail/figures/stats.hpp>
 #include <memfail/store/leaky_sql.hpp>
 
 #include <nlohmann/json.hpp>
@@ -13,21 +14,14 @@
 #include <set>
 #include <tuple>
 
-namespace memfail::report {
+namespace memfail::suites::writ {
+
+using namespace memfail::report;
 
 namespace {
 
-// The check names in report order; checks a suite adds later sort after these, by name.
-const std::vector<std::string>& known_checks() {
-    static const std::vector<std::string> names = {"current_held",     "current_retrieved", "stale_exposure",
-                                                   "retraction",       "over_retention",    "authority",
-                                                   "history_complete", "drift_detectable",  "as_of",
-                                                   "provenance"};
-    return names;
-}
-
 std::size_t check_order(const std::string& name) {
-    const auto& k = known_checks();
+    const auto& k = check_names();
     const auto it = std::find(k.begin(), k.end(), name);
     return it == k.end() ? k.size() : static_cast<std::size_t>(it - k.begin());
 }
@@ -234,7 +228,6 @@ std::size_t answer_rank(const std::string& metric) {
 
 }  // namespace
 
-const std::vector<std::string>& integrity_check_names() { return known_checks(); }
 
 std::pair<std::string, std::string> split_mode(const std::string& scenario_id) {
     const auto at = scenario_id.rfind('@');
@@ -640,4 +633,4 @@ Result<Table> integrity_scorecard_table(store::ResultsDb& db, const std::vector<
     return t;
 }
 
-}  // namespace memfail::report
+}  // namespace memfail::suites::writ

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Wilson score interval.
 #include <memfail/core/error.hpp>
-#include <memfail/report/stats.hpp>
+#include <memfail/figures/stats.hpp>
 
 #include <algorithm>
 #include <cmath>
