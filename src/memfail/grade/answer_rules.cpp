@@ -2,6 +2,7 @@
 // Deterministic answer parsing.
 #include <memfail/core/text.hpp>
 #include <memfail/grade/answer_rules.hpp>
+#include <memfail/grade/declines.hpp>
 #include <memfail/grade/evidence.hpp>
 
 #include <algorithm>
@@ -98,24 +99,7 @@ std::optional<std::string> parse_yes_no(std::string_view reply) {
     return std::nullopt;
 }
 
-bool looks_like_abstention(std::string_view reply) { return abstains_in_tokens(evidence::tokens(reply)); }
-
-bool abstains_in_tokens(const std::vector<std::string>& tokens) {
-    // Phrases in canonical tokens (contractions expanded), so "don't" and "do not" are one phrase.
-    static const std::vector<evidence::Tokens> k_phrases = [] {
-        std::vector<evidence::Tokens> out;
-        for (const char* p :
-             {"do not have any information", "do not have information", "no information about",
-              "no information on", "not have any details", "do not know anything about", "do not have any record",
-              "no record of", "nothing about", "not familiar with", "have not told me about", "have not mentioned",
-              "never mentioned", "do not have details", "i am not sure who", "not aware of any", "do not recall",
-              "no memories about", "no notes about", "cannot find anything", "can not find anything"})
-            out.push_back(evidence::tokens(p));
-        return out;
-    }();
-    return std::any_of(k_phrases.begin(), k_phrases.end(),
-                       [&](const evidence::Tokens& p) { return evidence::contains(tokens, p); });
-}
+bool looks_like_abstention(std::string_view reply) { return is_plain_abstention(read_decline(reply)); }
 
 namespace {
 
@@ -167,21 +151,57 @@ AnswerVerdict grade_answer_by_rules(const data::Probe& probe, std::string_view r
             return v;
         }
         case data::ProbeKind::abstain: {
-            // A refusal in words the rules know is an abstention; any other reply may still decline
-            // in other words, so only a judge can call it an answer.
-            v.correct = looks_like_abstention(reply);
-            v.decided = v.correct;
-            v.parsed = v.correct ? "abstained" : "";
-            v.reason = v.correct ? "the reply says it has no information"
-                                 : "the reply does not decline in words the rules know; only a judge can tell "
-                                   "whether it answers instead of abstaining";
+            // An abstention the rules can prove: the reply declines and says nothing else. One that
+            // also guesses, or answers in another clause, or declines in words the rules do not know,
+            // is for a judge; one that gives the trap answer (LoCoMo's adversarial_answer) without
+            // declining answers instead of abstaining.
+            const DeclineReading r = read_decline(reply);
+            const auto trap = probe.meta.find("adversarial_answer");
+            const bool names_trap = trap != probe.meta.end() && trap->is_string() &&
+                                    !evidence::tokens(trap->get_ref<const std::string&>()).empty() &&
+                                    evidence::contains(evidence::tokens(reply), evidence::tokens(trap->get_ref<const std::string&>()));
+            if (is_plain_abstention(r) && !names_trap) {
+                v.correct = true;
+                v.parsed = "abstained";
+                v.reason = "the reply declines (\"" + r.phrase + "\") and says nothing else";
+                return v;
+            }
+            if (names_trap && !r.declines) {
+                v.reason = "the reply answers with '" + trap->get<std::string>() + "' instead of declining";
+                return v;
+            }
+            v.decided = false;
+            v.reason = names_trap ? "the reply declines but also names '" + trap->get<std::string>() +
+                                        "'; only a judge can tell whether it answers"
+                       : r.declines && r.guesses ? "the reply declines, then guesses; only a judge can tell whether it answers"
+                       : r.declines ? "the reply declines in part and says something else too; only a judge can tell "
+                                      "whether it answers"
+                                    : "the reply does not decline in words the rules know; only a judge can tell "
+                                      "whether it answers instead of abstaining";
             return v;
         }
         case data::ProbeKind::list:
         case data::ProbeKind::open: {
-            // A reply that declines an answerable question is wrong, whatever else it says.
+            // A reply that only declines an answerable question is wrong. One that declines a part
+            // ("she never said when") and answers the rest is graded on what it states.
             if (looks_like_abstention(reply)) {
+                // Unless it names an expected detail after all ("I don't know where you work; you
+                // mentioned Paris"): then what it commits to is for a judge.
+                const auto reply_tokens = evidence::tokens(reply);
+                const bool names_detail = std::any_of(probe.evidence.begin(), probe.evidence.end(), [&](const data::EvidenceFact& f) {
+                    return std::any_of(f.key_details.begin(), f.key_details.end(), [&](const data::KeyDetail& d) {
+                        return d.name != "entity" && std::any_of(d.variants.begin(), d.variants.end(), [&](const std::string& var) {
+                                   const auto t = evidence::tokens(var);
+                                   return !t.empty() && evidence::contains(reply_tokens, t);
+                               });
+                    });
+                });
                 v.parsed = "abstained";
+                if (names_detail) {
+                    v.decided = false;
+                    v.reason = "the reply declines yet names an expected detail; only a judge can tell what it commits to";
+                    return v;
+                }
                 v.reason = "the reply says it has no information, but the question has an answer";
                 return v;
             }

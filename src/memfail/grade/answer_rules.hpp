@@ -22,10 +22,9 @@ std::optional<char> parse_choice_letter(std::string_view reply, char last = 'E')
 // "yes" / "no" when the reply commits to one (first yes/no word of its first sentence), else empty.
 std::optional<std::string> parse_yes_no(std::string_view reply);
 
-// True when the reply says it lacks information about the subject instead of answering.
+// True when the reply only declines (says it has nothing to answer with) and guesses nothing
+// (grade/declines.hpp).
 bool looks_like_abstention(std::string_view reply);
-// The same on a reply already in the evidence matcher's canonical tokens.
-bool abstains_in_tokens(const std::vector<std::string>& tokens);
 
 struct AnswerVerdict {
     bool correct = false;

@@ -20,6 +20,7 @@
 #include <utility>
 
 #include <memfail/core/text.hpp>
+#include <memfail/grade/declines.hpp>
 #include <memfail/grade/evidence.hpp>
 #include <memfail/grade/answer_rules.hpp>
 
@@ -399,7 +400,8 @@ struct View {
     NumberScan numbers;
     const data::Rubric* rubric = nullptr;
     // Worked out when a kind first asks (each is a few passes over the answer).
-    mutable std::optional<bool> declines_cache, abstains_cache;
+    mutable std::optional<bool> declines_cache;
+    mutable std::optional<DeclineReading> decline_cache;
 };
 
 bool any_phrase(const std::string& norm, std::initializer_list<const char*> phrases) {
@@ -408,32 +410,16 @@ bool any_phrase(const std::string& norm, std::initializer_list<const char*> phra
     return false;
 }
 
-// answer_rules' detector, the plain declines it leaves out, and the rubric's own accept_patterns
-// (each pattern may list alternatives with '|').
-bool declines(const std::string& norm, const data::Rubric& rubric) {
-    // `norm` is the canonical text: its tokens are the words the abstention phrases are looked for in.
-    if (abstains_in_tokens(text::split(norm, ' '))) return true;
-    if (any_phrase(norm, {"i don't know", "i do not know", "i dont know", "no idea", "i'm not sure", "i am not sure",
-                          "not sure", "i can't recall", "i cannot recall", "i don't remember", "i do not remember",
-                          "you haven't told me", "you have not told me", "you never told me", "you didn't tell me",
-                          "you did not tell me", "you didn't mention", "you did not mention", "wasn't mentioned",
-                          "was not mentioned", "hasn't been mentioned", "no mention of", "i don't have that",
-                          "i do not have that", "not in my memory", "nothing in my memory", "no memory of",
-                          "i have no record", "unable to find", "couldn't find", "could not find",
-                          "can't determine", "cannot determine", "unable to determine", "can't say",
-                          "cannot say", "not specified", "i'm unable to", "i am unable to"}))
-        return true;
+// The answer declines in some clause (grade/declines.hpp), or in a phrasing the rubric itself
+// accepts (accept_patterns; each may list alternatives with '|').
+bool declines(std::string_view raw, const std::string& norm, const data::Rubric& rubric) {
+    if (read_decline(raw).declines) return true;
     for (const auto& pattern : rubric.accept_patterns)
         for (const auto& alternative : text::split(pattern, '|')) {
             const std::string p = evidence::canonical(alternative);
             if (!p.empty() && text::normalized_contains(norm, p)) return true;
         }
     return false;
-}
-
-bool hedges(const std::string& norm) {
-    return any_phrase(norm, {"but", "however", "though", "although", "probably", "likely", "maybe", "perhaps",
-                             "might", "i think", "i believe", "guess", "possibly", "could be"});
 }
 
 View make_view(std::string_view answer, const data::Rubric& rubric) {
@@ -446,16 +432,19 @@ View make_view(std::string_view answer, const data::Rubric& rubric) {
 }
 
 // The answer says it does not know.
+const DeclineReading& view_decline(const View& v) {
+    if (!v.decline_cache) v.decline_cache = read_decline(v.raw);
+    return *v.decline_cache;
+}
+
 bool view_declines(const View& v) {
-    if (!v.declines_cache) v.declines_cache = !v.norm.empty() && declines(v.norm, *v.rubric);
+    if (!v.declines_cache) v.declines_cache = !v.norm.empty() && declines(v.raw, v.norm, *v.rubric);
     return *v.declines_cache;
 }
 
-// The answer declines without going on to guess ("I don't know, but maybe X" does not abstain).
-bool view_abstains(const View& v) {
-    if (!v.abstains_cache) v.abstains_cache = view_declines(v) && !hedges(v.norm);
-    return *v.abstains_cache;
-}
+// The answer declines and says nothing else, guessing nothing ("I don't know, but maybe X" does not
+// abstain).
+bool view_abstains(const View& v) { return is_plain_abstention(view_decline(v)); }
 
 bool states_number(const View& v, double expected, double tolerance) {
     for (const auto& n : v.numbers.numbers)
@@ -883,13 +872,6 @@ RubricVerdict grade_constraint(const data::Rubric& rubric, const View& view) {
     return v;
 }
 
-// Words with which an answer that declines goes on to guess ("I'm not sure, but probably around $150,000").
-bool guesses(const std::string& norm) {
-    return any_phrase(norm, {"probably", "likely", "maybe", "perhaps", "might be", "i think", "i believe", "i guess",
-                             "my guess", "possibly", "could be", "around", "roughly", "approximately",
-                             "estimate", "somewhere", "i'd say", "i would say", "my best"});
-}
-
 // An abstention passes only when the answer declines and states no candidate value: naming a
 // rejected or known-wrong value fails, as does a guess with a number; a decline that also guesses
 // or gives a number the rules cannot place ("not in our 3 conversations") is for the judge.
@@ -906,12 +888,18 @@ RubricVerdict grade_abstention(const data::Rubric& rubric, const View& view, con
         return v;
     }
     if (!declines_) {
-        v.outcome = RubricOutcome::fail;
-        v.reason = "the answer answers instead of abstaining";
-        return v;
+        // An answer with a number answers; anything else may decline in words the rules do not know.
+        if (const std::vector<double> stated = strong_numbers(view); !stated.empty()) {
+            v.outcome = RubricOutcome::fail;
+            v.offending.push_back(format_number(stated.front()));
+            v.reason = "the answer states " + format_number(stated.front()) + " instead of abstaining";
+            return v;
+        }
+        return verdict(RubricOutcome::unsure, 0,
+                       "the answer does not decline in words the rules know; only a judge can tell whether it answers");
     }
     const std::vector<double> numbers = strong_numbers(view);
-    const bool guess = guesses(view.norm);
+    const bool guess = view_decline(view).guesses;
     if (guess && !numbers.empty()) {
         v.outcome = RubricOutcome::fail;
         v.offending.push_back(format_number(numbers.front()));
@@ -1459,7 +1447,7 @@ RubricVerdict grade_rubric(const data::Probe& probe, std::string_view answer, co
     // A value given with a doubt ("I'm not sure, maybe June 15?") may be a guess: whether the answer
     // commits to it is for the judge, as the answer rules leave a hedged statement (never a pass).
     if (v.outcome == RubricOutcome::pass && rubric.kind != data::RubricKind::abstention &&
-        rubric.kind != data::RubricKind::constraint && (view_declines(view) || guesses(view.norm))) {
+        rubric.kind != data::RubricKind::constraint && (view_declines(view) || view_decline(view).guesses)) {
         v.outcome = RubricOutcome::unsure;
         v.reason += "; but the answer hedges: only a judge can tell whether it commits to it";
     }
@@ -1532,7 +1520,7 @@ bool answer_states_known_value(const data::Scenario& scenario, const data::Probe
 }
 
 bool answer_declines(const data::Probe& probe, std::string_view answer) {
-    return declines(evidence::canonical(answer), effective_rubric(probe));
+    return declines(answer, evidence::canonical(answer), effective_rubric(probe));
 }
 
 }  // namespace memfail::grade
