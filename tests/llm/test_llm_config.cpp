@@ -156,17 +156,21 @@ TEST(Prompts, EachJudgeStageHasItsOwnStrictSchema) {
 }
 
 TEST(Prompts, GradedAnswerListsMemoriesAndLetteredOptions) {
-    const auto r = prompts::graded_answer("m", {"first note", "second note"}, {}, "Where do I end up?",
-                                          {"home", "work", "gym", "park", "shop"});
+    const auto r = prompts::graded_answer("m", {{"first note", "2023-05-08 (Mon) 13:56"}, {"second note", ""}}, {},
+                                          "Where do I end up?", {"home", "work", "gym", "park", "shop"},
+                                          "2023-05-25 (Thu)");
     EXPECT_EQ(r.role, Role::answer);
     EXPECT_FALSE(r.schema.has_value());  // the letter is parsed from text, as the paper's harness does
-    EXPECT_NE(r.messages.front().content.find("1. first note"), std::string::npos);
+    // Each memory with its date, when it has one, and the date the question is asked on.
+    EXPECT_NE(r.messages.front().content.find("1. [2023-05-08 (Mon) 13:56] first note"), std::string::npos);
+    EXPECT_NE(r.messages.front().content.find("Today's date: 2023-05-25 (Thu)."), std::string::npos);
     EXPECT_NE(r.messages.front().content.find("2. second note"), std::string::npos);
     const std::string& user = r.messages.back().content;
     EXPECT_NE(user.find("E. shop"), std::string::npos);
     EXPECT_NE(user.find("selected_choice"), std::string::npos);
     const auto plain = prompts::graded_answer("m", {}, {}, "Q?", {});
     EXPECT_NE(plain.messages.front().content.find("(none)"), std::string::npos);
+    EXPECT_EQ(plain.messages.front().content.find("Today's date"), std::string::npos);
     EXPECT_EQ(plain.messages.back().content, "Q?");
 }
 

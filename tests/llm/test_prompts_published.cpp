@@ -161,8 +161,9 @@ TEST(PublishedPrompts, TheStandInStillFindsWhatItParses) {
 }
 
 TEST(PublishedPrompts, TheVersionMovedWithTheTexts) {
-    // prompts/1 held the tuned texts as the defaults; runs and the call cache record the version.
-    EXPECT_STREQ(prompts::k_prompt_version, "prompts/2");
+    // prompts/1 held the tuned texts as the defaults; prompts/3 dates the test-taker's memories and
+    // questions. Runs and the call cache record the version.
+    EXPECT_STREQ(prompts::k_prompt_version, "prompts/3");
 }
 
 }  // namespace

@@ -106,7 +106,7 @@ TEST(ExtractiveDynamic, ProfileTaskWithoutRecordsAnswersUnknownEverywhere) {
 
 TEST(ExtractiveDynamic, OtherAnswerPromptsAreNotTakenForProfileTasks) {
     // The open-question prompt still gets its first note.
-    const auto open = extractive_answer(messages_of(prompts::graded_answer("m", {"User lives in Lisbon."}, {}, "Where?", {})));
+    const auto open = extractive_answer(messages_of(prompts::graded_answer("m", {{"User lives in Lisbon.", "2024-01-02 (Tue)"}}, {}, "Where?", {})));
     ASSERT_TRUE(open.has_value());
     EXPECT_EQ(*open, "User lives in Lisbon.");
     // A records prompt without the fill instruction is left to the script.

@@ -1774,7 +1774,11 @@ std::optional<std::string> extractive_answer(const nlohmann::json& messages) {
     const std::string notes = system.substr(at + marker.size());
     if (notes.rfind("1. ", 0) != 0) return std::string("I don't have that information.");
     const auto end = notes.find('\n');
-    return notes.substr(3, end == std::string::npos ? std::string::npos : end - 3);
+    std::string first_note = notes.substr(3, end == std::string::npos ? std::string::npos : end - 3);
+    // A note's date ("[2023-05-08 (Mon) 13:56] ") is not part of what it says.
+    if (first_note.rfind("[", 0) == 0)
+        if (const auto close = first_note.find("] "); close != std::string::npos) first_note.erase(0, close + 2);
+    return first_note;
 }
 
 } // namespace memfail::fake_llm

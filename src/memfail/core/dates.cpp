@@ -151,6 +151,17 @@ std::string format_log(const DateTime& t) {
     return buf;
 }
 
+std::string format_shown(const DateTime& t) {
+    char buf[64];
+    const int w = weekday(t.date);
+    if (t.hour == 0 && t.minute == 0 && t.second == 0)
+        std::snprintf(buf, sizeof buf, "%04d-%02d-%02d (%s)", t.date.year, t.date.month, t.date.day, weekday_short_name(w));
+    else
+        std::snprintf(buf, sizeof buf, "%04d-%02d-%02d (%s) %02d:%02d", t.date.year, t.date.month, t.date.day,
+                      weekday_short_name(w), t.hour, t.minute);
+    return buf;
+}
+
 std::optional<int> parse_clock(std::string_view text) {
     std::string t;
     for (char c : text)

@@ -45,6 +45,8 @@ DateTime from_seconds(std::int64_t seconds);
 std::string format_date(const Date& date);            // "2024-03-05"
 std::string format_iso(const DateTime& t);            // "2024-03-05T06:31:00Z"
 std::string format_log(const DateTime& t);            // "2024-03-05 06:31:00" (DynamicMem's form)
+// For people and answer models: "2024-03-05 (Tue) 06:31", or "2024-03-05 (Tue)" at midnight.
+std::string format_shown(const DateTime& t);
 // "06:30", "6:30", "6:30 am", "6.30pm", "18h30", "noon" -> minutes after midnight.
 std::optional<int> parse_clock(std::string_view text);
 std::string format_clock(int minutes);  // "06:30"

@@ -103,19 +103,39 @@ ChatRequest storage_reply(const std::string& model, const std::vector<ChatMessag
     return r;
 }
 
-ChatRequest graded_answer(const std::string& model, const std::vector<std::string>& memories,
+namespace {
+
+// "1. [2023-05-08 (Mon) 13:56] text" per memory ("1. text" when its date is unknown).
+std::string dated_list(const std::vector<DatedMemory>& memories) {
+    if (memories.empty()) return "(none)\n";
+    std::string out;
+    for (std::size_t i = 0; i < memories.size(); ++i) {
+        out += std::to_string(i + 1) + ". ";
+        if (!memories[i].date.empty()) out += "[" + memories[i].date + "] ";
+        out += memories[i].text + "\n";
+    }
+    return out;
+}
+
+std::string today(const std::string& asked_on) {
+    return asked_on.empty() ? std::string() : "\nToday's date: " + asked_on + ".\n";
+}
+
+}  // namespace
+
+ChatRequest graded_answer(const std::string& model, const std::vector<DatedMemory>& memories,
                           const std::vector<ChatMessage>& history, const std::string& question,
-                          const std::vector<std::string>& choices) {
+                          const std::vector<std::string>& choices, const std::string& asked_on) {
     ChatRequest r = taker_request(model, choices.empty() ? "answer" : "answer_mcq");
     std::string system =
         "You are an assistant with a long-term memory of earlier conversations with this user. Notes "
-        "from that memory are listed below; some may be irrelevant. Answer the user's question, relying "
-        "on the notes where they apply and never inventing facts they do not support. If neither the "
-        "notes nor the conversation tell you what is needed, say that you do not have that information.\n\n"
-        "Notes from memory:\n";
-    if (memories.empty()) system += "(none)\n";
-    for (std::size_t i = 0; i < memories.size(); ++i)
-        system += std::to_string(i + 1) + ". " + memories[i] + "\n";
+        "from that memory are listed below, each with the date it comes from; some may be irrelevant. "
+        "Answer the user's question, relying on the notes where they apply and never inventing facts they "
+        "do not support; work out relative times (\"last week\", \"two days ago\") from a note's date. If "
+        "neither the notes nor the conversation tell you what is needed, say that you do not have that "
+        "information.\n\nNotes from memory:\n";
+    system += dated_list(memories);
+    system += today(asked_on);
     r.messages.push_back({"system", std::move(system)});
     r.messages.insert(r.messages.end(), history.begin(), history.end());
     r.messages.push_back(
@@ -783,9 +803,9 @@ ChatRequest paper_storage_reply(const std::string& model, const std::vector<std:
     return r;
 }
 
-ChatRequest paper_graded_answer(const std::string& model, const std::vector<std::string>& memories,
+ChatRequest paper_graded_answer(const std::string& model, const std::vector<DatedMemory>& memories,
                                 const std::vector<ChatMessage>& history, const std::string& question,
-                                const std::vector<std::string>& choices) {
+                                const std::vector<std::string>& choices, const std::string& asked_on) {
     ChatRequest r = taker_request(model, choices.empty() ? "answer" : "answer_mcq");
     r.messages.push_back(
         {"system",
@@ -793,7 +813,7 @@ ChatRequest paper_graded_answer(const std::string& model, const std::vector<std:
          "the conversation so far. Answer the question; use the memories where they help. When you draw a "
          "conclusion from any of them, restate after your answer exactly which memories you used, or say "
          "that you used none. Restate only memories you actually relied on.\n\nRelevant memories:\n" +
-             numbered(memories) + "(end of memories)"});
+             dated_list(memories) + "(end of memories)\n" + today(asked_on)});
     r.messages.insert(r.messages.end(), history.begin(), history.end());
     r.messages.push_back(
         {"user", with_choices(question, choices,

@@ -16,8 +16,9 @@ namespace memfail::llm::prompts {
 
 // prompts/2: the facts, notes and graph prompts follow their published designs (Mem0, A-MEM,
 // Graphiti/StructMem) and the mixture router no longer lists trap words; prompts/1's tuned texts
-// live on as PromptStyle::careful.
-inline constexpr const char* k_prompt_version = "prompts/2";
+// live on as PromptStyle::careful. prompts/3: the test-taker sees every memory's date and the date the
+// question is asked on.
+inline constexpr const char* k_prompt_version = "prompts/3";
 
 // Schema names (response_format.json_schema.name).
 inline constexpr const char* k_storage_schema = "memfail_judge_storage";
@@ -50,11 +51,19 @@ struct JudgedFact {
 // Storage phase: an ungraded reply to the latest user turn (the memory system may store it).
 ChatRequest storage_reply(const std::string& model, const std::vector<ChatMessage>& conversation);
 
-// Query phase: the graded answer from the retrieved memories and the conversation so far. With
-// `choices` (Long-Hop), the model must reply with {"selected_choice": "<letter>"}.
-ChatRequest graded_answer(const std::string& model, const std::vector<std::string>& memories,
+// A retrieved memory as the test-taker is shown it: its text and the date it was stated
+// ("2023-05-08 (Mon) 13:56"; empty when nobody knows).
+struct DatedMemory {
+    std::string text;
+    std::string date;
+};
+
+// Query phase: the graded answer from the retrieved memories (each with its date) and the
+// conversation so far, asked on `asked_on` (empty: no date). With `choices` (Long-Hop), the model
+// must reply with {"selected_choice": "<letter>"}.
+ChatRequest graded_answer(const std::string& model, const std::vector<DatedMemory>& memories,
                           const std::vector<ChatMessage>& history, const std::string& question,
-                          const std::vector<std::string>& choices);
+                          const std::vector<std::string>& choices, const std::string& asked_on = {});
 
 // Query phase for a profile task (the dynamic suite): the memories are app logs or what the system
 // made of them; the model fills `answer_template` (JSON whose leaves to fill are "<fill>") and
@@ -212,8 +221,8 @@ ChatRequest paper_judge_abstention(const std::string& model, const std::string& 
 // for them shown, and graded answers restate the memories they used.
 ChatRequest paper_storage_reply(const std::string& model, const std::vector<std::string>& memories,
                                 const std::vector<ChatMessage>& conversation);
-ChatRequest paper_graded_answer(const std::string& model, const std::vector<std::string>& memories,
+ChatRequest paper_graded_answer(const std::string& model, const std::vector<DatedMemory>& memories,
                                 const std::vector<ChatMessage>& history, const std::string& question,
-                                const std::vector<std::string>& choices);
+                                const std::vector<std::string>& choices, const std::string& asked_on = {});
 
 }  // namespace memfail::llm::prompts

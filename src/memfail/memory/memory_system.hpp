@@ -25,6 +25,9 @@ struct Memory {
     // Message ids the memory came from; empty when the system cannot tell. Graders use these for
     // exact storage and retrieval checks and fall back to key-detail matching without them.
     std::vector<std::string> sources;
+    // When what the memory says became true, as the system tells it (Graphiti's valid_at); empty
+    // when it does not. Shown to the answer model as the memory's date when no source message dates it.
+    std::string valid_at{};
 };
 
 struct Hit {

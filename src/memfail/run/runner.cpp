@@ -560,7 +560,7 @@ private:
                         PendingProbe& p = batch->pending[i];
                         const CallRecorder::Work work(work_of(p));
                         try {
-                            auto reply = m_roles.taker->answer(*p.probe, p.hits);
+                            auto reply = m_roles.taker->answer(m_dataset.scenario, *p.probe, p.hits, m_evidence.messages());
                             if (reply) p.answer = std::move(*reply);
                             else p.answer_error = reply.error().describe();
                         } catch (const std::exception& e) {

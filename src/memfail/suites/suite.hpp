@@ -130,16 +130,16 @@ struct AnswerContext {
     const std::string& answer;
     const std::vector<memory::Hit>& hits;
     bool system_answered = false;             // the system answered for itself (Capabilities::answers)
-    std::optional<double> system_confidence;  // what it said of its own answer
+    std::optional<double> system_confidence{};  // what it said of its own answer
     grade::LlmJudge* judge = nullptr;         // null: no judge configured (the rules alone)
     grade::LlmJudge::Task task{};
     std::string grader = "rules";             // --grader: rules, llm, both
     // run --set: this suite's settings, by their name without the suite's prefix
     // ("structured_threshold"), each accepted by check_setting before the run started.
-    std::map<std::string, std::string> settings;
+    std::map<std::string, std::string> settings{};
     const ProbeAnalysis* analysis = nullptr;  // the suite's analyse_memory of this probe at this k
     // The scenario's messages by id, built once per scenario on first use.
-    std::function<const data::MessageIndex&()> messages;
+    std::function<const data::MessageIndex&()> messages{};
 };
 
 // A suite's grade of one answer. `correct` empty: nobody could decide (unverified, never a pass);

@@ -153,7 +153,7 @@ Result<json> mem0_events(const json& body, const std::string& where) {
 }
 
 // Graphiti's facts ({"facts": [{uuid, name, fact, valid_at, invalid_at, created_at, expired_at}]})
-// as protocol Memory objects: id <- uuid, text <- fact, created_at <- created_at.
+// as protocol Memory objects: id <- uuid, text <- fact, created_at <- created_at, valid_at <- valid_at.
 Result<json> graphiti_memories(const json& body, const std::string& where, int limit) {
     if (!body.is_object() || !body.contains("facts") || !body["facts"].is_array())
         return make_error(ErrorKind::protocol, "the reply has no \"facts\" array: " + one_line(body.dump()), where);
@@ -166,6 +166,7 @@ Result<json> graphiti_memories(const json& body, const std::string& where, int l
                               "facts[" + std::to_string(i) + "] is not a fact with string \"uuid\" and \"fact\"", where);
         json memory = {{"id", fact["uuid"]}, {"text", fact["fact"]}};
         if (auto created = string_field(fact, "created_at"); !created.empty()) memory["created_at"] = created;
+        if (auto valid = string_field(fact, "valid_at"); !valid.empty()) memory["valid_at"] = valid;
         memories.push_back(std::move(memory));
     }
     return json{{"memories", std::move(memories)}};

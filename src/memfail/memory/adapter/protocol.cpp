@@ -321,6 +321,8 @@ json to_json(const Memory& memory) {
         out["created_at"] = memory.created_at;
     if (!memory.updated_at.empty())
         out["updated_at"] = memory.updated_at;
+    if (!memory.valid_at.empty())
+        out["valid_at"] = memory.valid_at;
     out["sources"] = memory.sources;
     return out;
 }
@@ -393,6 +395,7 @@ Result<Memory> memory_from_json(const json& j, ErrorKind kind, const std::string
     MF_TRY_ASSIGN(m.text, required_string(j, "text", kind, where));
     MF_TRY_ASSIGN(m.created_at, optional_string(j, "created_at", kind, where));
     MF_TRY_ASSIGN(m.updated_at, optional_string(j, "updated_at", kind, where));
+    MF_TRY_ASSIGN(m.valid_at, optional_string(j, "valid_at", kind, where));
     MF_TRY_ASSIGN(m.sources, optional_strings(j, "sources", kind, where));
     return m;
 }
