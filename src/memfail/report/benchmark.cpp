@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <tuple>
 
@@ -34,6 +35,13 @@ std::tuple<int, std::string> slice_rank(const std::string& slice) {
     if (slice == "task-averaged") return {101, ""};
     if (slice == "all" || slice == "overall") return {102, ""};
     return {50, slice};  // "1 multi-hop" ... sort by name; other types too
+}
+
+// Python's round(v, 3): the exact binary value rounded half to even, as printf rounds it.
+double round3(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3f", v);
+    return std::strtod(buf, nullptr);
 }
 
 std::string percent(double v, bool machine) {
@@ -82,7 +90,9 @@ Result<std::vector<BenchmarkCell>> benchmark_cells(store::ResultsDb& db, const s
                 if (category < 1 || category > 5) return;  // outside the per-category figures
                 const std::string reference = probe.is_object() && probe.value("answer", json()).is_string()
                                                   ? probe["answer"].get<std::string>() : std::string();
-                const std::optional<double> score = answered ? bm::locomo_score(category, answer, reference) : std::nullopt;
+                std::optional<double> score = answered ? bm::locomo_score(category, answer, reference) : std::nullopt;
+                // The authors store each question's F1 rounded to 3 decimals and average those.
+                if (score) score = round3(*score);
                 add(std::to_string(category) + " " + bm::locomo_category_name(category), score);
                 add("all", score);
                 return;
@@ -152,7 +162,12 @@ Result<Table> benchmark_table(store::ResultsDb& db, const std::vector<std::int64
     Table t;
     t.title = "Benchmark metric: the published benchmarks' own scores (LoCoMo token F1 per category, LongMemEval "
               "accuracy per question type) beside memfail's stages";
-    t.columns = {{"run", Align::left},    {"dataset", Align::left},  {"k", Align::right},
+    std::map<std::int64_t, std::string> protocols;
+    for (std::int64_t id : run_ids) {
+        MF_TRY_ASSIGN(auto run, db.run(id));
+        protocols[id] = run ? run->protocol() : std::string("memfail");
+    }
+    t.columns = {{"run", Align::left},    {"protocol", Align::left}, {"dataset", Align::left},  {"k", Align::right},
                  {"slice", Align::left},  {"probes", Align::right},  {"answered", Align::right},
                  {"scored", Align::right}, {"metric", Align::left},   {machine ? "score" : "score %", Align::right}};
     // A run x dataset x k with no answer at all was run offline.
@@ -163,16 +178,22 @@ Result<Table> benchmark_table(store::ResultsDb& db, const std::vector<std::int64
         const bool offline = answered[{c.run_id, c.dataset, c.k}] == 0;
         any_offline = any_offline || offline;
         std::string score = offline ? "needs an answer model" : c.score ? percent(*c.score, machine) : (machine ? "" : "-");
-        t.rows.push_back({names[c.run_id], c.dataset, std::to_string(c.k), c.slice, std::to_string(c.probes),
+        t.rows.push_back({names[c.run_id], protocols[c.run_id], c.dataset, std::to_string(c.k), c.slice, std::to_string(c.probes),
                           std::to_string(c.answered), std::to_string(c.scored), c.metric, score});
     }
     if (!t.rows.empty()) {
         t.notes.push_back("LoCoMo: token F1 of every recorded answer as the authors' task_eval/evaluation.py scores it "
                           "(normalised, Porter-stemmed; multi-hop split on commas, open-domain the answer's first ';' "
                           "alternative, adversarial 1 when the answer says 'no information available' or 'not "
-                          "mentioned'); all: the mean over categories 1-5.");
-        t.notes.push_back("LongMemEval: the share of every answered question judged right by memfail's answer judge "
-                          "(the authors use GPT-4o; without a judge, the answer rules), the questions whose memory side "
+                          "mentioned'), each question's F1 rounded to 3 decimals as they store it; all: the mean over "
+                          "categories 1-5.");
+        t.notes.push_back("protocol: the answer prompt the run used. locomo and longmemeval are the benchmarks' own "
+                          "(their authors' prompts; LongMemEval's answers judged by its per-question-type prompts): "
+                          "their figures compare with published ones. memfail and paper ask memfail's prompts, so "
+                          "their figures do not.");
+        t.notes.push_back("LongMemEval: the share of every answered question judged right: under --protocol "
+                          "longmemeval by the authors' per-type judge prompts, else by memfail's answer judge (the "
+                          "authors use GPT-4o; without a judge, the answer rules), the questions whose memory side "
                           "failed included, as the authors score every question (their verdict is kept for this table "
                           "only: the stages stop at the first failing one); scored: the answers with a verdict (a judge "
                           "call that failed leaves one out, and so does an answer the rules cannot decide); a slice with fewer "

@@ -37,6 +37,7 @@ struct RunServices {
     std::string grader = "rules";
     ThreadPool* pool = nullptr;
     bool paper = false;  // --protocol paper (docs/PROTOCOLS.md)
+    std::string protocol = "memfail";  // --protocol, as given
     // The system is `none`, which stores nothing: its answers are graded even where the memory
     // failed first (the stage stays the memory's), so the report can flag the probes a model gets
     // right without memory (report/leaky.hpp).

@@ -284,6 +284,7 @@ store::ProbeRow ProbeGrader::grade(const PendingProbe& p, const grade::MemorySna
         context.judge = m_roles.judge ? &*m_roles.judge : nullptr;
         context.task = m_task;
         context.grader = m_roles.grader;
+        context.protocol = m_roles.protocol;
         const std::string prefix = m_suite->name() + ".";
         for (const auto& [key, value] : m_roles.settings)
             if (key.rfind(prefix, 0) == 0) context.settings[key.substr(prefix.size())] = value;

@@ -108,6 +108,37 @@ Result<void> check_settings(const RunConfig& config) {
     return {};
 }
 
+// --protocol: memfail's, the paper's, or one a suite defines (Suite::protocols), which then holds
+// every dataset of the run (LoCoMo's prompts for LoCoMo questions only).
+Result<void> check_protocol(const std::string& protocol, const std::vector<LoadedDataset>& datasets) {
+    if (protocol == "memfail" || protocol == "paper") return {};
+    std::vector<std::string> known = {"memfail", "paper"};
+    const suites::Suite* owner = nullptr;
+    for (const suites::Suite* suite : suites::all_suites())
+        for (const auto& p : suite->protocols()) {
+            known.push_back(p);
+            if (p == protocol) owner = suite;
+        }
+    if (!owner)
+        return make_error(ErrorKind::invalid_input,
+                          "unknown protocol '" + protocol + "'" + did_you_mean(protocol, known) + " (known: " +
+                              text::join(known, ", ") + ")",
+                          "--protocol");
+    for (const auto& d : datasets) {
+        const suites::Suite* suite = suites::find_suite(d.scenario.suite);
+        const auto own = suite ? suite->protocols() : std::vector<std::string>{};
+        // The suite's protocol names its dataset ("locomo" for LoCoMo): only that dataset follows it.
+        if (suite != owner || std::find(own.begin(), own.end(), protocol) == own.end() ||
+            (d.scenario.dataset != protocol && d.scenario.dataset.rfind(protocol + "@", 0) != 0))
+            return make_error(ErrorKind::invalid_input,
+                              "--protocol " + protocol + " is the " + protocol + " benchmark's own protocol; dataset '" +
+                                  d.scenario.dataset + "' (scenario " + d.scenario.id + ") is not " + protocol +
+                                  ": run it in a separate run",
+                              "--protocol");
+    }
+    return {};
+}
+
 // How many times one scenario may bring a restarted adapter back by storing its sessions again,
 // and how many times a failed adapter call is sent again (docs/ADAPTERS.md).
 constexpr int k_max_restores = 3;
@@ -860,9 +891,7 @@ Result<RunOutcome> run_datasets(const RunConfig& config, const std::vector<Loade
     if (config.store_replies && config.llm.answer_model.empty())
         return make_error(ErrorKind::invalid_input, "--store-replies needs an answer model (--answer-model)");
     if (config.ks.empty()) return make_error(ErrorKind::invalid_input, "no k given");
-    if (config.protocol != "memfail" && config.protocol != "paper")
-        return make_error(ErrorKind::invalid_input, "unknown protocol '" + config.protocol + "': use memfail or paper",
-                          "--protocol");
+    MF_TRY(check_protocol(config.protocol, datasets));
     MF_TRY(check_settings(config));
     for (int k : config.ks)
         if (k < 1) return make_error(ErrorKind::invalid_input, "k must be at least 1, got " + std::to_string(k));
@@ -1028,6 +1057,7 @@ Result<RunOutcome> run_datasets(const RunConfig& config, const std::vector<Loade
     RunServices roles;
     roles.grader = grader;
     roles.paper = config.protocol == "paper";
+    roles.protocol = config.protocol;
     roles.no_memory = store::is_no_memory_spec(config.system_spec);
     roles.settings = config.settings;
     // Token figures use cl100k_base, the encoding the MemFail paper reports them in.
@@ -1043,7 +1073,7 @@ Result<RunOutcome> run_datasets(const RunConfig& config, const std::vector<Loade
         roles.pool = &*pool;
         if (!config.llm.answer_model.empty())
             roles.taker.emplace(*recorder, TestTakerOptions{config.llm.answer_model, config.llm.temperature,
-                                                            config.llm.seed, roles.paper});
+                                                            config.llm.seed, roles.paper, config.protocol});
         if (grader != "rules") {
             grade::JudgeOptions options;
             options.model = config.llm.judge_model;

@@ -4,6 +4,7 @@
 #include <memfail/core/text.hpp>
 #include <memfail/llm/prompts.hpp>
 #include <memfail/run/test_taker.hpp>
+#include <memfail/suites/suite.hpp>
 
 namespace memfail::run {
 
@@ -70,6 +71,16 @@ Result<std::string> TestTaker::answer(const data::Scenario& scenario, const data
     memories.reserve(retrieved.size());
     for (const auto& hit : retrieved) memories.push_back({hit.memory.text, memory_date(hit.memory, messages)});
     const std::string asked_on = question_date(scenario, probe);
+    // A protocol a suite defines: its authors' prompt, the reply read as they read it.
+    if (m_options.protocol != "memfail" && m_options.protocol != "paper")
+        if (const suites::Suite* suite = suites::find_suite(scenario.suite)) {
+            const suites::AnswerPromptContext context{scenario, probe, memories, asked_on, m_options.protocol,
+                                                      m_options.model};
+            if (auto request = suite->answer_request(context)) {
+                MF_TRY_ASSIGN(std::string reply, ask(std::move(*request)));
+                return suite->read_answer(context, std::move(reply));
+            }
+        }
     const std::vector<std::string> no_choices;
     const auto& choices = probe.kind == data::ProbeKind::mcq ? probe.choices : no_choices;
     return ask(m_options.paper

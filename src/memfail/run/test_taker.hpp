@@ -21,6 +21,8 @@ struct TestTakerOptions {
     std::optional<double> temperature;
     std::optional<std::int64_t> seed;
     bool paper = false;  // the MemFail paper's prompts (--protocol paper): answers restate the memories used
+    // --protocol as given: one a suite defines (locomo, longmemeval) takes that suite's prompt.
+    std::string protocol = "memfail";
 };
 
 // An ISO 8601 timestamp as answer prompts show it ("2023-05-08 (Mon) 13:56"); any other text as

@@ -134,12 +134,24 @@ struct AnswerContext {
     grade::LlmJudge* judge = nullptr;         // null: no judge configured (the rules alone)
     grade::LlmJudge::Task task{};
     std::string grader = "rules";             // --grader: rules, llm, both
+    std::string protocol = "memfail";         // --protocol: memfail, paper or one a suite defines
     // run --set: this suite's settings, by their name without the suite's prefix
     // ("structured_threshold"), each accepted by check_setting before the run started.
     std::map<std::string, std::string> settings{};
     const ProbeAnalysis* analysis = nullptr;  // the suite's analyse_memory of this probe at this k
     // The scenario's messages by id, built once per scenario on first use.
     std::function<const data::MessageIndex&()> messages{};
+};
+
+// What the test-taker is shown for one probe under a protocol a suite defines (--protocol locomo):
+// the retrieved memories with their dates (run/test_taker.hpp, memory_date) and the question's date.
+struct AnswerPromptContext {
+    const data::Scenario& scenario;
+    const data::Probe& probe;
+    const std::vector<llm::prompts::DatedMemory>& memories;
+    std::string asked_on;  // the date the question is asked on, as shown; empty when unknown
+    std::string protocol;
+    std::string model;     // the test-taker's
 };
 
 // A suite's grade of one answer. `correct` empty: nobody could decide (unverified, never a pass);
@@ -214,6 +226,20 @@ public:
     // memory failed first). Empty: the probe is graded as every suite's is (the answer rules, then
     // the judge; only when its memory stages were reached).
     virtual std::optional<AnswerGrade> grade_answer(const AnswerContext& context) const { return std::nullopt; }
+    // Protocols this suite defines beyond memfail's and the paper's (`--protocol locomo`): its
+    // authors' answer prompts and grading. A run under one holds only this suite's datasets.
+    virtual std::vector<std::string> protocols() const { return {}; }
+    // The test-taker's request for a probe under one of protocols(); empty: memfail's prompt.
+    virtual std::optional<llm::ChatRequest> answer_request(const AnswerPromptContext& context) const {
+        (void)context;
+        return std::nullopt;
+    }
+    // The answer as the protocol reads the test-taker's reply (LoCoMo maps an adversarial option
+    // letter to the option's text); the reply itself by default.
+    virtual std::string read_answer(const AnswerPromptContext& context, std::string reply) const {
+        (void)context;
+        return reply;
+    }
     // The suite's part of every report (its scorecard; figures/section.hpp); null: the staged grade
     // is all the report shows of it.
     virtual const report::SuiteReport* report() const { return nullptr; }

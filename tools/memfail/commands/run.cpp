@@ -12,6 +12,8 @@
 #include <memfail/run/dataset_source.hpp>
 #include <memfail/run/runner.hpp>
 
+#include <memfail/suites/suite.hpp>
+
 #include <CLI/CLI.hpp>
 #include <csignal>
 #include <memory>
@@ -21,6 +23,14 @@
 namespace memfail::cli {
 
 namespace {
+
+// memfail's protocol, the paper's, and those the suites define (Suite::protocols).
+std::vector<std::string> protocol_names() {
+    std::vector<std::string> out = {"memfail", "paper"};
+    for (const memfail::suites::Suite* suite : memfail::suites::all_suites())
+        for (const auto& p : suite->protocols()) out.push_back(p);
+    return out;
+}
 struct RunOptions {
     std::string system = "verbatim";
     std::vector<std::string> datasets = {"all"};
@@ -149,9 +159,12 @@ void add_run_command(CLI::App& app, std::function<void()>& action) {
     cmd->add_option("--protocol", opts->protocol,
                     "memfail (its own exact-or-unsure grading) | paper (the MemFail paper's evaluation: per-dataset "
                     "judge prompts deciding every stage, storage turns answered with retrieved memories shown, "
-                    "answers restating the memories used, misleading Persona questions graded through their essay; "
-                    "docs/PROTOCOLS.md)")
-        ->check(CLI::IsMember({"memfail", "paper"}))
+                    "answers restating the memories used, misleading Persona questions graded through their essay) | "
+                    "locomo (LoCoMo's own: its short-answer prompt with each memory's date, the adversarial category "
+                    "as its two-option choice; LoCoMo datasets only) | longmemeval (LongMemEval's own: its "
+                    "history-chats prompt with session and current dates, its per-question-type judge prompts; "
+                    "LongMemEval datasets only); docs/PROTOCOLS.md")
+        ->check(CLI::IsMember(protocol_names()))
         ->capture_default_str();
     cmd->add_option("--modes", opts->modes,
                     "Run each scenario in several modes, comma-separated: native (the system), no_memory (nothing "

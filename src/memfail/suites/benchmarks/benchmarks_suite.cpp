@@ -4,6 +4,7 @@
 #include <memfail/suites/benchmarks/import_locomo.hpp>
 #include <memfail/suites/benchmarks/import_longmemeval.hpp>
 #include <memfail/suites/benchmarks/metric.hpp>
+#include <memfail/suites/benchmarks/protocol.hpp>
 
 #include <algorithm>
 
@@ -41,6 +42,17 @@ public:
     // token F1 reads the answer text itself and needs no verdict.
     bool scores_every_answer(const data::Scenario& scenario) const override {
         return scenario.dataset == k_longmemeval;
+    }
+    // Each benchmark's own protocol: its authors' answer prompt and grading (protocol.hpp).
+    std::vector<std::string> protocols() const override { return {k_locomo, k_longmemeval}; }
+    std::optional<llm::ChatRequest> answer_request(const AnswerPromptContext& context) const override {
+        return protocol_answer_request(context);
+    }
+    std::string read_answer(const AnswerPromptContext& context, std::string reply) const override {
+        return protocol_read_answer(context, std::move(reply));
+    }
+    std::optional<AnswerGrade> grade_answer(const AnswerContext& context) const override {
+        return longmemeval_grade(context);
     }
     // Each probe is labelled with its benchmark's category, so the report can slice by it.
     void validate(const data::Scenario& s, std::size_t line, std::vector<data::Violation>& out) const override {
