@@ -7,6 +7,7 @@ pkg_check_modules(SQLITE3 REQUIRED IMPORTED_TARGET sqlite3)
 pkg_check_modules(LIBCURL REQUIRED IMPORTED_TARGET libcurl)
 pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)
 pkg_check_modules(PCRE2 REQUIRED IMPORTED_TARGET libpcre2-8)
+pkg_check_modules(ICU REQUIRED IMPORTED_TARGET icu-uc)
 pkg_check_modules(HTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib)
 pkg_check_modules(TOMLPP REQUIRED IMPORTED_TARGET tomlplusplus)
 find_package(fmt REQUIRED)
@@ -29,6 +30,10 @@ target_link_libraries(dep_json INTERFACE nlohmann_json::nlohmann_json)
 add_library(dep_cli11 INTERFACE)
 target_link_libraries(dep_cli11 INTERFACE CLI11::CLI11)
 # PCRE2 (JIT, Unicode properties) runs the tokenizers' pre-tokenization patterns exactly as written.
+# ICU: Unicode case mapping and character properties (the benchmarks' token F1 lower-cases and finds
+# word characters as Python does).
+add_library(dep_icu INTERFACE)
+target_link_libraries(dep_icu INTERFACE PkgConfig::ICU)
 add_library(dep_pcre2 INTERFACE)
 target_link_libraries(dep_pcre2 INTERFACE PkgConfig::PCRE2)
 # cpp-httplib serves tools/fake-llm (and later `memfail serve`); clients use libcurl.

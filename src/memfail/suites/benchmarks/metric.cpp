@@ -6,6 +6,9 @@
 #include <map>
 #include <string>
 
+#include <unicode/uchar.h>
+#include <unicode/ustring.h>
+
 namespace memfail::suites::benchmarks {
 
 namespace {
@@ -64,10 +67,44 @@ std::string encode(std::u32string_view s) {
     return out;
 }
 
-char32_t lower(char32_t c) {
-    if (c >= U'A' && c <= U'Z') return c + 32;
-    if (c >= 0xC0 && c <= 0xDE && c != 0xD7) return c + 32;  // Latin-1 capitals
-    return c;
+// Python's str.lower(): full Unicode case mapping ("İ" to "i" + U+0307, a final sigma to "ς"),
+// through ICU's root locale.
+std::u32string lower(std::u32string_view s) {
+    bool ascii = true;
+    for (const char32_t c : s) ascii = ascii && c < 0x80;
+    if (ascii) {
+        std::u32string out(s);
+        for (auto& c : out)
+            if (c >= U'A' && c <= U'Z') c += 32;
+        return out;
+    }
+    std::u16string in;
+    in.reserve(s.size());
+    for (const char32_t c : s) {
+        if (c >= 0x10000) {
+            in.push_back(static_cast<char16_t>(0xD800 + ((c - 0x10000) >> 10)));
+            in.push_back(static_cast<char16_t>(0xDC00 + ((c - 0x10000) & 0x3FF)));
+        } else {
+            in.push_back(static_cast<char16_t>(c));
+        }
+    }
+    std::u16string lowered(in.size() * 3 + 8, u'\0');
+    UErrorCode status = U_ZERO_ERROR;
+    const int32_t n = u_strToLower(reinterpret_cast<UChar*>(lowered.data()), static_cast<int32_t>(lowered.size()),
+                                   reinterpret_cast<const UChar*>(in.data()), static_cast<int32_t>(in.size()), "", &status);
+    if (U_FAILURE(status)) return std::u32string(s);  // unreachable: the buffer holds any lower-casing
+    std::u32string out;
+    out.reserve(static_cast<std::size_t>(n));
+    for (int32_t i = 0; i < n; ++i) {
+        const char32_t u = lowered[static_cast<std::size_t>(i)];
+        if (u >= 0xD800 && u <= 0xDBFF && i + 1 < n) {
+            out.push_back(0x10000 + ((u - 0xD800) << 10) + (lowered[static_cast<std::size_t>(i + 1)] - 0xDC00));
+            ++i;
+        } else {
+            out.push_back(u);
+        }
+    }
+    return out;
 }
 
 // Python's str.split() whitespace.
@@ -76,16 +113,22 @@ bool is_space(char32_t c) {
            (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000;
 }
 
-// A regex word character (\w), ASCII exactly; elsewhere an approximation (see the header).
+// A word character of the `regex` module's \b (what the authors' article rule uses): alphabetic,
+// a mark, a decimal digit, connector punctuation or a join control, by ICU's Unicode properties.
 bool is_word(char32_t c) {
     if (c < 0x80) return (c >= U'a' && c <= U'z') || (c >= U'A' && c <= U'Z') || (c >= U'0' && c <= U'9') || c == U'_';
-    if (c <= 0xBF) return c == 0xAA || c == 0xB2 || c == 0xB3 || c == 0xB5 || c == 0xB9 || c == 0xBA;
-    if (c == 0xD7 || c == 0xF7) return false;
-    if (c >= 0x2000 && c <= 0x2BFF) return false;
-    if (c >= 0x3000 && c <= 0x303F) return false;
-    if (c >= 0xFE30 && c <= 0xFE4F) return false;
-    if (c >= 0x1F000 && c <= 0x1FAFF) return false;
-    return !is_space(c);
+    const auto cp = static_cast<UChar32>(c);
+    if (u_hasBinaryProperty(cp, UCHAR_ALPHABETIC) || u_hasBinaryProperty(cp, UCHAR_JOIN_CONTROL)) return true;
+    switch (u_charType(cp)) {
+        case U_NON_SPACING_MARK:
+        case U_COMBINING_SPACING_MARK:
+        case U_ENCLOSING_MARK:
+        case U_DECIMAL_DIGIT_NUMBER:
+        case U_CONNECTOR_PUNCTUATION:
+            return true;
+        default:
+            return false;
+    }
 }
 
 bool is_ascii_punctuation(char32_t c) {
@@ -108,8 +151,10 @@ std::vector<std::u32string> split_space(std::u32string_view s) {
 std::u32string normalize32(std::u32string s) {
     std::u32string kept;
     kept.reserve(s.size());
-    for (const char32_t c : s)
-        if (!is_ascii_punctuation(c)) kept.push_back(lower(c));  // ',' is punctuation too
+    // Lower-cased first (a capital may lower-case to two code points), then ASCII punctuation
+    // dropped: the order of the authors' normalize_answer.
+    for (const char32_t c : lower(s))
+        if (!is_ascii_punctuation(c)) kept.push_back(c);  // ',' is punctuation too
     // \b(a|an|the|and)\b: a maximal run of word characters that is one of these becomes a space.
     std::u32string out;
     out.reserve(kept.size());
@@ -290,7 +335,7 @@ Word step5b(const Word& w) {
 }
 
 Word stem32(Word w) {
-    for (auto& c : w) c = lower(c);
+    w = lower(w);
     static const std::map<Word, Word> irregular = {
         {U"sky", U"sky"},         {U"skies", U"sky"},         {U"dying", U"die"},       {U"lying", U"lie"},
         {U"tying", U"tie"},       {U"news", U"news"},         {U"innings", U"inning"},  {U"inning", U"inning"},
@@ -366,9 +411,7 @@ std::optional<double> locomo_score(int category, std::string_view prediction, st
         case 4: return locomo_token_f1(prediction, answer);
         case 3: return locomo_token_f1(prediction, trim_space(answer.substr(0, answer.find(';'))));
         case 5: {
-            std::string lowered(prediction);
-            for (auto& c : lowered)
-                if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
+            const std::string lowered = encode(lower(decode(prediction)));
             const bool declined = lowered.find("no information available") != std::string::npos ||
                                   lowered.find("not mentioned") != std::string::npos;
             return declined ? 1.0 : 0.0;

@@ -12,14 +12,15 @@
 // 2-4 take plain F1; category 5 (adversarial) scores 1 when the lower-cased prediction contains
 // "no information available" or "not mentioned", else 0.
 //
-// Differences from Python, all outside ASCII: lower-casing covers ASCII and Latin-1 letters only
-// (Python's str.lower covers every script); a word boundary for the article rule treats every
-// non-ASCII code point outside the general-punctuation, Latin-1 symbol and CJK-punctuation blocks
-// as a word character. English answers and predictions score identically.
+// Outside ASCII as Python does: lower-casing is Unicode's full case mapping (ICU's root locale, as
+// str.lower: "İ" to "i" + U+0307, a final sigma to "ς"); the article rule's word characters are the
+// `regex` module's \w (alphabetic, marks, decimal digits, connector punctuation, join controls, by
+// ICU's character properties); punctuation dropped is ASCII's only, as string.punctuation.
 //
 // LongMemEval (Wu et al., ICLR 2025) scores each answer by an LLM judge and reports accuracy per
-// question type, their average, the overall accuracy and abstention accuracy: memfail's own answer
-// judge stands in for theirs.
+// question type, their average, the overall accuracy and abstention accuracy: under
+// --protocol longmemeval its per-type judge prompts decide (protocol.hpp), otherwise memfail's own
+// answer judge stands in for theirs.
 #pragma once
 #include <optional>
 #include <string>
