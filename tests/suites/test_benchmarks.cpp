@@ -263,6 +263,49 @@ TEST(LocomoImport, QuestionsCarryTheirCategoryAndEvidenceWithDerivedDetails) {
               std::vector<std::string>{"I went camping in Snowdonia with my sister over the weekend."});
 }
 
+TEST(LocomoImport, EmptyEvidenceIsFilledOnlyFromTheSpeakerAskedAboutAndWholeConversationsAreUnusable) {
+    ScratchDir dir;
+    json turns = json::array();
+    for (int i = 1; i <= 30; ++i)
+        turns.push_back({{"speaker", i % 2 ? "Ann" : "Ben"}, {"dia_id", "D1:" + std::to_string(i)},
+                         {"text", i == 2 ? "I bought a red kayak last spring." : "Turn " + std::to_string(i) + " about nothing."}});
+    json every = json::array();
+    for (int i = 1; i <= 30; ++i) every.push_back("D1:" + std::to_string(i));
+    const json sample = json::array({{{"sample_id", "conv-ev"},
+                                      {"conversation", {{"speaker_a", "Ann"}, {"speaker_b", "Ben"},
+                                                        {"session_1", turns}, {"session_1_date_time", "1:56 pm on 8 May, 2023"}}},
+                                      {"qa", json::array({
+                                          // Ben's turn holds the words; the question is about Ann: not Ben's turn.
+                                          {{"question", "What did Ann buy?"}, {"answer", "a red kayak"}, {"evidence", json::array()}, {"category", 4}},
+                                          // About Ben, whose turn holds them: cited.
+                                          {{"question", "What did Ben buy last spring?"}, {"answer", "a red kayak"}, {"evidence", json::array()}, {"category", 4}},
+                                          // Names both speakers: no single one to take evidence from.
+                                          {{"question", "What did Ann and Ben talk about?"}, {"answer", "a red kayak"}, {"evidence", json::array()}, {"category", 4}},
+                                          // Cites the whole conversation.
+                                          {{"question", "What is Ben like?"}, {"answer", "outdoorsy"}, {"evidence", every}, {"category", 3}}})}}});
+    const std::string path = dir.path() + "/locomo.json";
+    std::ofstream(path) << sample.dump();
+    const Imported in = import_file("locomo", path);
+    ASSERT_EQ(in.scenarios.size(), 1u);
+    const Scenario& s = in.scenarios[0];
+    const auto& ann = probe(s, "qa-1");
+    EXPECT_TRUE(ann.evidence.empty());
+    EXPECT_EQ(ann.meta["evidence_usable"], false);
+    const auto& ben = probe(s, "qa-2");
+    ASSERT_EQ(ben.evidence.size(), 1u);
+    EXPECT_EQ(ben.evidence[0].message_ids, std::vector<std::string>{"D1:2"});
+    EXPECT_EQ(ben.meta["evidence_resolution"], "derived from the answer");
+    const auto& both = probe(s, "qa-3");
+    EXPECT_TRUE(both.evidence.empty());
+    EXPECT_TRUE(noted(in.result.notes, "[0].qa[2].evidence", "names no single speaker")) << describe(in.result.notes);
+    const auto& whole = probe(s, "qa-4");
+    EXPECT_TRUE(whole.evidence.empty());
+    EXPECT_EQ(whole.meta["evidence_usable"], false);
+    EXPECT_EQ(whole.meta["evidence_cited_turns"], 30);
+    EXPECT_TRUE(noted(in.result.notes, "[0].qa[3].evidence", "cites 30 of the conversation's 30 turns")) << describe(in.result.notes);
+    EXPECT_TRUE(violations_of(s).empty());
+}
+
 TEST(LocomoImport, EveryOddityIsKeptAndNoted) {
     const Imported in = import_file("locomo", k_locomo);
     ASSERT_EQ(in.scenarios.size(), 2u);
@@ -288,13 +331,14 @@ TEST(LocomoImport, EveryOddityIsKeptAndNoted) {
     ASSERT_EQ(camping.evidence.size(), 1u);
     EXPECT_EQ(camping.evidence[0].message_ids[0], "D2:2");
     EXPECT_EQ(camping.meta["evidence_resolution"], "derived from the answer");
-    // No evidence and no turn holding the answer: the judge's, over the conversation.
+    // No evidence and no turn of the speaker asked about holding the answer: left without evidence,
+    // its memory side not decided (never a whole conversation cited, never another speaker's turn).
     const auto& year = probe(s, "qa-10");
     EXPECT_EQ(year.answer, "2023");
-    ASSERT_EQ(year.evidence.size(), 1u);
-    EXPECT_FALSE(year.evidence[0].details_complete);
-    EXPECT_EQ(year.meta["evidence_resolution"], "unresolved");
-    EXPECT_EQ(year.evidence[0].message_ids.size(), 14u);
+    EXPECT_TRUE(year.evidence.empty());
+    EXPECT_EQ(year.meta["evidence_resolution"], "none");
+    EXPECT_EQ(year.meta["evidence_usable"], false);
+    EXPECT_TRUE(noted(notes, "[0].qa[9].evidence", "no turn of Priya holds the answer's words")) << describe(notes);
     // Adversarial: declined, with and without the answer field.
     const auto& breed = probe(s, "qa-11");
     EXPECT_EQ(breed.kind, ProbeKind::abstain);

@@ -139,8 +139,12 @@ void validate_structure(const Scenario& s, std::size_t line, std::vector<Violati
         }
         if (p.kind == ProbeKind::abstain && !p.evidence.empty())
             add(path + ".evidence", "an abstain probe must have no evidence: there is nothing to find");
-        if (p.kind != ProbeKind::abstain && p.evidence.empty() && p.fields.empty())
-            add(path + ".evidence", "an answerable probe needs at least one evidence fact");
+        // An imported question whose source evidence is unusable (meta.evidence_usable false: it cites
+        // most of the conversation, or no turn) has none: its memory side is not decided.
+        const auto usable = p.meta.find("evidence_usable");
+        const bool unusable = usable != p.meta.end() && usable->is_boolean() && !usable->get<bool>();
+        if (p.kind != ProbeKind::abstain && p.evidence.empty() && p.fields.empty() && !unusable)
+            add(path + ".evidence", "an answerable probe needs at least one evidence fact (or meta.evidence_usable false)");
         const std::size_t checkpoint = index.session_position(p.after_session);
         // Profile tasks (memfail/2, the dynamic suite): every gold evidence log exists, is an app log
         // and is stored by the checkpoint. A probe at C2 must be answerable from the logs up to C2.

@@ -3,6 +3,7 @@
 // same helpers, so a tooltip and the table cell beside it always agree.
 #include <memfail/report/html_report.hpp>
 #include <memfail/report/benchmark.hpp>
+#include <memfail/report/evidence_recall.hpp>
 #include <memfail/report/leaky.hpp>
 #include <memfail/report/run_report.hpp>
 #include <memfail/report/slices.hpp>
@@ -1278,6 +1279,13 @@ Result<std::string> render_html_report(store::ResultsDb& db, const std::vector<s
                "(the slices above break those down by the same categories).</p>";
         out += folded_table(benchmark, "benchmark");
         for (const auto& n : benchmark.notes) out += "<p class=\"note\">" + h(n) + "</p>";
+        MF_TRY_ASSIGN(Table recall, evidence_recall_table(db, run_ids));
+        if (!recall.rows.empty()) {
+            out += "<h3>Evidence recall</h3><p>How much of each question's cited evidence the top k brought back, "
+                   "as the benchmarks' own retrieval figures count it: every cited turn (memfail's memory-side "
+                   "success), any cited turn, and the share of cited turns.</p>";
+            out += folded_table(recall, "evidence-recall");
+        }
         out += "</section>";
     }
     for (const auto* section : following) {

@@ -87,7 +87,9 @@ std::string config_hash(const RunConfig& config, const std::vector<LoadedDataset
 // The grading settings of --set: each key SUITE.NAME, each known to its suite with a valid value
 // (nothing is run otherwise).
 Result<void> check_settings(const RunConfig& config) {
-    for (const auto& [key, value] : config.settings) {
+    for (const auto& setting : config.settings) {
+        const std::string& key = setting.first;
+        const std::string& value = setting.second;
         std::vector<std::string> known;
         for (const suites::Suite* suite : suites::all_suites())
             for (const auto& name : suite->setting_names()) known.push_back(suite->name() + "." + name);

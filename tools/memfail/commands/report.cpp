@@ -6,6 +6,7 @@
 
 #include <memfail/data/jsonl.hpp>
 #include <memfail/report/benchmark.hpp>
+#include <memfail/report/evidence_recall.hpp>
 #include <memfail/report/export.hpp>
 #include <memfail/report/html_report.hpp>
 #include <memfail/report/run_report.hpp>
@@ -74,6 +75,8 @@ std::string tables_document(store::ResultsDb& db, const std::vector<std::int64_t
         // The published benchmarks' own metric, for runs over locomo or longmemeval.
         const auto benchmark = value_or_fatal(report::benchmark_table(db, ids));
         if (!benchmark.rows.empty()) out += report::render(benchmark, format) + "\n";
+        const auto recall = value_or_fatal(report::evidence_recall_table(db, ids));
+        if (!recall.rows.empty()) out += report::render(recall, format) + "\n";
         const auto usage = value_or_fatal(report::llm_usage_table(db, ids));
         if (!usage.rows.empty()) {
             out += report::render(usage, format) + "\n";
@@ -97,6 +100,8 @@ std::string tables_document(store::ResultsDb& db, const std::vector<std::int64_t
             for (const auto& named : section->tables())
                 if (named.name == opts.csv_table)
                     return report::render(value_or_fatal(section->table(named.name, db, ids, style)), format);
+    if (opts.csv_table == "evidence-recall")
+        return report::render(value_or_fatal(report::evidence_recall_table(db, ids, style)), format);
     if (opts.csv_table == "benchmark") return report::render(value_or_fatal(report::benchmark_table(db, ids, style)), format);
     if (opts.csv_table == "leaky") return report::render(value_or_fatal(report::leaky_table(db, style)), format);
     return report::render(value_or_fatal(report::success_table(db, ids, style)), format);
@@ -187,9 +192,11 @@ void add_report_command(CLI::App& app, std::function<void()>& action) {
                 table_help += named.name + " (" + named.description + "), ";
             }
     table_names.push_back("benchmark");
+    table_names.push_back("evidence-recall");
     table_names.push_back("leaky");
     table_help += "benchmark (LoCoMo token F1 per category, LongMemEval accuracy per question type, per run x "
-                  "dataset x k) or leaky (per dataset: probes a `none` run answered right without memory)";
+                  "dataset x k), evidence-recall (LoCoMo and LongMemEval: every, any and the share of cited turns "
+                  "retrieved, per run x dataset x k x category) or leaky (per dataset: probes a `none` run answered right without memory)";
     cmd->add_option("--table", opts->csv_table, table_help)
         ->check(CLI::IsMember(table_names))
         ->capture_default_str();

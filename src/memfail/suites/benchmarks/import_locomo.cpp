@@ -24,9 +24,13 @@
 //   "D8:6; D9:17" is two ids, "D30:05" is D30:5 and "D:11:26" D11:26 (each noted). An id naming no
 //   turn is dropped (noted). Each turn cited -> an evidence fact (id = the message id) whose key
 //   detail is derived from the answer (common.hpp: answer_fact), else details_complete = false.
-//   When no id resolves, the turn holding most of the answer's words is cited (noted); when none
-//   does, one fact cites every turn of the sessions the ids name (else of the conversation) with
-//   details_complete = false, for the judge (noted). meta.evidence_resolution says which.
+//   When no id resolves, the turn of the speaker the question names (the only one it names) holding
+//   most of the answer's words is cited (noted); a question naming neither or both speakers, or
+//   whose speaker has no such turn, is left without evidence, meta.evidence_usable = false (noted).
+//   A question citing more than 20 turns and at least half the conversation gets no evidence fact
+//   either, meta.evidence_usable = false (noted). meta.evidence_resolution says which. A question
+//   without evidence has no memory-side verdict (as an abstain probe: in no memory-side rate); its
+//   answer is still graded, and the evidence-recall table counts it apart.
 // - event_summary, observation and session_summary (the authors' generated annotations, not the
 //   conversation) are not imported (one note per file).
 #include <memfail/suites/benchmarks/import_locomo.hpp>
@@ -390,13 +394,38 @@ private:
         for (const auto& id : cited) p.evidence.push_back(answer_fact(id, *message(id, s), forms));
         if (!p.evidence.empty()) {
             p.meta["evidence_resolution"] = dropped > 0 ? "partly dropped" : "as cited";
+            // A question citing most of the conversation says nothing of where its answer is: any
+            // retrieval would find a cited turn. Its memory side is not decided (reported apart).
+            std::size_t turns = 0;
+            for (const auto& session : s.sessions) turns += session.messages.size();
+            if (cited.size() > 20 && 2 * cited.size() >= turns) {
+                // Kept in meta.evidence as written; no fact, so no memory-side verdict.
+                p.evidence.clear();
+                p.meta["evidence_usable"] = false;
+                p.meta["evidence_cited_turns"] = cited.size();
+                note("evidence unusable", path,
+                     "the evidence cites " + std::to_string(cited.size()) + " of the conversation's " + std::to_string(turns) +
+                         " turns; no fact is made of it: the question's memory side is not decided and it is reported "
+                         "apart");
+            }
             return;
         }
-        // Nothing cited resolves: the turn holding most of the answer's words, else the judge's.
+        // Nothing cited resolves: the turn of the speaker the question is about that holds most of
+        // the answer's words. A question naming neither speaker, or both, is left without evidence.
+        const std::string about = speaker_asked_about(p.question, s);
+        if (about.empty()) {
+            p.meta["evidence_resolution"] = "none";
+            p.meta["evidence_usable"] = false;
+            note("evidence empty", path,
+                 "no evidence id names a turn and the question names no single speaker; left without evidence: the "
+                 "question's memory side is not decided");
+            return;
+        }
         const data::Message* best = nullptr;
         data::EvidenceFact best_fact;
         for (const auto& session : s.sessions)
             for (const auto& m : session.messages) {
+                if (m.content.rfind(about + ": ", 0) != 0) continue;
                 auto f = answer_fact(m.id, m, forms);
                 if (f.details_complete && (!best || detail_words(f) > detail_words(best_fact))) {
                     best = &m;
@@ -407,27 +436,37 @@ private:
             p.evidence.push_back(std::move(best_fact));
             p.meta["evidence_resolution"] = "derived from the answer";
             note("evidence derived", path,
-                 "no evidence id names a turn; cited " + best->id + ", the turn holding most of the answer's words");
+                 "no evidence id names a turn; cited " + best->id + ", the turn of " + about +
+                     " (the speaker the question is about) holding most of the answer's words");
             return;
         }
-        data::EvidenceFact all;
-        all.id = "conversation";
-        all.text = p.answer.empty() ? p.question : p.answer;
-        all.details_complete = false;
-        for (const auto& session : s.sessions) {
-            const bool named = sessions_named.count(std::stoi(session.id.substr(8))) > 0;
-            if (!sessions_named.empty() && !named) continue;
-            for (const auto& m : session.messages) all.message_ids.push_back(m.id);
+        p.meta["evidence_resolution"] = "none";
+        p.meta["evidence_usable"] = false;
+        note("evidence empty", path,
+             "no evidence id names a turn and no turn of " + about +
+                 " holds the answer's words; left without evidence: the question's memory side is not decided");
+    }
+
+    // The one speaker a question names (as a word, possessive included), or "" for none or both.
+    static std::string speaker_asked_about(const std::string& question, const data::Scenario& s) {
+        const auto speakers = s.meta.find("speakers");
+        if (speakers == s.meta.end() || !speakers->is_array()) return {};
+        const std::string q = " " + text::to_lower(question) + " ";
+        std::string found;
+        for (const auto& sp : *speakers) {
+            if (!sp.is_string() || sp.get_ref<const std::string&>().empty()) continue;
+            const std::string name = text::to_lower(sp.get<std::string>());
+            bool named = false;
+            for (std::size_t at = q.find(name); at != std::string::npos; at = q.find(name, at + 1)) {
+                const unsigned char before = static_cast<unsigned char>(q[at - 1]);
+                const unsigned char after = static_cast<unsigned char>(q[at + name.size()]);
+                if (!std::isalnum(before) && !std::isalnum(after)) named = true;
+            }
+            if (!named) continue;
+            if (!found.empty()) return {};
+            found = sp.get<std::string>();
         }
-        if (all.message_ids.empty())
-            for (const auto& session : s.sessions)
-                for (const auto& m : session.messages) all.message_ids.push_back(m.id);
-        p.evidence.push_back(std::move(all));
-        p.meta["evidence_resolution"] = "unresolved";
-        note("evidence unresolved", path,
-             "no evidence id names a turn and no turn holds the answer's words; the fact cites every turn of " +
-                 std::string(sessions_named.empty() ? "the conversation" : "the sessions the ids name") +
-                 " with details_complete=false, for the judge");
+        return found;
     }
 
     const json& m_sample;

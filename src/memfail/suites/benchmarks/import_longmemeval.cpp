@@ -13,7 +13,7 @@
 //   skipped (noted).
 // - The question -> one probe (id = the scenario id) asked after the last session. meta:
 //   question_type, question_date (ISO 8601) and question_date_raw, answer_session_ids. A
-//   question_id ending in "_abs" is an abstention question: kind "abstain", no evidence (the turns
+//   question_id holding "_abs" (as the authors test it) is an abstention question: kind "abstain", no evidence (the turns
 //   marked has_answer, which hold what the question twists, are listed in meta.related_turns).
 //   Otherwise kind "open", answer = `answer` as text (a number kept as written, noted).
 // - Evidence: each turn with has_answer true -> a fact (id = the message id) whose key detail is
@@ -109,7 +109,8 @@ public:
                 note("answer", at(m_base, "answer"), std::string("an answer that is ") + type_name(*answer) + "; kept as its JSON text");
             p.answer = std::string(text::trim(as_text(*answer)));
         }
-        const bool abstention = text::ends_with(qid, "_abs");
+        // As the authors tell one: "_abs" anywhere in the id (evaluate_qa.py).
+        const bool abstention = qid.find("_abs") != std::string::npos;
         p.meta["abstention"] = abstention;
         if (abstention) {
             p.kind = data::ProbeKind::abstain;
