@@ -28,6 +28,11 @@ const std::vector<std::string> k_abstentions = {
     "The information provided is not enough. You did not mention how much the bus ride costs.",
     "You did not mention this information.",
     "The information provided is not enough. You mentioned fixing the fence but did not mention buying cows.",
+    // The real release's _abs answers.
+    "You did not mention this information. You mentioned your cat Luna but not your hamster.",
+    "The information provided is not enough. You mentioned starting the role as Senior Software Engineer but not "
+    "Software Engineer Manager.",
+    "The information provided is not enough. You only mentioned booking Airbnb in San Francisco.",
     // HaluMem's memory-boundary answers.
     "Unknown; not provided by the user.",
     "Unknown.",
@@ -59,6 +64,7 @@ const std::vector<std::string> k_not_abstentions = {
     "I don't know the exact date, but it was in May.",
     "You never told me directly; it is Boston.",
     "I don't have that information. My guess is Tuesday.",
+    "You did not mention your hamster. It is called Pip.",
 };
 
 // Ordinary answers holding a decline word: not declines at all.

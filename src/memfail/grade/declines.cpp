@@ -116,6 +116,8 @@ DeclineReading read_decline(std::string_view answer) {
     const DeclineLexicon& lex = decline_lexicon();
     DeclineReading r;
     bool every = true, any_content = false;
+    enum class Kind { none, declines, explains, answers };
+    Kind last = Kind::none;
     for (const auto& clause : clauses(answer)) {
         const evidence::Tokens tokens = evidence::tokens(evidence::strip_labels(clause));
         evidence::Tokens content;
@@ -123,21 +125,27 @@ DeclineReading read_decline(std::string_view answer) {
             if (!lex.filler.count(t)) content.push_back(t);
         if (content.empty()) continue;  // "Sorry!", "Unfortunately,": says nothing either way
         any_content = true;
-        bool declines = contains_any(tokens, lex.anywhere);
-        if (!declines)
-            declines = std::any_of(lex.alone.begin(), lex.alone.end(),
-                                   [&](const evidence::Tokens& p) { return content == p; });
-        if (declines) {
-            if (!r.declines) r.phrase = clause;
-            r.declines = true;
-        } else if (std::any_of(lex.explanations.begin(), lex.explanations.end(), [&](const evidence::Tokens& p) {
-                       return tokens.size() >= p.size() && std::equal(p.begin(), p.end(), tokens.begin());
-                   })) {
+        Kind kind = Kind::answers;
+        if (contains_any(tokens, lex.anywhere) || std::any_of(lex.alone.begin(), lex.alone.end(), [&](const evidence::Tokens& p) {
+                return content == p;
+            }))
+            kind = Kind::declines;
+        else if (std::any_of(lex.explanations.begin(), lex.explanations.end(), [&](const evidence::Tokens& p) {
+                     return tokens.size() >= p.size() && std::equal(p.begin(), p.end(), tokens.begin());
+                 }))
             // "You mentioned the fence": reports what was said; beside a decline it neither declines
             // nor answers, and alone it is no decline.
-        } else {
+            kind = Kind::explains;
+        else if (content.front() == "not" && (last == Kind::declines || last == Kind::explains))
+            // "... but not your hamster": the clause before it goes on.
+            kind = last;
+        if (kind == Kind::declines) {
+            if (!r.declines) r.phrase = clause;
+            r.declines = true;
+        } else if (kind == Kind::answers) {
             every = false;
         }
+        last = kind;
         if (contains_any(tokens, lex.guesses)) r.guesses = true;
     }
     r.wholly = r.declines && every && any_content;
