@@ -7,6 +7,7 @@
 #include <memfail/grade/evidence.hpp>
 
 #include <algorithm>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -16,8 +17,27 @@ namespace memfail::grade {
 
 namespace {
 
+// Phrases by their first token, so a clause is scanned once whatever the number of phrases.
+struct PhraseIndex {
+    std::unordered_map<std::string, std::vector<evidence::Tokens>> by_first;
+    void add(evidence::Tokens phrase) {
+        if (!phrase.empty()) by_first[phrase.front()].push_back(std::move(phrase));
+    }
+    bool found_in(const evidence::Tokens& tokens) const {
+        for (std::size_t i = 0; i < tokens.size(); ++i) {
+            const auto it = by_first.find(tokens[i]);
+            if (it == by_first.end()) continue;
+            for (const auto& p : it->second)
+                if (i + p.size() <= tokens.size() && std::equal(p.begin(), p.end(), tokens.begin() + static_cast<std::ptrdiff_t>(i)))
+                    return true;
+        }
+        return false;
+    }
+};
+
 struct DeclineLexicon {
-    std::vector<evidence::Tokens> anywhere, alone, guesses, explanations;
+    PhraseIndex anywhere, guesses;
+    std::vector<evidence::Tokens> alone, explanations;
     std::unordered_set<std::string> filler;
 };
 
@@ -33,9 +53,12 @@ const DeclineLexicon& decline_lexicon() {
                 if (!t.empty()) into.push_back(std::move(t));
             }
         };
-        phrases("anywhere", out.anywhere);
+        auto indexed = [&](const char* key, PhraseIndex& into) {
+            for (const auto& p : j.at(key)) into.add(evidence::tokens(p.get<std::string>()));
+        };
+        indexed("anywhere", out.anywhere);
         phrases("alone", out.alone);
-        phrases("guesses", out.guesses);
+        indexed("guesses", out.guesses);
         phrases("explanations", out.explanations);
         for (const auto& w : j.at("filler"))
             for (auto& t : evidence::tokens(w.get<std::string>())) out.filler.insert(std::move(t));
@@ -79,8 +102,8 @@ std::vector<std::string> clauses(std::string_view answer) {
         std::string rest = clause;
         for (;;) {
             std::size_t at = std::string::npos;
+            const std::string lowered = text::to_lower(rest);
             for (const char* w : {" but ", " though ", " although ", " however ", ", yet "}) {
-                std::string lowered = text::to_lower(rest);
                 const auto k = lowered.find(w);
                 if (k != std::string::npos && k > 0 && (at == std::string::npos || k < at)) at = k;
             }
@@ -105,11 +128,6 @@ std::vector<std::string> clauses(std::string_view answer) {
     return cut;
 }
 
-bool contains_any(const evidence::Tokens& tokens, const std::vector<evidence::Tokens>& phrases) {
-    return std::any_of(phrases.begin(), phrases.end(),
-                       [&](const evidence::Tokens& p) { return evidence::contains(tokens, p); });
-}
-
 }  // namespace
 
 DeclineReading read_decline(std::string_view answer) {
@@ -126,7 +144,7 @@ DeclineReading read_decline(std::string_view answer) {
         if (content.empty()) continue;  // "Sorry!", "Unfortunately,": says nothing either way
         any_content = true;
         Kind kind = Kind::answers;
-        if (contains_any(tokens, lex.anywhere) || std::any_of(lex.alone.begin(), lex.alone.end(), [&](const evidence::Tokens& p) {
+        if (lex.anywhere.found_in(tokens) || std::any_of(lex.alone.begin(), lex.alone.end(), [&](const evidence::Tokens& p) {
                 return content == p;
             }))
             kind = Kind::declines;
@@ -146,7 +164,7 @@ DeclineReading read_decline(std::string_view answer) {
             every = false;
         }
         last = kind;
-        if (contains_any(tokens, lex.guesses)) r.guesses = true;
+        if (lex.guesses.found_in(tokens)) r.guesses = true;
     }
     r.wholly = r.declines && every && any_content;
     return r;
