@@ -404,12 +404,6 @@ struct View {
     mutable std::optional<DeclineReading> decline_cache;
 };
 
-bool any_phrase(const std::string& norm, std::initializer_list<const char*> phrases) {
-    for (const char* p : phrases)
-        if (text::normalized_contains(norm, evidence::canonical(p))) return true;
-    return false;
-}
-
 // The answer declines in some clause (grade/declines.hpp), or in a phrasing the rubric itself
 // accepts (accept_patterns; each may list alternatives with '|').
 bool declines(std::string_view raw, const std::string& norm, const data::Rubric& rubric) {
