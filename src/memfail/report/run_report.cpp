@@ -378,8 +378,9 @@ Result<Table> runs_table(store::ResultsDb& db, const std::vector<std::int64_t>& 
     }
     t.notes.push_back("memories, tok/memory: the store at the dataset's last checkpoint; tokens in cl100k_base, "
                       "the encoding the MemFail paper reports (docs/TOKENS.md).");
-    t.notes.push_back("protocol: memfail (exact-or-unsure rules, the judge for what they cannot decide) or paper "
-                      "(the MemFail paper's per-dataset judge deciding every stage; docs/PROTOCOLS.md).");
+    t.notes.push_back("protocol: memfail (exact-or-unsure rules, the judge for what they cannot decide), paper "
+                      "(the MemFail paper's per-dataset judge deciding every stage), or locomo / longmemeval (the "
+                      "benchmark's own answer prompts and grading); docs/PROTOCOLS.md.");
     // An approximate index's misses read as not_retrieved: say which index served each run.
     for (std::int64_t id : run_ids) {
         MF_TRY_ASSIGN(auto servings, db.servings(id));
