@@ -4,6 +4,7 @@
 // LongMemEval accuracy per question type, abstention, task-averaged, overall) and, for a run that
 // recorded no answer, says it needs an answer model.
 #include <memfail/report/benchmark.hpp>
+#include <memfail/report/evidence_recall.hpp>
 #include <memfail/report/slices.hpp>
 
 #include <gtest/gtest.h>
@@ -27,6 +28,7 @@ struct Row {
     std::optional<std::string> answer;
     std::optional<bool> correct;
     std::optional<bool> benchmark;  // the verdict kept for a dataset that scores every answer
+    std::vector<std::string> fact_stages = {};  // one fact per cited turn, with its recorded stage
 };
 
 std::int64_t run_with(store::ResultsDb& db, const std::vector<Row>& rows) {
@@ -49,6 +51,13 @@ std::int64_t run_with(store::ResultsDb& db, const std::vector<Row>& rows) {
         if (r.answer) row.answer = *r.answer;
         if (r.correct) row.answer_correct = *r.correct;
         if (r.benchmark) row.checks.push_back({"", "benchmark", "llm", *r.benchmark, false, "judge"});
+        for (std::size_t f = 0; f < r.fact_stages.size(); ++f) {
+            store::FactRow fact;
+            fact.fact_id = "D1:" + std::to_string(f + 1);
+            fact.stage = r.fact_stages[f];
+            fact.method = "rules";
+            row.facts.push_back(std::move(fact));
+        }
         row.checkpoint = "s1";
         row.probe_json = json{{"id", r.id}, {"after_session", "s1"}, {"question", "Q?"}, {"kind", r.kind},
                               {"answer", r.reference}, {"evidence", json::array()}, {"meta", r.meta}}
@@ -163,6 +172,44 @@ TEST(BenchmarkReport, OfflineRunsNeedAnAnswerModel) {
     TempResults other("benchmark-none");
     auto empty = store::ResultsDb::open(other.path()).value();
     EXPECT_TRUE(benchmark_table(empty, {}).value().rows.empty());
+}
+
+TEST(EvidenceRecall, EveryAnyAndTheShareOfCitedTurnsPerCategoryUnusableApart) {
+    TempResults file("evidence-recall");
+    auto db = store::ResultsDb::open(file.path()).value();
+    json unusable = locomo(3, "open-domain");
+    unusable["evidence_usable"] = false;
+    Row whole{"locomo", "qa-4", "open", "needs_answer_stage", unusable, "x", std::nullopt, std::nullopt, std::nullopt};
+    Row all_in{"locomo", "qa-1", "open", "retrieved", locomo(1, "multi-hop"), "x", std::nullopt, std::nullopt, std::nullopt};
+    all_in.fact_stages = {"retrieved", "retrieved"};
+    Row one_of_three{"locomo", "qa-2", "open", "not_retrieved", locomo(1, "multi-hop"), "x", std::nullopt, std::nullopt, std::nullopt};
+    one_of_three.fact_stages = {"retrieved", "not_retrieved", "unverified"};
+    Row none_in{"locomo", "qa-3", "open", "not_retrieved", locomo(4, "single-hop"), "x", std::nullopt, std::nullopt, std::nullopt};
+    none_in.fact_stages = {"not_retrieved"};
+    Row declined{"locomo", "qa-5", "abstain", "correct", locomo(5, "adversarial"), "x", std::nullopt, std::nullopt, std::nullopt};
+    const std::int64_t id = run_with(db, {whole, all_in, one_of_three, none_in, declined});
+    const Table t = evidence_recall_table(db, {id}, TableStyle::machine).value();
+    std::map<std::string, std::vector<std::string>> rows;
+    for (const auto& r : t.rows) rows[r[3]] = r;
+    // Columns: run, dataset, k, slice, questions, every, any, cited, retrieved, share, unsure, unusable.
+    ASSERT_TRUE(rows.count("1 multi-hop"));
+    EXPECT_EQ(rows["1 multi-hop"][4], "2");
+    EXPECT_EQ(rows["1 multi-hop"][5], "0.5000");  // qa-1 only
+    EXPECT_EQ(rows["1 multi-hop"][6], "1.0000");  // both had one
+    EXPECT_EQ(rows["1 multi-hop"][7], "5");
+    EXPECT_EQ(rows["1 multi-hop"][8], "3");
+    EXPECT_EQ(rows["1 multi-hop"][9], "0.6000");
+    EXPECT_EQ(rows["1 multi-hop"][10], "1");
+    EXPECT_EQ(rows["4 single-hop"][6], "0.0000");
+    // The question citing the whole conversation is counted apart, in no rate; the adversarial one
+    // (nothing to find) in none at all.
+    ASSERT_TRUE(rows.count("3 open-domain"));
+    EXPECT_EQ(rows["3 open-domain"][4], "0");
+    EXPECT_EQ(rows["3 open-domain"][5], "");
+    EXPECT_EQ(rows["3 open-domain"][11], "1");
+    EXPECT_FALSE(rows.count("5 adversarial"));
+    EXPECT_EQ(rows["all"][4], "3");
+    EXPECT_EQ(rows["all"][11], "1");
 }
 
 }  // namespace
