@@ -44,13 +44,22 @@ double round3(double v) {
     return std::strtod(buf, nullptr);
 }
 
-std::string percent(double v, bool machine) {
+}  // namespace
+
+std::string benchmark_share(double v, bool machine) {
     char buf[32];
     std::snprintf(buf, sizeof buf, machine ? "%.4f" : "%.1f", machine ? v : 100.0 * v);
     return buf;
 }
 
-}  // namespace
+std::string benchmark_slice(const std::string& dataset, const json& meta) {
+    if (dataset == "locomo") {
+        const int c = meta.value("category", json()).is_number_integer() ? meta["category"].get<int>() : 0;
+        return c >= 1 && c <= 5 ? std::to_string(c) + " " + bm::locomo_category_name(c) : "unknown";
+    }
+    const auto t = meta.value("question_type", json());
+    return t.is_string() ? t.get<std::string>() : "unknown";
+}
 
 Result<std::vector<BenchmarkCell>> benchmark_cells(store::ResultsDb& db, const std::vector<std::int64_t>& run_ids) {
     MF_TRY_ASSIGN(store::Statement s, db.database().prepare(
@@ -93,15 +102,14 @@ Result<std::vector<BenchmarkCell>> benchmark_cells(store::ResultsDb& db, const s
                 std::optional<double> score = answered ? bm::locomo_score(category, answer, reference) : std::nullopt;
                 // The authors store each question's F1 rounded to 3 decimals and average those.
                 if (score) score = round3(*score);
-                add(std::to_string(category) + " " + bm::locomo_category_name(category), score);
+                add(benchmark_slice(dataset, meta), score);
                 add("all", score);
                 return;
             }
             std::optional<double> right;
             if (answered && !s.column_is_null(3)) right = s.column_int(3) != 0 ? 1.0 : 0.0;
             else if (answered && !s.column_is_null(6)) right = s.column_int(6) != 0 ? 1.0 : 0.0;
-            const auto type = meta.value("question_type", json());
-            add(type.is_string() ? type.get<std::string>() : "unknown", right);
+            add(benchmark_slice(dataset, meta), right);
             if (meta.value("abstention", false)) add("abstention", right);
             add("overall", right);
         }));
@@ -177,7 +185,7 @@ Result<Table> benchmark_table(store::ResultsDb& db, const std::vector<std::int64
     for (const auto& c : cells) {
         const bool offline = answered[{c.run_id, c.dataset, c.k}] == 0;
         any_offline = any_offline || offline;
-        std::string score = offline ? "needs an answer model" : c.score ? percent(*c.score, machine) : (machine ? "" : "-");
+        std::string score = offline ? "needs an answer model" : c.score ? benchmark_share(*c.score, machine) : (machine ? "" : "-");
         t.rows.push_back({names[c.run_id], protocols[c.run_id], c.dataset, std::to_string(c.k), c.slice, std::to_string(c.probes),
                           std::to_string(c.answered), std::to_string(c.scored), c.metric, score});
     }

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include <memfail/core/error.hpp>
 #include <memfail/report/run_report.hpp>
 #include <memfail/figures/table.hpp>
@@ -28,6 +30,12 @@ struct BenchmarkCell {
     std::int64_t scored = 0;    // scored: LoCoMo every answer of a category 1..5; LongMemEval the judged ones
     std::optional<double> score;  // mean in [0, 1]; empty when nothing was scored
 };
+
+// The slice a benchmark question counts in: LoCoMo's "<category> <name>" ("unknown" outside 1..5),
+// LongMemEval's question type ("unknown" when it has none). `meta` is the probe's.
+std::string benchmark_slice(const std::string& dataset, const nlohmann::json& meta);
+// A share as the benchmark tables print it: "42.1" for people, "0.4213" for machines.
+std::string benchmark_share(double v, bool machine);
 
 // Every cell of the given runs, in run, dataset, k and slice order. Empty when no run covers
 // locomo or longmemeval.

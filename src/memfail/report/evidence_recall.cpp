@@ -2,11 +2,10 @@
 // Evidence recall per benchmark category (evidence_recall.hpp).
 #include <memfail/report/evidence_recall.hpp>
 
+#include <memfail/report/benchmark.hpp>
 #include <memfail/report/sources.hpp>
-#include <memfail/suites/benchmarks/metric.hpp>
 
 #include <algorithm>
-#include <cstdio>
 #include <map>
 #include <tuple>
 
@@ -17,7 +16,6 @@ namespace memfail::report {
 namespace {
 
 using nlohmann::json;
-namespace bm = suites::benchmarks;
 
 struct Sums {
     std::int64_t questions = 0, every = 0, any = 0, cited = 0, retrieved = 0, unsure = 0, unusable = 0;
@@ -25,20 +23,7 @@ struct Sums {
 
 std::string rate(std::int64_t n, std::int64_t of, bool machine) {
     if (of == 0) return machine ? "" : "-";
-    char buf[32];
-    const double v = static_cast<double>(n) / static_cast<double>(of);
-    std::snprintf(buf, sizeof buf, machine ? "%.4f" : "%.1f", machine ? v : 100.0 * v);
-    return buf;
-}
-
-// The slice a question counts in: LoCoMo's category, LongMemEval's question type.
-std::string slice_of(const std::string& dataset, const json& meta) {
-    if (dataset == "locomo") {
-        const int c = meta.value("category", json()).is_number_integer() ? meta["category"].get<int>() : 0;
-        return c >= 1 && c <= 5 ? std::to_string(c) + " " + bm::locomo_category_name(c) : "unknown";
-    }
-    const auto t = meta.value("question_type", json());
-    return t.is_string() ? t.get<std::string>() : "unknown";
+    return benchmark_share(static_cast<double>(n) / static_cast<double>(of), machine);
 }
 
 }  // namespace
@@ -67,7 +52,7 @@ Result<Table> evidence_recall_table(store::ResultsDb& db, const std::vector<std:
             const json meta = probe.is_object() ? probe.value("meta", json::object()) : json::object();
             const std::int64_t cited = s.column_int(5), retrieved = s.column_int(6), unsure = s.column_int(7);
             const bool usable = meta.value("evidence_usable", true) && cited > 0;
-            for (const std::string slice : {slice_of(dataset, meta), std::string("all")}) {
+            for (const std::string slice : {benchmark_slice(dataset, meta), std::string("all")}) {
                 Sums& x = sums[{run, dataset, k, slice}];
                 if (!usable) {
                     ++x.unusable;

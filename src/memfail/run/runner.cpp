@@ -114,23 +114,20 @@ Result<void> check_settings(const RunConfig& config) {
 // every dataset of the run (LoCoMo's prompts for LoCoMo questions only).
 Result<void> check_protocol(const std::string& protocol, const std::vector<LoadedDataset>& datasets) {
     if (protocol == "memfail" || protocol == "paper") return {};
-    std::vector<std::string> known = {"memfail", "paper"};
+    const std::vector<std::string> known = suites::protocol_names();
     const suites::Suite* owner = nullptr;
-    for (const suites::Suite* suite : suites::all_suites())
-        for (const auto& p : suite->protocols()) {
-            known.push_back(p);
-            if (p == protocol) owner = suite;
-        }
+    for (const suites::Suite* suite : suites::all_suites()) {
+        const auto own = suite->protocols();
+        if (std::find(own.begin(), own.end(), protocol) != own.end()) owner = suite;
+    }
     if (!owner)
         return make_error(ErrorKind::invalid_input,
                           "unknown protocol '" + protocol + "'" + did_you_mean(protocol, known) + " (known: " +
                               text::join(known, ", ") + ")",
                           "--protocol");
     for (const auto& d : datasets) {
-        const suites::Suite* suite = suites::find_suite(d.scenario.suite);
-        const auto own = suite ? suite->protocols() : std::vector<std::string>{};
         // The suite's protocol names its dataset ("locomo" for LoCoMo): only that dataset follows it.
-        if (suite != owner || std::find(own.begin(), own.end(), protocol) == own.end() ||
+        if (suites::find_suite(d.scenario.suite) != owner ||
             (d.scenario.dataset != protocol && d.scenario.dataset.rfind(protocol + "@", 0) != 0))
             return make_error(ErrorKind::invalid_input,
                               "--protocol " + protocol + " is the " + protocol + " benchmark's own protocol; dataset '" +

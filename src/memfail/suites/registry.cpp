@@ -75,6 +75,13 @@ std::vector<std::string> expand_dataset_names(const std::vector<std::string>& na
     return out;
 }
 
+std::vector<std::string> protocol_names() {
+    std::vector<std::string> out = {"memfail", "paper"};
+    for (const Suite* suite : all_suites())
+        for (const auto& p : suite->protocols()) out.push_back(p);
+    return out;
+}
+
 std::vector<std::string> known_dataset_names() {
     std::vector<std::string> known = {"all"};
     for (const Suite* suite : all_suites()) {

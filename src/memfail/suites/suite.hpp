@@ -270,6 +270,9 @@ const Suite* suite_for_dataset(std::string_view dataset);
 // What a user may name where datasets are asked for, expanded: "all" -> the five MemFail datasets,
 // a suite's name ("writ") -> its datasets, anything else (a dataset name or a file) as given.
 std::vector<std::string> expand_dataset_names(const std::vector<std::string>& names);
+// Every protocol `run --protocol` takes: memfail's, the paper's, then each suite's own
+// (Suite::protocols), in suite order.
+std::vector<std::string> protocol_names();
 // Every name expand_dataset_names knows ("all", the suites, their datasets), for error messages
 // and did-you-mean hints.
 std::vector<std::string> known_dataset_names();

@@ -23,14 +23,6 @@
 namespace memfail::cli {
 
 namespace {
-
-// memfail's protocol, the paper's, and those the suites define (Suite::protocols).
-std::vector<std::string> protocol_names() {
-    std::vector<std::string> out = {"memfail", "paper"};
-    for (const memfail::suites::Suite* suite : memfail::suites::all_suites())
-        for (const auto& p : suite->protocols()) out.push_back(p);
-    return out;
-}
 struct RunOptions {
     std::string system = "verbatim";
     std::vector<std::string> datasets = {"all"};
@@ -164,7 +156,7 @@ void add_run_command(CLI::App& app, std::function<void()>& action) {
                     "as its two-option choice; LoCoMo datasets only) | longmemeval (LongMemEval's own: its "
                     "history-chats prompt with session and current dates, its per-question-type judge prompts; "
                     "LongMemEval datasets only); docs/PROTOCOLS.md")
-        ->check(CLI::IsMember(protocol_names()))
+        ->check(CLI::IsMember(suites::protocol_names()))
         ->capture_default_str();
     cmd->add_option("--modes", opts->modes,
                     "Run each scenario in several modes, comma-separated: native (the system), no_memory (nothing "

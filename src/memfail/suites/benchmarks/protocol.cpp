@@ -6,6 +6,7 @@
 #include <memfail/core/text.hpp>
 #include <memfail/suites/benchmarks/import_locomo.hpp>
 #include <memfail/suites/benchmarks/import_longmemeval.hpp>
+#include <memfail/suites/import_json.hpp>
 
 #include <algorithm>
 #include <cctype>
@@ -34,10 +35,10 @@ int locomo_category(const data::Probe& probe) {
     return c != probe.meta.end() && c->is_number_integer() ? c->get<int>() : 0;
 }
 
+// meta[key] as an answer states it ("" when absent).
 std::string meta_text(const nlohmann::json& meta, const char* key) {
     const auto it = meta.find(key);
-    if (it == meta.end() || it->is_null()) return {};
-    return it->is_string() ? it->get<std::string>() : it->dump();
+    return it == meta.end() ? std::string() : import_json::as_text(*it);
 }
 
 llm::ChatRequest user_request(llm::Role role, const char* stage, const std::string& model, std::string content) {
