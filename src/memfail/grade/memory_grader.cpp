@@ -776,6 +776,20 @@ FactVerdict grade_fact(const data::EvidenceFact& fact, const PreparedFact& prepa
         return v;
     }
 
+    // A fact placed only among several messages (no statements, its details incomplete: a source
+    // that cites the fact by its text and its session, not its message) says where it may have been
+    // said, not what says it: a memory holding or serving one of those messages proves nothing of it.
+    // Only a store holding none of their words decides (not stored, above); the rest is the judge's.
+    if (prepared.from_messages && prepared.groups.size() > 1 && !prepared.complete) {
+        v.stage = Stage::unverified;
+        v.unsure = Unsure::storage;
+        v.placed_only = true;
+        v.explanation = "the fact is placed only among " + std::to_string(prepared.groups.size()) +
+                        " messages, not in one; only a judge can tell whether a memory holds it and whether the top k "
+                        "brings it back";
+        return v;
+    }
+
     // Retrieval, judged on what was served: a memory holding the fact verbatim (as served) in the top k.
     std::optional<Analysis> own;
     if (served.own) own = analyse(prepared, *served.own, scenario);

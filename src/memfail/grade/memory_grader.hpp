@@ -53,6 +53,10 @@ struct FactVerdict {
     bool retrieval_checked = false;
     bool retrieved = false;
     std::string retrieval_explanation;
+    // The fact is placed only among several messages (an imported item its source does not pin to
+    // one): a memory citing one of them is no proof it holds the fact, so once a judge finds the
+    // fact stored, the judge (not provenance) decides whether it was retrieved.
+    bool placed_only = false;
 };
 
 struct ProbeVerdict {

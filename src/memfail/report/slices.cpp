@@ -106,7 +106,7 @@ std::vector<SliceLabel> probe_slices(const std::string& dataset, const store::Pr
     }
     // The published benchmarks (the benchmarks suite): by their own categories.
     if (dataset == "locomo") return {{"category", f.benchmark_type.value_or("unknown")}};
-    if (dataset == "longmemeval") return {{"question type", f.benchmark_type.value_or("unknown")}};
+    if (dataset == "longmemeval" || dataset == "halumem") return {{"question type", f.benchmark_type.value_or("unknown")}};
     if (starts_with(dataset, "persona_retrieval")) {
         std::string kind = "direct";
         if (f.ambiguous) kind = "ambiguous";
@@ -271,7 +271,7 @@ Result<Table> slices_table(store::ResultsDb& db, const std::vector<std::int64_t>
     t.notes.push_back("Slices: Conditional-Facts by whether the question's context meets the rule's condition "
                       "(meta.condition_met, else the yes/no reference) and by condition type; Coexisting by N; "
                       "Long-Hop by hops and by voice (first person or a named person); Persona by direct, "
-                      "misleading and ambiguous probes; LoCoMo by category; LongMemEval by question type. Each row is counted as the success table counts a "
+                      "misleading and ambiguous probes; LoCoMo by category; LongMemEval and HaluMem by question type. Each row is counted as the success table counts a "
                       "dataset; a summariser that drops conditions shows its failures on \"not met\".");
     if (!end_to_end && any_abstain)
         t.notes.push_back("* abstain: probes to be declined (misleading, adversarial, abstention questions) have no "

@@ -210,9 +210,10 @@ store::ProbeRow ProbeGrader::grade(const PendingProbe& p, const grade::MemorySna
                 // k), else the judge. With --grader both the judge is asked too, for comparison.
                 bool retrieved = false;
                 bool judge_decides = false;
-                if (m_judge_all || rules.unsure == grade::Unsure::retrieval) {
-                    // The paper's judge decides every stage; and what was served differs from the
-                    // store in a way the rules cannot read: the judge reads what was served.
+                if (m_judge_all || rules.unsure == grade::Unsure::retrieval || rules.placed_only) {
+                    // The paper's judge decides every stage; what was served differs from the store
+                    // in a way the rules cannot read: the judge reads what was served; and a fact
+                    // placed only among several messages, which provenance cannot pin.
                     judge_decides = true;
                     if (rules.retrieval_checked)  // kept beside the judge's, for the agreement figures
                         row.checks.push_back(check(fact.id, "retrieval", "rules", rules.retrieved, false,

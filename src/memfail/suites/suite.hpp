@@ -46,6 +46,9 @@ struct ImportResult {
     std::vector<ImportNote> notes;
     std::size_t files_read = 0;
     std::size_t files_refused = 0;  // each with a note saying why; the other files are still imported
+    // Elements of a file (a LoCoMo sample, a LongMemEval instance, a HaluMem user) not imported,
+    // each with a note saying why; the others are. The import still exits non-zero.
+    std::size_t elements_skipped = 0;
 };
 
 // One memory-side check of a probe beyond the staged grade (write-integrity checks: stale

@@ -577,9 +577,21 @@ void import_with_suite(const suites::Suite& suite, const ImportOptions& o) {
     std::printf("imported %zu scenario(s), %zu probe(s) from %zu file(s) of %s into %s", scenarios, probes,
                 result.files_read, o.dir.c_str(), o.out.c_str());
     if (result.files_refused > 0) std::printf("; refused %zu file(s) (see the notes)", result.files_refused);
+    if (result.elements_skipped > 0) std::printf("; skipped %zu element(s) (see the notes)", result.elements_skipped);
     std::printf("; %zu note(s):\n", result.notes.size());
     writer.finish({{"source", o.from}, {"from", o.dir}, {"files_read", result.files_read},
-                   {"files_refused", result.files_refused}, {"notes", notes}});
+                   {"files_refused", result.files_refused}, {"elements_skipped", result.elements_skipped},
+                   {"notes", notes}});
+    // What could be imported is written; an import that left anything out still fails, so a script
+    // or a supervisor never takes a partial import for a whole one.
+    if (result.files_refused > 0 || result.elements_skipped > 0)
+        throw Fatal(make_error(ErrorKind::invalid_input,
+                               "the import is incomplete: " +
+                                   (result.files_refused > 0 ? std::to_string(result.files_refused) + " file(s) refused" : std::string()) +
+                                   (result.files_refused > 0 && result.elements_skipped > 0 ? ", " : "") +
+                                   (result.elements_skipped > 0 ? std::to_string(result.elements_skipped) + " element(s) skipped" : std::string()) +
+                                   " (see the notes); the rest is written to " + o.out,
+                               o.from));
 }
 
 void import_csv(const ImportOptions& o) {
@@ -589,7 +601,7 @@ void import_csv(const ImportOptions& o) {
     }
     if (o.from != "memfail-csv")
         throw Fatal(make_error(ErrorKind::invalid_input,
-                               "unknown import format '" + o.from + "'; supported: memfail-csv, writ, dynamicmem, locomo, longmemeval"));
+                               "unknown import format '" + o.from + "'; supported: memfail-csv, writ, dynamicmem, locomo, longmemeval, halumem"));
     auto [scenarios, report] = value_or_fatal(mf::import_memfail_csv_dir(o.dir));
     for (const auto& n : report.notes) progress_line("note: " + n);
     for (const auto& w : report.warnings) progress_line("warning: " + w);
@@ -716,14 +728,15 @@ void add_datasets_command(CLI::App& app, std::function<void()>& action) {
         "import", "Convert a released dataset to memfail's JSONL format, deriving evidence and key details");
     i->add_option("--from", imp->from,
                   "Source format: memfail-csv (the MemFail paper's CSV release), writ (WRIT's scenario JSON files), "
-                  "dynamicmem (DynamicMem user folders), locomo (LoCoMo's locomo10.json) or longmemeval (a LongMemEval "
-                  "instance file, streamed)")
+                  "dynamicmem (DynamicMem user folders), locomo (LoCoMo's locomo10.json), longmemeval (a LongMemEval "
+                  "instance file, streamed) or halumem (HaluMem-Medium.jsonl or HaluMem-Long.jsonl, streamed). An import "
+                  "that refuses a file or skips an element writes the rest and exits 2")
         ->capture_default_str();
     i->add_option("dir", imp->dir,
                   "Folder holding the release's files as released: for memfail-csv conditional_facts_dataset_easy.csv, "
                   "..., long_hop_chains.csv or <dataset>.csv (*_raw.csv and *.json are ignored); for writ one "
                   "<scenario>.json per scenario; for dynamicmem one user folder (task_packs.json, app_log_large.json) "
-                  "or a folder of them; for locomo and longmemeval the JSON file itself")
+                  "or a folder of them; for locomo, longmemeval and halumem the file itself")
         ->required();
     i->add_option("--out,-o", imp->out, "Output folder")->capture_default_str();
     i->callback([imp, &action] { action = [imp] { import_csv(*imp); }; });

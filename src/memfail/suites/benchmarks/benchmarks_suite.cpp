@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <memfail/suites/benchmarks/benchmarks_suite.hpp>
 
+#include <memfail/suites/benchmarks/import_halumem.hpp>
 #include <memfail/suites/benchmarks/import_locomo.hpp>
 #include <memfail/suites/benchmarks/import_longmemeval.hpp>
 #include <memfail/suites/benchmarks/metric.hpp>
@@ -15,14 +16,14 @@ namespace {
 class BenchmarksSuite final : public Suite {
 public:
     std::string name() const override { return k_suite; }
-    std::vector<std::string> dataset_names() const override { return {k_locomo, k_longmemeval}; }
+    std::vector<std::string> dataset_names() const override { return {k_locomo, k_longmemeval, k_halumem}; }
     Result<std::vector<data::Scenario>> generate(const std::string& dataset, const GenerateOptions&) const override {
         return make_error(ErrorKind::unsupported,
                           "'" + dataset + "' is a published benchmark, not generated: import its file with "
                           "`memfail datasets import --from " + dataset + " FILE` and run the JSONL written",
                           dataset);
     }
-    std::vector<std::string> import_formats() const override { return {k_locomo, k_longmemeval}; }
+    std::vector<std::string> import_formats() const override { return {k_locomo, k_longmemeval, k_halumem}; }
     Result<ImportResult> import(const std::string& format, const std::string& path) const override {
         ImportResult all;
         MF_TRY_ASSIGN(ImportResult result, import_each(format, path, [&](data::Scenario&& s) -> Result<void> {
@@ -36,6 +37,7 @@ public:
                                      const std::function<Result<void>(data::Scenario&&)>& sink) const override {
         if (format == k_locomo) return import_locomo(path, sink);
         if (format == k_longmemeval) return import_longmemeval(path, sink);
+        if (format == k_halumem) return import_halumem(path, sink);
         return Suite::import(format, path);
     }
     // LongMemEval's accuracy is over every question (the authors judge every hypothesis); LoCoMo's
@@ -75,6 +77,14 @@ public:
                 const bool abstention = a != p.meta.end() && a->is_boolean() && a->get<bool>();
                 if (abstention != (p.kind == data::ProbeKind::abstain))
                     out.push_back({line, path + ".kind", "a LongMemEval probe is to be declined (abstain) exactly when it is an abstention question (_abs)"});
+            } else if (s.dataset == k_halumem) {
+                const auto t = p.meta.find("question_type");
+                if (t == p.meta.end() || !t->is_string()) {
+                    out.push_back({line, path + ".meta.question_type", "a HaluMem probe needs its question_type"});
+                    continue;
+                }
+                if ((t->get_ref<const std::string&>() == "Memory Boundary") != (p.kind == data::ProbeKind::abstain))
+                    out.push_back({line, path + ".kind", "a HaluMem probe is to be declined (abstain) exactly when it is a Memory Boundary question"});
             }
         }
     }

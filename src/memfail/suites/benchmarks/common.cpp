@@ -90,6 +90,29 @@ std::optional<std::string> locomo_date_time(std::string_view raw) {
     return dates::format_iso({*date, minutes / 60, minutes % 60, 0});
 }
 
+std::optional<std::string> halumem_date(std::string_view raw) {
+    // "Jan 15, 2029, 15:12:20": the month's name, the day, the year, a 24-hour clock with seconds.
+    std::string s = text::to_lower(text::trim(raw));
+    for (auto& c : s)
+        if (c == ',') c = ' ';
+    std::vector<std::string> tokens;
+    for (const auto& t : text::split(s, ' '))
+        if (!t.empty()) tokens.push_back(t);
+    if (tokens.size() != 4) return std::nullopt;
+    const std::optional<int> month = month_number(tokens[0]), day = whole_number(tokens[1]), year = whole_number(tokens[2]);
+    if (!month || !day || !year || *year < 1000) return std::nullopt;
+    const auto clock = text::split(tokens[3], ':');
+    if (clock.size() != 3) return std::nullopt;
+    const std::optional<int> h = whole_number(clock[0]), m = whole_number(clock[1]), sec = whole_number(clock[2]);
+    if (!h || !m || !sec || clock[1].size() != 2 || clock[2].size() != 2 || *h > 23 || *m > 59 || *sec > 59)
+        return std::nullopt;
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "%04d-%02d-%02d", *year, *month, *day);
+    const auto date = dates::parse_date(buf);
+    if (!date) return std::nullopt;
+    return dates::format_iso({*date, *h, *m, *sec});
+}
+
 std::optional<std::string> longmemeval_date(std::string_view raw) {
     const std::string s(text::trim(raw));
     const auto space = s.find(' ');
@@ -235,6 +258,7 @@ Result<ImportResult> import_list_file(
         if (!s) {
             if (first_skip.empty()) first_skip = where + ": " + s.error().message;
             notes.add("skipped", path, where, "not imported: " + s.error().message);
+            ++out.elements_skipped;
             return std::nullopt;
         }
         if (auto written = sink(std::move(*s)); !written) {

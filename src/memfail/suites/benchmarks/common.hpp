@@ -24,6 +24,8 @@ inline constexpr const char* k_suite = "benchmarks";
 
 // LoCoMo's "1:56 pm on 8 May, 2023" -> "2023-05-08T13:56:00Z" (also "8 May 2023", "May 8, 2023").
 std::optional<std::string> locomo_date_time(std::string_view text);
+// HaluMem's "Jan 15, 2029, 15:12:20" (naive time, no zone) -> "2029-01-15T15:12:20Z".
+std::optional<std::string> halumem_date(std::string_view text);
 // LongMemEval's "2023/05/20 (Sat) 02:21" -> "2023-05-20T02:21:00Z" (the weekday is not checked).
 std::optional<std::string> longmemeval_date(std::string_view text);
 
