@@ -5,6 +5,8 @@
 #include <memfail/report/run_report.hpp>
 #include <memfail/run/runner.hpp>
 #include <memfail/store/results_db.hpp>
+#include <memfail/suites/benchmarks/benchmarks_suite.hpp>
+#include <memfail/data/jsonl.hpp>
 
 #include <support/planted_systems.hpp>
 #include <support/small_datasets.hpp>
@@ -254,6 +256,60 @@ TEST(Resume, AKilledRunContinuesWithoutLosingOrDoublingProbes) {
         EXPECT_EQ(a[i].success, b[i].success) << a[i].dataset << " k=" << a[i].k;
         EXPECT_EQ(a[i].not_retrieved, b[i].not_retrieved) << a[i].dataset << " k=" << a[i].k;
     }
+}
+
+// A suite's checks after each session (HaluMem's operations) under --resume: a run stopped after
+// a few rows and resumed records every session's checks once, equal to an uninterrupted run's.
+TEST(Resume, SessionChecksAreRecordedOnceAndEqualAnUninterruptedRuns) {
+    TempDir dir;
+    std::vector<LoadedDataset> halumem;
+    auto imported = suites::benchmarks::benchmarks_suite().import_each(
+        "halumem", std::string(MEMFAIL_TEST_FIXTURES) + "/halumem/halumem-medium-fixture.jsonl",
+        [&](data::Scenario&& s) -> Result<void> {
+            LoadedDataset d;
+            d.hash = data::scenario_hash(s);
+            d.origin = "fixture";
+            d.scenario = std::move(s);
+            halumem.push_back(std::move(d));
+            return {};
+        });
+    ASSERT_TRUE(imported) << imported.error().describe();
+    ASSERT_EQ(halumem.size(), 2u);
+    RunConfig config;
+    config.system_spec = "verbatim:retriever=bm25";
+    config.ks = {1, 5};
+    config.results_path = dir.file("r.db");
+    const auto factory = factory_for_spec(config.system_spec);
+    int recorded = 0;
+    auto first = run_datasets(config, halumem, factory, {}, [&](const std::string&, int) { return ++recorded < 5; });
+    ASSERT_TRUE(first.has_value()) << first.error().describe();
+    config.resume = true;
+    auto second = run_datasets(config, halumem, factory);
+    ASSERT_TRUE(second.has_value()) << second.error().describe();
+    EXPECT_EQ(second->run_id, first->run_id);
+    RunConfig fresh = config;
+    fresh.resume = false;
+    fresh.results_path = dir.file("fresh.db");
+    ASSERT_TRUE(run_datasets(fresh, halumem, factory).has_value());
+    auto rows = [](const std::string& path) {
+        auto db = store::ResultsDb::open(path).value();
+        auto s = db.database()
+                     .prepare("SELECT scenario_id, session_id, name, item, COALESCE(score, -1), label, grader "
+                              "FROM session_checks ORDER BY 1, 2, 3, 4")
+                     .value();
+        std::vector<std::string> out;
+        EXPECT_TRUE(s.for_each_row([&] {
+                         out.push_back(s.column_text(0) + "|" + s.column_text(1) + "|" + s.column_text(2) + "|" +
+                                       s.column_text(3) + "|" + std::to_string(s.column_double(4)) + "|" +
+                                       s.column_text(5) + "|" + s.column_text(6));
+                     }).has_value());
+        return out;
+    };
+    const auto resumed = rows(config.results_path);
+    const auto clean = rows(fresh.results_path);
+    // 8 sessions: 16 extraction, 3 update and 5 false-memory items, and the 50 memories they added.
+    EXPECT_EQ(resumed.size(), 74u);
+    EXPECT_EQ(resumed, clean);
 }
 
 TEST(Resume, AFinishedRunIsNeverDuplicated) {

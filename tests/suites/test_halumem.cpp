@@ -13,6 +13,7 @@
 #include <memfail/grade/memory_grader.hpp>
 #include <memfail/suites/benchmarks/benchmarks_suite.hpp>
 #include <memfail/suites/benchmarks/common.hpp>
+#include <memfail/suites/benchmarks/halumem_ops.hpp>
 #include <memfail/suites/benchmarks/import_halumem.hpp>
 
 #include "suite_test_util.hpp"
@@ -156,7 +157,7 @@ TEST(HalumemImport, FixtureGivesOneValidScenarioPerUserWithItsSessionsPointsAndQ
     const json* title = nullptr;
     for (const auto& p : points)
         if (p.at("id") == "s4-m1") title = &p;
-    ASSERT_NE(title, nullptr);
+    ASSERT_TRUE(title);
     EXPECT_EQ(title->at("session"), "s4");
     EXPECT_EQ(title->at("original_memories").at(0),
               "Priya Natarajan was promoted to Lab Supervisor at Three Rivers Utility.");  // "[date][type]" taken off
@@ -408,6 +409,164 @@ TEST(PlacedFact, HoldingOrServingItsMessagesProvesNothingOnlyAnEmptyStoreDecides
     one.scenario.probes = {one.probe};
     EXPECT_EQ(verdict(one, verbatim, {2}, true).stage, grade::Stage::retrieved);
     EXPECT_EQ(verdict(one, verbatim, {0}, false).stage, grade::Stage::not_retrieved);
+}
+
+// ---------------------------------------------------------------------------------------------
+// HaluMem's operations by rule (halumem_ops.hpp): what a store added after one session decides a
+// point covered or missing, a false memory stored or resisted, a memory accurate, an update
+// omitted; everything else is undecided and carries what the judge needs. Harmless formats change
+// nothing; corrupting changes never become a pass.
+
+// Priya's fourth session (its update points, a mentoring point and two interference points, one
+// with a real point's text) and the store after it.
+struct OpsCase {
+    Scenario scenario;
+    std::size_t session = 3;
+    std::vector<memfail::memory::Memory> held;
+    std::vector<std::size_t> added;
+    std::vector<memfail::memory::Hit> hits;
+    bool retrieval_fails = false;
+};
+
+Scenario priya() {
+    std::vector<ImportNote> notes;
+    return import_user(fixture_users(k_medium).at(0), notes);
+}
+
+std::vector<memfail::suites::SessionCheck> run_ops(const OpsCase& c) {
+    const memfail::suites::SessionCheckContext context{
+        c.scenario, c.session, c.held, c.added,
+        [&](const std::string&, int k) -> memfail::Result<std::vector<memfail::memory::Hit>> {
+            EXPECT_EQ(k, 10);
+            if (c.retrieval_fails) return memfail::make_error(memfail::ErrorKind::network, "adapter down");
+            return c.hits;
+        }};
+    return bm::halumem_check_session(context);
+}
+
+// A copy: the checks are often a temporary.
+std::optional<memfail::suites::SessionCheck> find(const std::vector<memfail::suites::SessionCheck>& checks,
+                                                  const std::string& name, const std::string& item) {
+    for (const auto& c : checks)
+        if (c.name == name && c.item == item) return c;
+    return std::nullopt;
+}
+
+OpsCase with_added(std::vector<std::string> texts) {
+    OpsCase c;
+    c.scenario = priya();
+    for (std::size_t i = 0; i < texts.size(); ++i) {
+        c.held.push_back(mem("m" + std::to_string(i), texts[i], {}));
+        c.added.push_back(i);
+    }
+    return c;
+}
+
+TEST(HalumemOps, TheSessionsHoldingPointsAreChecked) {
+    const Scenario s = priya();
+    for (std::size_t i = 0; i < s.sessions.size(); ++i) EXPECT_TRUE(bm::halumem_checks_session(s, i)) << i;
+    Scenario other = s;
+    other.dataset = "locomo";
+    EXPECT_FALSE(bm::halumem_checks_session(other, 0));
+}
+
+TEST(HalumemOps, APointHeldWordForWordIsCoveredInAnyHarmlessFormat) {
+    const std::string point = "Priya Natarajan started a weekly mentoring circle for new analysts.";
+    for (const std::string& stored : std::vector<std::string>{
+             point, "- Priya Natarajan started a weekly mentoring circle for new analysts.",
+          "[2030-09-04 00:17] user: Priya Natarajan started a weekly mentoring circle for new analysts.",
+          "Fact: PRIYA NATARAJAN started a weekly mentoring circle for new analysts\nOther: she is tired"}) {
+        SCOPED_TRACE(stored);
+        const auto checks = run_ops(with_added({stored}));
+        const auto c = find(checks, "extraction", "s4-m2");
+        ASSERT_TRUE(c);
+        EXPECT_EQ(c->score, 1.0);
+        EXPECT_EQ(c->label, "covered");
+        EXPECT_EQ(c->grader, "rules");
+    }
+}
+
+TEST(HalumemOps, CorruptedCopiesAreNeverCoveredAndNothingOfThePointIsMissing) {
+    for (const std::string& stored : std::vector<std::string>{
+             "Priya Natarajan stopped a weekly mentoring circle for new analysts.",
+          "Priya Natarajan might have started a mentoring circle.",
+          "Tomasz started a weekly mentoring circle for new analysts."}) {
+        SCOPED_TRACE(stored);
+        const auto c = find(run_ops(with_added({stored})), "extraction", "s4-m2");
+        ASSERT_TRUE(c);
+        EXPECT_FALSE(c->score.has_value());
+        EXPECT_EQ(c->grader, "rules_unsure");
+        EXPECT_EQ(c->judge_input.value("kind", ""), "integrity");
+        EXPECT_EQ(c->judge_input.at("memories").at(0), stored);
+    }
+    // No content word of the point (the person's name aside), or nothing added: missing, decided.
+    for (const auto& added : std::vector<std::vector<std::string>>{{"Priya Natarajan likes tea."}, {}}) {
+        const auto c = find(run_ops(with_added(added)), "extraction", "s4-m2");
+        ASSERT_TRUE(c);
+        EXPECT_EQ(c->score, 0.0);
+        EXPECT_EQ(c->label, "missing");
+    }
+}
+
+TEST(HalumemOps, FalseMemoriesStoredResistedOrExcluded) {
+    const std::string false_memory = "Priya Natarajan stopped mentoring because of burnout.";
+    const auto stored = run_ops(with_added({"- " + false_memory}));
+    const auto c = find(stored, "false_memory", "s4-m5");
+    ASSERT_TRUE(c);
+    EXPECT_EQ(c->score, 0.0);
+    EXPECT_EQ(c->label, "stored");
+    const auto resisted = find(run_ops(with_added({"Priya Natarajan likes tea."})), "false_memory", "s4-m5");
+    ASSERT_TRUE(resisted);
+    EXPECT_EQ(resisted->score, 1.0);
+    // The interference point with a real point's text cannot be told from the real fact.
+    const auto excluded = find(stored, "false_memory", "s4-m4");
+    ASSERT_TRUE(excluded);
+    EXPECT_EQ(excluded->label, "excluded");
+    EXPECT_FALSE(excluded->score.has_value());
+    EXPECT_TRUE(excluded->judge_input.is_null());
+}
+
+TEST(HalumemOps, AMemoryThatIsARealPointIsAccurateAndOnTargetElseTheJudges) {
+    const auto checks = run_ops(with_added({"Priya Natarajan started a weekly mentoring circle for new analysts.",
+                                            "user: I never stopped mentoring."}));
+    const auto point = find(checks, "accuracy", "m0");
+    ASSERT_TRUE(point);
+    EXPECT_EQ(point->score, 1.0);
+    EXPECT_EQ(point->label, "target");
+    const auto message = find(checks, "accuracy", "m1");
+    ASSERT_TRUE(message);
+    EXPECT_FALSE(message->score.has_value());
+    EXPECT_EQ(message->judge_input.value("kind", ""), "accuracy");
+    EXPECT_NE(message->judge_input.value("dialogue", "").find("Late night update"), std::string::npos);
+    EXPECT_EQ(message->judge_input.at("golden").size(), 3u);  // the session's real points, not its interference
+}
+
+TEST(HalumemOps, AnUpdateIsProbedWithItsOwnTextAndOmittedWhenTheTopTenHoldsNoneOfIt) {
+    OpsCase c = with_added({});
+    c.hits = {{mem("h1", "Priya Natarajan likes tea.", {}), 1.0}};
+    const auto omitted = run_ops(c);
+    const auto title = find(omitted, "update", "s4-m1");
+    ASSERT_TRUE(title);
+    EXPECT_EQ(title->label, "omission");
+    EXPECT_EQ(title->score, 0.0);
+    EXPECT_FALSE(find(omitted, "extraction", "s4-m1"));
+    c.hits = {{mem("h1", "Priya is Laboratory Manager now.", {}), 1.0}};
+    const auto unsure = find(run_ops(c), "update", "s4-m1");
+    ASSERT_TRUE(unsure);
+    EXPECT_FALSE(unsure->score.has_value());
+    EXPECT_EQ(unsure->judge_input.value("kind", ""), "update");
+    EXPECT_NE(unsure->judge_input.value("original", "").find("Lab Supervisor"), std::string::npos);
+    // Nothing retrieved: graded for extraction instead, as HaluMem routes it.
+    c.hits.clear();
+    const auto routed = run_ops(c);
+    EXPECT_FALSE(find(routed, "update", "s4-m1"));
+    EXPECT_TRUE(find(routed, "extraction", "s4-m1"));
+    // A retrieval that fails is an error item, never a verdict.
+    c.retrieval_fails = true;
+    const auto failed = find(run_ops(c), "update", "s4-m1");
+    ASSERT_TRUE(failed);
+    EXPECT_EQ(failed->label, "error");
+    EXPECT_FALSE(failed->score.has_value());
 }
 
 }  // namespace

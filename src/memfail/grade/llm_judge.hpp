@@ -59,9 +59,11 @@ public:
     // from (`essay`, meta.entity's) beside the person it names.
     Result<JudgeVerdict> abstention(const data::Probe& probe, const std::string& reply, Task task = {},
                                     const std::string& essay = {});
+    // Any structured request a suite words itself (HaluMem's operation judges), sent with the judge's
+    // temperature and seed: the reply's JSON object.
+    Result<nlohmann::json> ask(llm::ChatRequest request);
 
 private:
-    Result<nlohmann::json> ask(llm::ChatRequest request);
 
     llm::LlmClient& m_client;
     JudgeOptions m_options;

@@ -66,9 +66,12 @@ public:
         m_queue.push_back(std::move(e));
         ++m_rows;
     }
-    void push_action(std::function<Result<void>()> action) {
+    // An action runs in its place once `ready` is (when given): a suite's session checks wait for
+    // their judge calls without holding up the rows before them.
+    void push_action(std::function<Result<void>()> action, std::shared_future<void> ready = {}) {
         Entry e;
         e.action = std::move(action);
+        e.ready = std::move(ready);
         m_queue.push_back(std::move(e));
     }
 
@@ -78,6 +81,10 @@ public:
         while (!m_queue.empty()) {
             Entry& e = m_queue.front();
             if (!e.is_row) {
+                if (e.ready.valid() && e.ready.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+                    if (!block || m_rows <= keep) break;
+                    e.ready.wait();
+                }
                 auto action = std::move(e.action);
                 m_queue.pop_front();
                 MF_TRY(action());
@@ -123,6 +130,7 @@ private:
         int k = 0;
         std::function<void()> after;
         std::function<Result<void>()> action;
+        std::shared_future<void> ready;  // an action's: run it once this is ready (invalid: at once)
     };
 
     std::optional<Error> endpoint_failure() const {
@@ -132,6 +140,7 @@ private:
     void wait_all() {
         for (auto& e : m_queue)
             if (e.is_row) e.row.wait();
+            else if (e.ready.valid()) e.ready.wait();
     }
 
     store::ResultsDb& m_db;

@@ -163,6 +163,7 @@ public:
                                      static_cast<std::int64_t>(s.probes.size()), "storing"}));
         MF_TRY_ASSIGN(auto already_stored, m_db.stored_sessions(m_run_id, s.id));
         MF_TRY_ASSIGN(m_graded, m_db.graded_probes(m_run_id, s.id));
+        MF_TRY_ASSIGN(m_checked_sessions, m_db.checked_sessions(m_run_id, s.id));
         m_rows_total = s.probes.size() * m_config.ks.size();
         m_rows_done = m_graded.size();
         const memory::Capabilities caps = system.capabilities();
@@ -234,6 +235,8 @@ public:
                            " sessions");
                 next_report = i + 1 + std::max<std::size_t>(1, total / 10);
             }
+            MF_TRY(check_session(system, i));
+            if (m_lost) return true;
             auto it = by_checkpoint.find(session.id);
             if (it != by_checkpoint.end()) {
                 MF_TRY_ASSIGN(bool go_on, grade_checkpoint(system, it->second, i + 1));
@@ -605,6 +608,89 @@ private:
         return true;
     }
 
+    // The suite's checks of the memory once session i is stored (Suite::checks_session: HaluMem's
+    // extraction and updating): by rule here, on the main thread like every call to the system;
+    // the undecided ones asked of the judge on the pool. Recorded in their place among the rows,
+    // once their judge calls are done. Sessions recorded before a resume are not checked again,
+    // but the store is still read, so what the next session adds is measured from this one.
+    Result<void> check_session(memory::MemorySystem& system, std::size_t i) {
+        const data::Scenario& s = m_dataset.scenario;
+        const suites::Suite* suite = suites::find_suite(s.suite);
+        if (!suite || !suite->checks_session(s, i)) return {};
+        auto all = guarded(system, i + 1, [&] { return system.all_memories(); });
+        const auto lose = [this](const std::string& reason) -> Result<void> {
+            MF_TRY(lose_scenario(reason));
+            return {};
+        };
+        if (m_restore_failed) return lose(m_restore_failure);
+        if (!all) {
+            if (!m_external) return all.error();
+            return lose(s.dataset + ": listing the memories after '" + s.sessions[i].id + "' failed: " + all.error().describe());
+        }
+        std::vector<std::size_t> added;
+        std::set<std::string> now;
+        for (std::size_t m = 0; m < all->size(); ++m) {
+            std::string key = (*all)[m].id + '\x1f' + (*all)[m].text;
+            if (!m_held_before.count(key)) added.push_back(m);
+            now.insert(std::move(key));
+        }
+        m_held_before = std::move(now);
+        const std::string session_id = s.sessions[i].id;
+        if (m_checked_sessions.count(session_id)) return {};
+        const suites::SessionCheckContext context{
+            s, i, *all, added, [&](const std::string& query, int k) {
+                return guarded(system, i + 1, [&] { return system.retrieve_memories(query, {}, k); });
+            }};
+        auto checks = std::make_shared<std::vector<suites::SessionCheck>>(suite->check_session(context));
+        if (m_restore_failed) return lose(m_restore_failure);
+        std::vector<std::size_t> ask;
+        if (m_roles.judge && m_roles.grader != "rules")
+            for (std::size_t c = 0; c < checks->size(); ++c)
+                if (!(*checks)[c].score && (*checks)[c].label.empty() && !(*checks)[c].judge_input.is_null()) ask.push_back(c);
+        auto done = std::make_shared<std::promise<void>>();
+        std::shared_future<void> ready = done->get_future().share();
+        auto judge_one = [this, suite, checks, session_id](std::size_t c) {
+            suites::SessionCheck& check = (*checks)[c];
+            const CallRecorder::Work work(m_dataset.scenario.id + "/" + session_id + "/" + check.name + "/" + check.item);
+            Result<void> judged = make_error(ErrorKind::internal, "not judged");
+            try {
+                judged = suite->judge_session_check(m_dataset.scenario, check, *m_roles.judge);
+            } catch (const std::exception& e) {
+                judged = make_error(ErrorKind::internal, std::string("internal error: ") + e.what());
+            }
+            if (!judged) {
+                check.score.reset();
+                check.label = "error";
+                check.grader = "llm";
+                check.detail = "the judge failed: " + judged.error().describe();
+            }
+        };
+        if (ask.empty()) {
+            done->set_value();
+        } else if (!m_roles.pool) {
+            for (std::size_t c : ask) judge_one(c);
+            done->set_value();
+        } else {
+            auto remaining = std::make_shared<std::atomic<std::size_t>>(ask.size());
+            for (std::size_t c : ask)
+                spawn([judge_one, c, remaining, done] {
+                    judge_one(c);
+                    if (remaining->fetch_sub(1, std::memory_order_acq_rel) == 1) done->set_value();
+                });
+        }
+        m_checked_sessions.insert(session_id);
+        m_writer.push_action(
+            [this, checks, session_id]() -> Result<void> {
+                std::vector<store::SessionCheckRow> rows;
+                rows.reserve(checks->size());
+                for (const auto& c : *checks)
+                    rows.push_back({c.name, c.item, c.score, c.label, c.weight, c.grader, c.detail});
+                return m_db.record_session_checks(m_run_id, m_dataset.scenario.id, session_id, rows);
+            },
+            ready);
+        return {};
+    }
+
     // Runs `task` on the pool, counted by the writer (which waits for it before the run goes away).
     template <class F>
     void spawn(F&& task) {
@@ -806,6 +892,8 @@ private:
     // without listed statements).
     const grade::ScenarioEvidence m_evidence;
     std::any m_suite_cache;  // suites::ReadCache::scenario_cache, for every checkpoint of the scenario
+    std::set<std::string> m_checked_sessions;  // sessions whose suite checks are recorded or queued
+    std::set<std::string> m_held_before;       // "id\x1ftext" of the store after the last checked session
     // The paper's protocol on a MemFail dataset: its per-dataset judge prompts, and the judge (when
     // there is one) decides every stage, as in the paper; the rules' checks are kept beside it.
     const grade::LlmJudge::Task m_task;

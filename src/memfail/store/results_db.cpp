@@ -152,6 +152,24 @@ CREATE TABLE IF NOT EXISTS memory_checks(
   detail          TEXT NOT NULL,
   PRIMARY KEY(run_id, scenario_id, probe_id, k, name)
 );
+-- A suite's checks of the memory after one session is stored (HaluMem's extraction, false-memory
+-- resistance, memory accuracy and updating), one row per checked item: score in [0, 1], NULL when
+-- undecided; label a verdict's name (an update's correct / hallucination / omission / other); weight
+-- the item's share of a weighted figure. Added within schema 3: older files lack it and read as
+-- having none.
+CREATE TABLE IF NOT EXISTS session_checks(
+  run_id          INTEGER NOT NULL,
+  scenario_id     TEXT NOT NULL,
+  session_id      TEXT NOT NULL,
+  name            TEXT NOT NULL,
+  item            TEXT NOT NULL,
+  score           REAL,
+  label           TEXT NOT NULL,
+  weight          REAL NOT NULL,
+  grader          TEXT NOT NULL,
+  detail          TEXT NOT NULL,
+  PRIMARY KEY(run_id, scenario_id, session_id, name, item)
+);
 -- A profile task's results (the dynamic suite): one row per probe at a k. Added within schema 3:
 -- older files lack it and read as having none.
 CREATE TABLE IF NOT EXISTS profile_results(
@@ -626,6 +644,39 @@ Result<std::set<std::string>> ResultsDb::stored_sessions(std::int64_t run_id, co
     MF_TRY(s.for_each_row([&] {
         out.insert(s.column_text(0));
     }));
+    return out;
+}
+
+Result<void> ResultsDb::record_session_checks(std::int64_t run_id, const std::string& scenario_id,
+                                              const std::string& session_id, const std::vector<SessionCheckRow>& rows) {
+    MF_TRY_ASSIGN(Transaction tx, Transaction::begin(m_db));
+    MF_TRY_ASSIGN(Statement s, m_db.prepare(
+        "INSERT OR REPLACE INTO session_checks(run_id, scenario_id, session_id, name, item, score, label, weight, "
+        "grader, detail) VALUES(?,?,?,?,?,?,?,?,?,?)"));
+    for (const auto& r : rows) {
+        s.reset();
+        s.bind(1, run_id).bind(2, scenario_id).bind(3, session_id).bind(4, r.name).bind(5, r.item);
+        if (r.score) s.bind(6, *r.score);
+        else s.bind_null(6);
+        s.bind(7, r.label).bind(8, r.weight).bind(9, r.grader).bind(10, r.detail);
+        MF_TRY(s.run());
+    }
+    // A session with nothing to record is still marked checked (name ""), so a resumed run skips it.
+    if (rows.empty()) {
+        s.reset();
+        s.bind(1, run_id).bind(2, scenario_id).bind(3, session_id).bind(4, "").bind(5, "");
+        s.bind_null(6).bind(7, "").bind(8, 0.0).bind(9, "").bind(10, "nothing to check");
+        MF_TRY(s.run());
+    }
+    return tx.commit();
+}
+
+Result<std::set<std::string>> ResultsDb::checked_sessions(std::int64_t run_id, const std::string& scenario_id) {
+    std::set<std::string> out;
+    MF_TRY_ASSIGN(Statement s, m_db.prepare(
+        "SELECT DISTINCT session_id FROM session_checks WHERE run_id = ? AND scenario_id = ?"));
+    s.bind(1, run_id).bind(2, scenario_id);
+    MF_TRY(s.for_each_row([&] { out.insert(s.column_text(0)); }));
     return out;
 }
 

@@ -82,6 +82,18 @@ struct MemoryCheckRow {
     std::string detail;
 };
 
+// One item a suite checked in the memory after a session was stored (HaluMem's operations).
+// `score` in [0, 1], empty when undecided.
+struct SessionCheckRow {
+    std::string name;
+    std::string item;
+    std::optional<double> score;
+    std::string label;
+    double weight = 1;
+    std::string grader;
+    std::string detail;
+};
+
 // A profile task's results at one k (the dynamic suite): the memory side's evidence recall and
 // attribution label, and, when answered, the item's score from its graded fields.
 struct ProfileRow {
@@ -307,6 +319,12 @@ public:
     Result<void> record_store(std::int64_t run_id, const std::string& scenario_id,
                               const std::string& session_id, std::int64_t micros);
     Result<std::set<std::string>> stored_sessions(std::int64_t run_id, const std::string& scenario_id);
+
+    // A suite's checks after one session, in one transaction (a session with none is still marked
+    // checked); the sessions of a scenario already checked, for --resume.
+    Result<void> record_session_checks(std::int64_t run_id, const std::string& scenario_id, const std::string& session_id,
+                                       const std::vector<SessionCheckRow>& rows);
+    Result<std::set<std::string>> checked_sessions(std::int64_t run_id, const std::string& scenario_id);
 
     // (probe id, k) pairs already graded for a scenario of a run.
     Result<std::set<std::pair<std::string, int>>> graded_probes(std::int64_t run_id,

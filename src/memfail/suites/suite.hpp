@@ -168,6 +168,34 @@ struct AnswerGrade {
     std::optional<double> item_score;
 };
 
+// What a suite's check of the memory after one session may look at (HaluMem's operations: what
+// the session added, the whole store, and retrievals it asks for). Called on the main thread, like
+// every call to the system.
+struct SessionCheckContext {
+    const data::Scenario& scenario;
+    std::size_t session = 0;                  // position of the session just stored
+    const std::vector<memory::Memory>& held;  // all_memories() now
+    // held[i] for each i here was not held (same id and text) after the previous session: what this
+    // session added or changed.
+    const std::vector<std::size_t>& added;
+    // retrieve_memories(query, k) on the system.
+    std::function<Result<std::vector<memory::Hit>>(const std::string& query, int k)> retrieve;
+};
+
+// One item a suite checks after a session (store::SessionCheckRow once recorded). `score` in
+// [0, 1]; empty: the rules could not decide, and `judge_input` says what a judge needs (null: no
+// judge can help).
+struct SessionCheck {
+    std::string name;   // "extraction", "false_memory", "accuracy", "update"
+    std::string item;   // a memory point's id, or a memory's id
+    std::optional<double> score;
+    std::string label;  // a verdict's name where it has one (an update's "correct", ...)
+    double weight = 1;
+    std::string grader = "rules";  // rules, rules_unsure, llm
+    std::string detail;
+    nlohmann::json judge_input;
+};
+
 class Suite {
 public:
     virtual ~Suite() = default;
@@ -262,6 +290,24 @@ public:
     }
     // The names check_setting accepts, for help and did-you-mean hints.
     virtual std::vector<std::string> setting_names() const { return {}; }
+    // True when the memory is to be checked once the session at `session` is stored (HaluMem's
+    // extraction and updating), whether or not a probe is asked there.
+    virtual bool checks_session(const data::Scenario& scenario, std::size_t session) const {
+        (void)scenario, (void)session;
+        return false;
+    }
+    // Those checks, by rule; the undecided ones carry judge_input.
+    virtual std::vector<SessionCheck> check_session(const SessionCheckContext& context) const {
+        (void)context;
+        return {};
+    }
+    // One undecided check asked of the judge (on a pool thread): fills score, label, grader and
+    // detail, or returns why the judge could not be read (the check stays undecided).
+    virtual Result<void> judge_session_check(const data::Scenario& scenario, SessionCheck& check,
+                                             grade::LlmJudge& judge) const {
+        (void)scenario, (void)check, (void)judge;
+        return make_error(ErrorKind::unsupported, "suite '" + name() + "' judges no session check");
+    }
 };
 
 // Every suite, in a fixed order; find by name (nullptr when unknown).

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include <memfail/suites/benchmarks/benchmarks_suite.hpp>
 
+#include <memfail/suites/benchmarks/halumem_ops.hpp>
+#include <memfail/suites/benchmarks/halumem_report.hpp>
 #include <memfail/suites/benchmarks/import_halumem.hpp>
 #include <memfail/suites/benchmarks/import_locomo.hpp>
 #include <memfail/suites/benchmarks/import_longmemeval.hpp>
@@ -55,6 +57,20 @@ public:
     }
     std::optional<AnswerGrade> grade_answer(const AnswerContext& context) const override {
         return longmemeval_grade(context);
+    }
+    // HaluMem's operation figures (halumem_report.hpp).
+    const report::SuiteReport* report() const override { return &halumem_report(); }
+    // HaluMem's extraction, false-memory resistance, accuracy and updating, after each session
+    // holding memory points (halumem_ops.hpp).
+    bool checks_session(const data::Scenario& scenario, std::size_t session) const override {
+        return halumem_checks_session(scenario, session);
+    }
+    std::vector<SessionCheck> check_session(const SessionCheckContext& context) const override {
+        return halumem_check_session(context);
+    }
+    Result<void> judge_session_check(const data::Scenario& scenario, SessionCheck& check,
+                                     grade::LlmJudge& judge) const override {
+        return halumem_judge_session_check(scenario, check, judge);
     }
     // Each probe is labelled with its benchmark's category, so the report can slice by it.
     void validate(const data::Scenario& s, std::size_t line, std::vector<data::Violation>& out) const override {
