@@ -312,6 +312,71 @@ TEST(Resume, SessionChecksAreRecordedOnceAndEqualAnUninterruptedRuns) {
     EXPECT_EQ(resumed, clean);
 }
 
+// A run killed after it stored sessions past a checkpoint whose rows were not yet written (rows are
+// written after the sessions that follow are stored): resumed, the persisted store (every built-in
+// store is idempotent) starts again, so that checkpoint's probes and the suite's session checks see
+// exactly the sessions up to it. Made deterministic by removing a finished run's rows for the first
+// checkpoint and for one session's checks, as a kill at that moment would have left the file.
+TEST(Resume, AStoreAheadOfTheFirstCheckpointToGradeStartsAgain) {
+    TempDir dir;
+    std::vector<LoadedDataset> halumem;
+    ASSERT_TRUE(suites::benchmarks::benchmarks_suite().import_each(
+        "halumem", std::string(MEMFAIL_TEST_FIXTURES) + "/halumem/halumem-medium-fixture.jsonl",
+        [&](data::Scenario&& s) -> Result<void> {
+            LoadedDataset d;
+            d.hash = data::scenario_hash(s);
+            d.origin = "fixture";
+            d.scenario = std::move(s);
+            halumem.push_back(std::move(d));
+            return {};
+        }));
+    const std::string priya = halumem.at(0).scenario.id;
+    RunConfig config;
+    config.system_spec = "verbatim:retriever=bm25";
+    config.ks = {5};
+    config.results_path = dir.file("r.db");
+    const auto factory = factory_for_spec(config.system_spec);
+    auto first = run_datasets(config, halumem, factory);
+    ASSERT_TRUE(first.has_value()) << first.error().describe();
+    RunConfig fresh = config;
+    fresh.results_path = dir.file("clean.db");
+    ASSERT_TRUE(run_datasets(fresh, halumem, factory).has_value());
+    {
+        auto db = store::ResultsDb::open(config.results_path).value();
+        for (const char* table : {"probe_results", "fact_results", "stage_checks", "memory_checks", "probe_texts"})
+            ASSERT_TRUE(db.database()
+                            .exec(std::string("DELETE FROM ") + table + " WHERE scenario_id = '" + priya +
+                                  "' AND probe_id IN ('s1-q1', 's1-q2')")
+                            .has_value());
+        ASSERT_TRUE(db.database().exec("DELETE FROM session_checks WHERE scenario_id = '" + priya + "' AND session_id = 's4'").has_value());
+        ASSERT_TRUE(db.database().exec("UPDATE runs SET status = 'running', finished_at = NULL").has_value());
+        ASSERT_TRUE(db.database().exec("UPDATE run_scenarios SET status = 'storing' WHERE scenario_id = '" + priya + "'").has_value());
+    }
+    config.resume = true;
+    auto resumed = run_datasets(config, halumem, factory);
+    ASSERT_TRUE(resumed.has_value()) << resumed.error().describe();
+    EXPECT_TRUE(resumed->resumed);
+    EXPECT_EQ(resumed->probes_graded, 2u);
+    auto rows = [&](const std::string& path, const std::string& sql, int columns) {
+        auto db = store::ResultsDb::open(path).value();
+        auto q = db.database().prepare(sql).value();
+        std::vector<std::string> out;
+        EXPECT_TRUE(q.for_each_row([&] {
+                         std::string row;
+                         for (int c = 0; c < columns; ++c) row += (q.column_is_null(c) ? "NULL" : q.column_text(c)) + "|";
+                         out.push_back(row);
+                     }).has_value());
+        return out;
+    };
+    const std::string probes = "SELECT probe_id, k, stage, retrieved_json FROM probe_results WHERE scenario_id = '" + priya +
+                               "' AND probe_id IN ('s1-q1', 's1-q2') ORDER BY 1, 2";
+    const std::string checks = "SELECT scenario_id, session_id, name, item, score, label FROM session_checks ORDER BY 1, 2, 3, 4";
+    const auto clean_probes = rows(fresh.results_path, probes, 4);
+    ASSERT_EQ(clean_probes.size(), 2u);
+    EXPECT_EQ(rows(config.results_path, probes, 4), clean_probes);
+    EXPECT_EQ(rows(config.results_path, checks, 6), rows(fresh.results_path, checks, 6));
+}
+
 TEST(Resume, AFinishedRunIsNeverDuplicated) {
     TempDir dir;
     RunConfig config;

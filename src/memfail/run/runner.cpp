@@ -167,11 +167,15 @@ public:
         m_rows_total = s.probes.size() * m_config.ks.size();
         m_rows_done = m_graded.size();
         const memory::Capabilities caps = system.capabilities();
+        std::map<std::string, std::vector<const data::Probe*>> by_checkpoint;
+        for (const auto& p : s.probes) by_checkpoint[p.after_session].push_back(&p);
         // A scenario starts from an empty store: an outside system keeps one store for every dataset,
         // so what an earlier dataset left must not leak in. Resuming, a system whose store is not
         // idempotent starts again too, so sessions recorded before the crash are not stored twice;
-        // an idempotent one simply re-stores.
-        if (already_stored.empty() || !caps.idempotent_store) {
+        // an idempotent one simply re-stores, unless its store is ahead of the first checkpoint still
+        // to grade (rows are written after the sessions that follow are stored): a checkpoint's
+        // probes must see exactly the sessions up to it, so that store starts again as well.
+        if (already_stored.empty() || !caps.idempotent_store || store_ahead(already_stored, by_checkpoint)) {
             auto emptied = system.reset();
             if (!emptied) {
                 if (!caps.external) return emptied.error();
@@ -181,9 +185,6 @@ public:
         if (caps.uses_ground_truth) system.observe_ground_truth(s);
         m_external = caps.external;
         m_generation = system.generation();
-
-        std::map<std::string, std::vector<const data::Probe*>> by_checkpoint;
-        for (const auto& p : s.probes) by_checkpoint[p.after_session].push_back(&p);
 
         // Storage-phase replies are generated for every session up front and concurrently (each
         // reply sees only its own session, so sessions are independent); the cache makes a resumed
@@ -252,6 +253,31 @@ public:
     }
 
 private:
+    // True when a session stored before a resume comes after the first place still to grade: a
+    // checkpoint with a probe x k not recorded, or a session whose suite checks are not (for those
+    // the session itself must not be stored yet: what it adds is measured from the one before).
+    bool store_ahead(const std::set<std::string>& stored,
+                     const std::map<std::string, std::vector<const data::Probe*>>& by_checkpoint) const {
+        const data::Scenario& s = m_dataset.scenario;
+        const suites::Suite* suite = suites::find_suite(s.suite);
+        for (std::size_t i = 0; i < s.sessions.size(); ++i) {
+            const std::string& id = s.sessions[i].id;
+            bool pending_here = false;
+            if (suite && suite->checks_session(s, i) && !m_checked_sessions.count(id)) {
+                if (stored.count(id)) return true;
+                pending_here = true;
+            }
+            if (const auto it = by_checkpoint.find(id); it != by_checkpoint.end())
+                for (const auto* p : it->second)
+                    for (int k : m_config.ks) pending_here = pending_here || !m_graded.count({p->id, k});
+            if (!pending_here) continue;
+            for (std::size_t j = i + 1; j < s.sessions.size(); ++j)
+                if (stored.count(s.sessions[j].id)) return true;
+            return false;
+        }
+        return false;
+    }
+
     // The session as it was stored: with the assistant's replies when the run stores them.
     const data::Session& session_at(std::size_t i) const {
         if (m_paper_replies) return m_replied[i];
