@@ -69,6 +69,36 @@ TEST(AdapterCodec, SessionAndEventRoundTrip) {
     EXPECT_EQ(e.sources, (std::vector<std::string>{"x"}));
 }
 
+// An app's log reaches an adapter as the app emitted it (its object and timestamp beside the text
+// rendering), never with the grading aids its evidence is matched by.
+TEST(AdapterCodec, AnAppLogTravelsAsItsObjectWithoutItsGradingDetails) {
+    data::AppLog log;
+    log.timestamp = "2024-03-05 06:31:00";
+    log.app = "fitness_tracker";
+    log.api = "log_workout";
+    log.request = {{"activity", "run"}, {"place", "Riverside Park"}};
+    log.response = {{"ok", true}};
+    log.details = {"Riverside Park", "06:31"};
+    const data::Message message("u1:log-17", "app", data::render_app_log(log), log);
+    const nlohmann::json j = to_json(message);
+    EXPECT_EQ(j.at("timestamp"), "2024-03-05 06:31:00");
+    EXPECT_EQ(j.at("app_log").at("api"), "log_workout");
+    EXPECT_EQ(j.at("app_log").at("request").at("place"), "Riverside Park");
+    EXPECT_FALSE(j.at("app_log").contains("details"));
+    EXPECT_EQ(j.dump().find("details"), std::string::npos);
+    auto back = message_from_json(j, ErrorKind::protocol, "m");
+    ASSERT_TRUE(back) << back.error().describe();
+    ASSERT_TRUE(back->app_log.has_value());
+    EXPECT_EQ(back->app_log->app, "fitness_tracker");
+    EXPECT_EQ(back->app_log->response, log.response);
+    EXPECT_TRUE(back->app_log->details.empty());
+    EXPECT_EQ(back->content, message.content);
+    // A plain message carries neither.
+    const nlohmann::json plain = to_json(data::Message("m1", "user", "hello"));
+    EXPECT_FALSE(plain.contains("app_log"));
+    EXPECT_FALSE(plain.contains("timestamp"));
+}
+
 TEST(AdapterCodec, OptionalFieldsMayBeMissingOrNullAndUnknownOnesAreIgnored) {
     const Hit hit = ok(hit_from_json(json{{"id", "a"},
                                           {"text", "t"},

@@ -304,7 +304,20 @@ class LocalTransport final : public Transport {
 // -------------------------------------------------------------------------------
 
 json to_json(const data::Message& message) {
-    return json{{"id", message.id}, {"role", message.role}, {"content", message.content}};
+    json out{{"id", message.id}, {"role", message.role}, {"content", message.content}};
+    // An app's log (the dynamic suite) as the app emitted it, so an adapter can store it natively:
+    // when it was logged, the app, the API, the request and the response. Never the grading aids
+    // (AppLog::details: the surface strings its evidence is matched by).
+    if (message.app_log) {
+        const data::AppLog& log = *message.app_log;
+        out["timestamp"] = log.timestamp;
+        out["app_log"] = json{{"timestamp", log.timestamp},
+                              {"app", log.app},
+                              {"api", log.api},
+                              {"request", log.request},
+                              {"response", log.response}};
+    }
+    return out;
 }
 
 json to_json(const data::Session& session) {
@@ -373,6 +386,21 @@ Result<data::Message> message_from_json(const json& j, ErrorKind kind, const std
     MF_TRY_ASSIGN(m.id, required_string(j, "id", kind, where));
     MF_TRY_ASSIGN(m.role, required_string(j, "role", kind, where));
     MF_TRY_ASSIGN(m.content, required_string(j, "content", kind, where));
+    // An app log sent with its message (to_json above); anything unreadable in it is ignored, as
+    // unknown fields are.
+    if (const auto al = j.find("app_log"); al != j.end() && al->is_object()) {
+        data::AppLog log;
+        const auto text = [&](const char* key) {
+            const auto it = al->find(key);
+            return it != al->end() && it->is_string() ? it->get<std::string>() : std::string();
+        };
+        log.timestamp = text("timestamp");
+        log.app = text("app");
+        log.api = text("api");
+        if (const auto r = al->find("request"); r != al->end()) log.request = *r;
+        if (const auto r = al->find("response"); r != al->end()) log.response = *r;
+        m.app_log = std::move(log);
+    }
     return m;
 }
 
