@@ -7,6 +7,7 @@
 #include <memfail/core/text.hpp>
 #include <memfail/data/jsonl.hpp>
 #include <memfail/data/validate.hpp>
+#include <memfail/suites/dynamic/dynamic_suite.hpp>
 #include <memfail/suites/dynamic/generate.hpp>
 #include <memfail/suites/dynamic/lexicon.hpp>
 
@@ -106,6 +107,35 @@ TEST(DynamicGenerate, SmallUserIsStructurallyValid) {
         ASSERT_TRUE(back.has_value()) << back.error().describe();
         EXPECT_EQ(data::to_json(*back).dump(), data::to_json(s).dump());
     }
+}
+
+// The suite's rules pass a generated user, and fail one whose tasks lost their evidence or that
+// has nothing to grade (what a half-read import leaves).
+TEST(DynamicGenerate, ValidationCatchesAUserThatLostItsEvidenceOrItsTasks) {
+    const auto& s = user(42, 0);
+    auto violations = [](const data::Scenario& u) {
+        std::vector<data::Violation> out;
+        dynamic::validate_dynamic(u, 0, out);
+        return out;
+    };
+    EXPECT_TRUE(violations(s).empty());
+    data::Scenario lost = s;
+    std::size_t task = lost.probes.size();
+    for (std::size_t i = 0; i < lost.probes.size() && task == lost.probes.size(); ++i)
+        if (!lost.probes[i].task.empty()) task = i;
+    ASSERT_LT(task, lost.probes.size());
+    for (auto& f : lost.probes[task].fields) f.evidence.clear();
+    const auto v = violations(lost);
+    ASSERT_EQ(v.size(), 1u);
+    EXPECT_EQ(v[0].field, "probes[" + std::to_string(task) + "].fields");
+    EXPECT_NE(v[0].message.find("evidence was lost"), std::string::npos);
+    data::Scenario empty = s;
+    empty.probes.clear();
+    empty.profile.clear();
+    std::set<std::string> fields;
+    for (const auto& x : violations(empty)) fields.insert(x.field);
+    EXPECT_TRUE(fields.count("probes"));
+    EXPECT_TRUE(fields.count("profile"));
 }
 
 TEST(DynamicGenerate, ProfileIsNeverStated) {

@@ -184,6 +184,12 @@ void validate_dynamic(const data::Scenario& s, std::size_t line, std::vector<dat
         if (index.session_position(c.after_session) == static_cast<std::size_t>(-1))
             add(path + ".after_session", "unknown session '" + c.after_session + "'");
     }
+    // A user with nothing to grade is no dataset: an importer that lost the tasks, the checkpoints or
+    // the profile must not pass as valid.
+    const bool any_task = std::any_of(s.probes.begin(), s.probes.end(), [](const data::Probe& p) { return !p.task.empty(); });
+    if (!any_task) add("probes", "a long-horizon user has no profile task: nothing to grade");
+    if (s.checkpoints.empty()) add("checkpoints", "a long-horizon user has no checkpoint");
+    if (s.profile.empty()) add("profile", "a long-horizon user has no profile state");
     std::set<std::pair<std::string, std::string>> questions;
     for (std::size_t i = 0; i < s.probes.size(); ++i) {
         const auto& p = s.probes[i];
@@ -195,6 +201,11 @@ void validate_dynamic(const data::Scenario& s, std::size_t line, std::vector<dat
             add(path + ".after_session", "must be checkpoint " + p.checkpoint + "'s session '" +
                                              c->second->after_session + "', not '" + p.after_session + "'");
         if (p.state_key.empty()) add(path + ".state_key", "a profile task names its state key");
+        if (p.fields.empty())
+            add(path + ".fields", "a profile task grades at least one field");
+        else if (std::all_of(p.fields.begin(), p.fields.end(), [](const data::ProbeField& f) { return f.evidence.empty(); }))
+            add(path + ".fields", "no field of this profile task cites an evidence log: its evidence was lost, and no "
+                                  "memory-side verdict or attribution is possible");
         if (!questions.insert({p.after_session, p.question}).second)
             add(path + ".question", "another profile task asks the same question at this checkpoint: one question, "
                                     "two references");
