@@ -10,6 +10,7 @@
 #include <memfail/suites/dynamic/dynamic_suite.hpp>
 #include <memfail/suites/dynamic/generate.hpp>
 #include <memfail/suites/dynamic/lexicon.hpp>
+#include <memfail/suites/memfail/stats.hpp>
 
 #include <gtest/gtest.h>
 
@@ -136,6 +137,28 @@ TEST(DynamicGenerate, ValidationCatchesAUserThatLostItsEvidenceOrItsTasks) {
     for (const auto& x : violations(empty)) fields.insert(x.field);
     EXPECT_TRUE(fields.count("probes"));
     EXPECT_TRUE(fields.count("profile"));
+}
+
+// `datasets stats` counts a long-horizon user's profile tasks and the distinct app logs their
+// fields cite, not the evidence facts it has none of.
+TEST(DynamicGenerate, StatsCountProfileTasksAndTheirEvidenceLogs) {
+    const auto& s = user(42, 0);
+    const auto st = memfail::suites::memfail_suite::dataset_stats(s);
+    std::set<std::string> logs;
+    std::int64_t tasks = 0;
+    for (const auto& p : s.probes)
+        if (!p.task.empty()) {
+            ++tasks;
+            for (const auto& f : p.fields) logs.insert(f.evidence.begin(), f.evidence.end());
+        }
+    EXPECT_GT(tasks, 0);
+    EXPECT_EQ(st.profile_tasks, tasks);
+    EXPECT_EQ(st.evidence_logs, static_cast<std::int64_t>(logs.size()));
+    EXPECT_GT(st.evidence_logs, 0);
+    const std::string text = memfail::suites::memfail_suite::stats_text(st, "");
+    EXPECT_NE(text.find(std::to_string(tasks) + " profile tasks citing " + std::to_string(logs.size()) + " evidence app logs"),
+              std::string::npos) << text;
+    EXPECT_EQ(memfail::suites::memfail_suite::stats_json(st).at("evidence_logs"), st.evidence_logs);
 }
 
 TEST(DynamicGenerate, ProfileIsNeverStated) {

@@ -650,8 +650,13 @@ DatasetStats dataset_stats(const data::Scenario& scenario, const TokenCounter& c
     const bool long_hop = family(scenario.dataset, "long_hop");
     const bool persona = family(scenario.dataset, "persona_retrieval");
     std::map<std::int64_t, GroupSums> n_sums, hop_sums;
+    std::set<std::string> evidence_logs;
     for (const auto& p : scenario.probes) {
         ++st.probes;
+        if (!p.task.empty()) {
+            ++st.profile_tasks;
+            for (const auto& f : p.fields) evidence_logs.insert(f.evidence.begin(), f.evidence.end());
+        }
         const bool ambiguous = meta_true(p, "ambiguous");
         st.ambiguous += ambiguous;
         st.graded += !ambiguous;
@@ -677,6 +682,7 @@ DatasetStats dataset_stats(const data::Scenario& scenario, const TokenCounter& c
         }
         if (persona) st.misleading += meta_true(p, "is_misleading") || p.kind == data::ProbeKind::abstain;
     }
+    st.evidence_logs = static_cast<std::int64_t>(evidence_logs.size());
     finish_groups(st.by_n, n_sums, static_cast<bool>(count));
     finish_groups(st.by_hops, hop_sums, static_cast<bool>(count));
     st.traits = dataset_traits(scenario);
@@ -695,6 +701,10 @@ nlohmann::ordered_json stats_json(const DatasetStats& st) {
                         {"abstain", st.abstain},
                         {"ambiguous", st.ambiguous},
                         {"facts", st.facts}};
+    if (st.profile_tasks > 0) {
+        out["profile_tasks"] = st.profile_tasks;
+        out["evidence_logs"] = st.evidence_logs;
+    }
     if (family(st.dataset, "conditional_facts")) {
         out["yes_no"] = {{"yes", st.yes},
                          {"no", st.no},
@@ -729,7 +739,11 @@ std::string stats_text(const DatasetStats& st, const std::string& encoding) {
     out += "  probes           " + std::to_string(st.probes) + " (graded " + std::to_string(st.graded);
     if (st.abstain > 0) out += ", abstain " + std::to_string(st.abstain);
     if (st.ambiguous > 0) out += ", ambiguous " + std::to_string(st.ambiguous) + " not graded";
-    out += "), " + std::to_string(st.facts) + " evidence facts\n";
+    if (st.profile_tasks > 0)
+        out += "), " + std::to_string(st.profile_tasks) + " profile tasks citing " + std::to_string(st.evidence_logs) +
+               " evidence app logs\n";
+    else
+        out += "), " + std::to_string(st.facts) + " evidence facts\n";
     if (family(st.dataset, "conditional_facts")) {
         out += "  yes/no           " + std::to_string(st.yes) + " yes / " + std::to_string(st.no) + " no";
         if (st.unreadable > 0) out += " / " + std::to_string(st.unreadable) + " neither";

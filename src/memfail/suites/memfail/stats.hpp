@@ -127,6 +127,9 @@ struct DatasetStats {
     std::int64_t abstain = 0;    // kind abstain (misleading questions)
     std::int64_t ambiguous = 0;
     std::int64_t facts = 0;      // evidence facts of all probes
+    // Profile tasks (the dynamic suite), graded by their fields' gold app logs, not by facts.
+    std::int64_t profile_tasks = 0;
+    std::int64_t evidence_logs = 0;  // distinct app logs the tasks' fields cite
 
     // Conditional-Facts (yes_no probes): the reference answers' polarity, how many probes'
     // meta.condition_met disagrees with it, and the distinct condition types used.
