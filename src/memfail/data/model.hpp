@@ -282,8 +282,9 @@ struct Probe {
     // Logs of a value the key no longer has, or of a competing key: retrieving them beside or
     // instead of the current evidence is `conflated`.
     std::vector<std::string> conflicting;
-    std::string state_change;  // "retained" (same value since C1), "updated" (changed since the
-                               // previous checkpoint), "new" (first known here) or empty
+    std::string state_change;  // "new" (first known here), "updated" (changed since the previous
+                               // checkpoint), "retained" (the same since first known), "settled"
+                               // (as at the previous checkpoint, after an earlier change); or empty
 
     bool uses_v2() const;
 };

@@ -202,11 +202,13 @@ std::vector<std::string> conflicting_logs(const UserPlan& plan, std::size_t ki, 
     return {out.begin(), out.end()};
 }
 
+// new: first holds here; updated: changed since the previous checkpoint; retained: the same since it
+// first held; settled: the same as at the previous checkpoint, after an earlier change.
 std::string state_change(const KeyPlan& k, int w) {
     if (w == 0 || k.values[w - 1].is_null()) return "new";
     if (k.values[w - 1] != k.values[w]) return "updated";
     for (int i = 0; i < w; ++i)
-        if (k.values[i] != k.values[w]) return "";  // stable since a later change
+        if (!k.values[i].is_null() && k.values[i] != k.values[w]) return "settled";
     return "retained";
 }
 

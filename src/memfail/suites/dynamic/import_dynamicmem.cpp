@@ -41,8 +41,9 @@
 //   number -> number (duration when its name says minutes/hours/duration); a string "HH:MM" ->
 //   time; a date or date-time -> date; a weekday name -> weekday; anything else -> text (the judge).
 //   Its role is the one scoring_points or reference_anchors give for its path, else core.
-// - state_change compares the key's value with its snapshot at the previous checkpoint: no value
-//   there -> "new", equal JSON -> "retained", else "updated". conflicting lists the evidence logs of
+// - state_change compares the key's value with its snapshots before: no value at the previous
+//   checkpoint -> "new", a different one -> "updated", the same as every earlier value ->
+//   "retained", the same as the previous after an earlier change -> "settled". conflicting lists the evidence logs of
 //   the most recent earlier value that differs from the current one, less the current evidence.
 //
 // JSON objects are read in key order (nlohmann::json sorts them): observability paths, sub-packs
@@ -1034,8 +1035,17 @@ private:
         const data::StateSnapshot* now = snapshot(st, position);
         if (!now || now->value.is_null()) return;
         const data::StateSnapshot* before = position > 0 ? snapshot(st, position - 1) : nullptr;
-        if (!before || before->value.is_null()) p.state_change = "new";
-        else p.state_change = before->value == now->value ? "retained" : "updated";
+        if (!before || before->value.is_null()) {
+            p.state_change = "new";
+        } else if (before->value != now->value) {
+            p.state_change = "updated";
+        } else {
+            p.state_change = "retained";
+            for (std::size_t k = position; k-- > 0;)
+                if (const data::StateSnapshot* earlier = snapshot(st, k);
+                    earlier && !earlier->value.is_null() && earlier->value != now->value)
+                    p.state_change = "settled";
+        }
         std::set<std::string> current;
         for (const auto& fe : now->evidence) current.insert(fe.log_ids.begin(), fe.log_ids.end());
         for (std::size_t k = position; k-- > 0;) {

@@ -259,8 +259,9 @@ Result<Table> profile_slices_table(store::ResultsDb& db, const std::vector<std::
         t.rows.push_back(std::move(row));
     }
     if (!t.rows.empty())
-        t.notes.push_back("change:retained: keys whose value is the same since C1; change:updated: changed since the "
-                          "previous checkpoint; change:new: first holding at that checkpoint.");
+        t.notes.push_back("change:retained: keys whose value is the same since they first held; change:updated: "
+                          "changed since the previous checkpoint; change:settled: the same as at the previous "
+                          "checkpoint, after an earlier change; change:new: first holding at that checkpoint.");
     if (apps)
         t.notes.push_back("app:<app>: log-level recall, the gold evidence logs of that app held by the top k memories "
                           "over all of them (per probe and log), not the mean over probes; unsure logs (no provenance "
