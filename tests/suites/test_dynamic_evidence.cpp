@@ -271,30 +271,41 @@ TEST_F(DynamicEvidence, AttributionNamesRoundTrip) {
     EXPECT_FALSE(parse_attribution("Detail_Miss"));
 }
 
-// A checkpoint's store of 30k memories indexed once serves a hundred probes quickly.
+// A checkpoint's store indexed once serves a hundred probes in time linear in its size: ten times the
+// memories take far less than a hundred times as long (what a scan per probe and memory pair would
+// cost). Timed as a ratio of two sizes measured side by side (best of three each), so a loaded or
+// instrumented machine slows both alike.
 TEST_F(DynamicEvidence, HeldIndexScalesToLargeStores) {
-    std::vector<Memory> bulk;
-    bulk.reserve(30000);
-    for (int i = 0; i < 30000; ++i)
-        bulk.push_back(Memory{"x" + std::to_string(i),
-                              "[Mon 2024-01-01 07:00] fitness_tracker.log_workout request: {\"place\":\"Track " +
-                                  std::to_string(i) + "\",\"note\":\"run at the park\"}",
-                              "", "", {"X" + std::to_string(i)}});
-    std::vector<const Memory*> held;
-    for (const auto& m : bulk) held.push_back(&m);
-    for (const auto* m : store.all()) held.push_back(m);
-    const auto start = std::chrono::steady_clock::now();
-    for (bool provenance : {true, false}) {
-        const HeldIndex index(held, provenance);
-        const HeldIndex hits(store.of({"L1", "L2", "L3"}), provenance);
-        for (int i = 0; i < 100; ++i) {
-            const auto e = attribute(p, hits, index, messages);
-            ASSERT_EQ(*e.label, Attribution::all_clear);
-            ASSERT_EQ(e.fields[0].stored, 1u);
+    auto seconds_for = [&](int size) {
+        std::vector<Memory> bulk;
+        bulk.reserve(static_cast<std::size_t>(size));
+        for (int i = 0; i < size; ++i)
+            bulk.push_back(Memory{"x" + std::to_string(i),
+                                  "[Mon 2024-01-01 07:00] fitness_tracker.log_workout request: {\"place\":\"Track " +
+                                      std::to_string(i) + "\",\"note\":\"run at the park\"}",
+                                  "", "", {"X" + std::to_string(i)}});
+        std::vector<const Memory*> held;
+        for (const auto& m : bulk) held.push_back(&m);
+        for (const auto* m : store.all()) held.push_back(m);
+        double best = 1e9;
+        for (int round = 0; round < 3; ++round) {
+            const auto start = std::chrono::steady_clock::now();
+            for (bool provenance : {true, false}) {
+                const HeldIndex index(held, provenance);
+                const HeldIndex hits(store.of({"L1", "L2", "L3"}), provenance);
+                for (int i = 0; i < 100; ++i) {
+                    const auto e = attribute(p, hits, index, messages);
+                    EXPECT_EQ(*e.label, Attribution::all_clear);
+                    EXPECT_EQ(e.fields[0].stored, 1u);
+                }
+            }
+            best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
         }
-    }
-    const auto elapsed = std::chrono::steady_clock::now() - start;
-    EXPECT_LT(std::chrono::duration_cast<std::chrono::seconds>(elapsed).count(), 10);
+        return best;
+    };
+    const double small = seconds_for(3000);
+    const double large = seconds_for(30000);
+    EXPECT_LT(large, 30 * small + 0.05) << "3,000 memories: " << small << " s; 30,000: " << large << " s";
 }
 
 }  // namespace
