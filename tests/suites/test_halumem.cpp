@@ -292,6 +292,13 @@ TEST(HalumemImport, ABoundaryQuestionIsToBeDeclinedAndValidationHoldsItToThat) {
     EXPECT_TRUE(memfail::testing::has_violation(violations_of(s), "probes[1].kind"));
 }
 
+// Under a sanitizer a third of the rounds (see test_dynamic_import.cpp).
+#if defined(MEMFAIL_SANITIZED)
+constexpr int k_halumem_fuzz_rounds = 100;
+#else
+constexpr int k_halumem_fuzz_rounds = 300;
+#endif
+
 TEST(HalumemImportFuzz, MutatedUsersImportValidOrAreRefused) {
     memfail::Rng rng(29029);
     const std::vector<json> users = fixture_users(k_medium);
@@ -301,7 +308,7 @@ TEST(HalumemImportFuzz, MutatedUsersImportValidOrAreRefused) {
         json::array(), json::object(), json{{"role", "user"}, {"content", "hello"}},
         json{{"memory_content", "Priya Natarajan lives in Pittsburgh."}, {"memory_type", "Persona Memory"}}};
     std::size_t imported = 0, refused = 0;
-    for (int round = 0; round < 300; ++round) {
+    for (int round = 0; round < k_halumem_fuzz_rounds; ++round) {
         json j = users[static_cast<std::size_t>(round) % users.size()];
         for (std::size_t n = 1 + rng.below(4); n > 0; --n)
             memfail::testing::fuzz::mutate(rng, j, [&](memfail::Rng& r, const json& root) {
@@ -322,7 +329,7 @@ TEST(HalumemImportFuzz, MutatedUsersImportValidOrAreRefused) {
         auto back = memfail::data::scenario_from_json(json::parse(memfail::data::to_json(*s).dump()));
         ASSERT_TRUE(back) << back.error().describe();
     }
-    EXPECT_GT(imported, 150u);
+    EXPECT_GT(imported, static_cast<std::size_t>(k_halumem_fuzz_rounds) / 2);
     EXPECT_GT(refused, 0u);
 }
 
