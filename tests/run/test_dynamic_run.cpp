@@ -169,11 +169,11 @@ std::string reference_label(const data::Scenario& s, const data::Probe& probe, c
         if (st.key == probe.state_key)
             for (const auto& sn : st.snapshots)
                 for (const auto& fe : sn.evidence) same_key.insert(fe.log_ids.begin(), fe.log_ids.end());
-    bool any_gold = false, all_identity = true, all_other = true, any_conflict = false, any_same_key_conflict = false;
+    bool any_gold = false, any_identity = false, all_other = true, any_conflict = false, any_same_key_conflict = false;
     for (const auto& id : identity) {
         const bool h = held(id);
         any_gold |= h;
-        all_identity &= h;
+        any_identity |= h;
     }
     for (const auto& id : other) {
         const bool h = held(id);
@@ -187,9 +187,10 @@ std::string reference_label(const data::Scenario& s, const data::Probe& probe, c
         }
     if (unsure) return "";
     if (!any_gold && !any_same_key_conflict) return "irrelevant_evidence";
-    if (!all_identity) return "identity_miss";
-    if (any_conflict) return "conflated";
+    // DynamicMem's order: one identity entry suffices; detail before conflated.
+    if (!identity.empty() && !any_identity) return "identity_miss";
     if (!all_other) return "detail_miss";
+    if (any_conflict) return "conflated";
     return "all_clear";
 }
 

@@ -160,6 +160,22 @@ TEST_F(DynamicEvidence, DroppedIdentityLogsAreIdentityMiss) {
     EXPECT_NE(e.reason.find("L1 (stored, not retrieved)"), std::string::npos) << e.reason;
 }
 
+// One retrieved entry that establishes the routine is enough for its identity (DynamicMem asks
+// whether the identity is established, not whether every identity log came back).
+TEST_F(DynamicEvidence, OneIdentityEntrySuffices) {
+    p.fields[0].evidence = {"L1", "L2"};
+    auto e = diagnose({"L2", "L3"});
+    ASSERT_TRUE(e.label);
+    EXPECT_EQ(*e.label, Attribution::all_clear);
+    EXPECT_FALSE(e.complete);  // L1 is still a gold log not retrieved: recall says so
+    e = diagnose({"L3"});
+    EXPECT_EQ(*e.label, Attribution::identity_miss);
+    // A probe without identity fields is never an identity miss: its detail decides.
+    for (auto& f : p.fields) f.role = data::FieldRole::core;
+    e = diagnose({"L3"});
+    EXPECT_EQ(*e.label, Attribution::detail_miss);
+}
+
 TEST_F(DynamicEvidence, DroppedDetailLogsAreDetailMiss) {
     const auto e = diagnose({"L1", "L2", "L5"});
     ASSERT_TRUE(e.label);
@@ -177,9 +193,10 @@ TEST_F(DynamicEvidence, SupersededLogRetrievedIsConflated) {
     EXPECT_TRUE(e.complete);
     EXPECT_DOUBLE_EQ(e.recall, 1.0);
     EXPECT_NE(e.reason.find("L0"), std::string::npos);
-    // Instead of the detail evidence: conflated comes before detail_miss.
+    // Instead of the detail evidence: the current value's evidence is missing first (DynamicMem's
+    // order: detail before conflated).
     e = diagnose({"L1", "L2", "L0"});
-    EXPECT_EQ(*e.label, Attribution::conflated);
+    EXPECT_EQ(*e.label, Attribution::detail_miss);
     // Instead of all of it, the old value only: the identity is missed first.
     e = diagnose({"L0"});
     EXPECT_EQ(*e.label, Attribution::identity_miss);

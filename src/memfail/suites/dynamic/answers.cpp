@@ -70,7 +70,7 @@ std::optional<AnswerGrade> grade_profile_answer(const AnswerContext& c) {
             return out;
         }
         const std::string judge_label = attribution_name(judged->label);
-        for (const auto& name : {"irrelevant_evidence", "identity_miss", "conflated", "detail_miss", "all_clear"}) {
+        for (const auto& name : {"irrelevant_evidence", "identity_miss", "detail_miss", "conflated", "all_clear"}) {
             const std::string stage = std::string("attribution:") + name;
             out.checks.push_back({"", stage, "rules", rules_label == name, false, "rules: " + rules_label});
             out.checks.push_back({"", stage, "llm", judge_label == name, false, "judge: " + judge_label + ": " + judged->reason});

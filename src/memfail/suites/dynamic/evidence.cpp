@@ -253,8 +253,9 @@ ProbeEvidence attribute(const data::Probe& probe, const HeldIndex& hits, const H
         relevant.insert(conflicting.begin(), conflicting.end());
     }
 
-    // DynamicMem's order; the first condition that holds names the failure, and one that unsure
-    // logs leave open stops the walk.
+    // DynamicMem's order (its project page's): irrelevant evidence, identity (one entry suffices),
+    // detail, conflated (complete but ambiguous), all clear. The first condition that holds names the
+    // failure, and one that unsure logs leave open stops the walk.
     auto decide = [&](Tri holds, Attribution label, const std::set<std::string>& ids, const char* what,
                       const std::string& why) {
         if (holds == Tri::maybe)
@@ -269,20 +270,24 @@ ProbeEvidence attribute(const data::Probe& probe, const HeldIndex& hits, const H
     if (decide(negate(in_hits.some_held(relevant)), Attribution::irrelevant_evidence, relevant,
                "whether any relevant log was retrieved", "no retrieved memory holds a log of this state"))
         return out;
-    if (decide(in_hits.some_absent(identity_gold), Attribution::identity_miss, identity_gold,
-               "whether the identity evidence was retrieved",
-               "identity evidence not retrieved: " + missing_text(identity_gold, in_hits, in_store)))
+    // Identity: one retrieved entry that establishes the entity or routine suffices.
+    if (!identity_gold.empty() &&
+        decide(negate(in_hits.some_held(identity_gold)), Attribution::identity_miss, identity_gold,
+               "whether any identity evidence was retrieved",
+               "no identity evidence retrieved: " + missing_text(identity_gold, in_hits, in_store)))
         return out;
+    // Then the current value's other evidence, before anything retrieved beside it.
+    if (decide(in_hits.some_absent(other_gold), Attribution::detail_miss, other_gold,
+               "whether the detail evidence was retrieved",
+               "detail evidence not retrieved: " + missing_text(other_gold, in_hits, in_store)))
+        return out;
+    // Complete, but a superseded value or a competing key retrieved beside it: ambiguous.
     std::set<std::string> conflicting_retrieved;
     for (const auto& id : conflicting)
         if (in_hits(id) == LogStatus::held) conflicting_retrieved.insert(id);
     if (decide(in_hits.some_held(conflicting), Attribution::conflated, conflicting,
                "whether a conflicting log was retrieved",
-               "conflicting logs retrieved: " + listed(conflicting_retrieved)))
-        return out;
-    if (decide(in_hits.some_absent(other_gold), Attribution::detail_miss, other_gold,
-               "whether the detail evidence was retrieved",
-               "detail evidence not retrieved: " + missing_text(other_gold, in_hits, in_store)))
+               "every current log retrieved, and conflicting logs beside them: " + listed(conflicting_retrieved)))
         return out;
     out.label = Attribution::all_clear;
     out.reason = "every gold log retrieved, no conflicting log";

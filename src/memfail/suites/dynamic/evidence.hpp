@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The dynamic suite's memory-side diagnosis, by rule: which gold app logs a system stored and
 // retrieved for a probe (evidence recall@k per field), and where the evidence went wrong, as
-// DynamicMem's attribution labels (irrelevant evidence, identity miss, detail miss, all clear) plus
-// memfail's `conflated` (a superseded or competing log retrieved). A memory holds a log when its
+// DynamicMem's attribution labels (irrelevant evidence, identity miss, detail miss, conflated, all
+// clear; its project page's order and sense). A memory holds a log when its
 // text holds every one of the log's surface details (normalised, at word boundaries), whether or not
 // it cites the log: provenance only tells where to look first, so wherever logs carry details the
 // diagnosis is the same with or without it (a summary that keeps the details holds the evidence).
@@ -103,10 +103,13 @@ struct ProbeEvidence {
 
 // Labels a probe's evidence, the first that applies:
 //   irrelevant_evidence  no hit holds any gold log of the probe, nor a conflicting log of the same key;
-//   identity_miss        the identity fields' gold logs are not all retrieved;
-//   conflated            a conflicting log is retrieved, beside or instead of the current evidence;
+//   identity_miss        the probe has identity fields and no hit holds any of their gold logs (one
+//                        entry that establishes the entity or routine suffices);
 //   detail_miss          a non-identity field's gold logs are not all retrieved;
-//   all_clear            everything retrieved: a wrong answer is then the answer model's fault.
+//   conflated            every gold log retrieved, and a conflicting log (a superseded value, a
+//                        competing key) beside them: complete but ambiguous;
+//   all_clear            everything retrieved, nothing conflicting: a wrong answer is then the
+//                        answer model's fault.
 // `state` (optional) is the probe's key in the profile: with it, only conflicting logs that evidence
 // one of its snapshots are the same key's (the others are a competing key's, and retrieving only
 // those is irrelevant evidence); without it every conflicting log counts as the same key's.

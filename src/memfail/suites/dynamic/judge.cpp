@@ -43,12 +43,13 @@ constexpr const char* k_attribution_system =
     "of outdated or competing values when there are any. Choose the first label that applies:\n"
     "- irrelevant_evidence: no retrieved memory carries anything from the gold evidence or about this part "
     "of the user's life at all.\n"
-    "- identity_miss: the retrieved memories do not establish which entity or routine the answer is about "
-    "(another place, another routine, another item), so the right one could not be told apart.\n"
-    "- conflated: the retrieved memories hold an outdated or competing value beside (or instead of) the "
-    "current one, so the two could be mixed up.\n"
+    "- identity_miss: no retrieved memory establishes which entity or routine the answer is about "
+    "(another place, another routine, another item), so the right one could not be told apart; one memory "
+    "that establishes it is enough.\n"
     "- detail_miss: the retrieved memories identify the right thing but lack a detail the answer needs "
-    "(a time, a day, an amount, a setting).\n"
+    "(a time, a day, an amount, a setting), also when an outdated value stands in its place.\n"
+    "- conflated: the retrieved memories hold everything the answer needs and also an outdated or "
+    "competing value beside it, so the two could be mixed up.\n"
     "- all_clear: the retrieved memories hold everything the reference answer needs; the assistant went "
     "wrong on its own.\n"
     "Judge only from what the retrieved memories contain, not from what the assistant wrote.";
@@ -247,8 +248,8 @@ std::vector<FieldGrade> merge_judged(std::vector<FieldGrade> rule, const std::ve
 
 json attribution_judge_schema() {
     json labels = json::array();
-    for (auto a : {Attribution::irrelevant_evidence, Attribution::identity_miss, Attribution::conflated,
-                   Attribution::detail_miss, Attribution::all_clear})
+    for (auto a : {Attribution::irrelevant_evidence, Attribution::identity_miss, Attribution::detail_miss,
+                   Attribution::conflated, Attribution::all_clear})
         labels.push_back(attribution_name(a));
     return {{"type", "object"},
             {"properties", {{"label", {{"type", "string"}, {"enum", labels}}}, {"reason", {{"type", "string"}}}}},

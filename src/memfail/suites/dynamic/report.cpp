@@ -73,7 +73,7 @@ bool slice_row_less(const std::string& a, const std::string& b) {
 }  // namespace
 
 const std::vector<std::string>& profile_label_names() {
-    static const std::vector<std::string> names = {"irrelevant_evidence", "identity_miss", "conflated", "detail_miss",
+    static const std::vector<std::string> names = {"irrelevant_evidence", "identity_miss", "detail_miss", "conflated",
                                                    "all_clear"};
     return names;
 }
