@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Checkpoint isolation survives kills: every built-in system (their stores persist and are
-# idempotent), run over HaluMem-shaped users with the judge and the systems' model served by
+# idempotent) and the example exec adapter declaring idempotent_store and not, run over HaluMem-shaped users with the judge and the systems' model served by
 # tools/fake-llm with a delay (so rows are written well after the sessions that follow are stored),
 # is killed with SIGKILL at random moments and resumed until it finishes; its results (every probe's
 # stage and the texts it retrieved; every session check's verdict) equal an uninterrupted run's.
@@ -75,27 +75,34 @@ PY
 }
 
 RANDOM=20261129
-for system in verbatim facts notes graph ledger mixture; do
+adapter="$fixtures/../../examples/adapters/python/memfail_adapter.py"
+for system in verbatim facts notes graph ledger mixture "exec:cmd=python3 $adapter" \
+              "exec:cmd=python3 $adapter --not-idempotent"; do
+    name=$system
+    case "$system" in
+        *--not-idempotent) name=adapter-not-idempotent ;;
+        exec:*) name=adapter-idempotent ;;
+    esac
     args=(--system "$system" --datasets "$work/data/halumem.jsonl" --k 1,5 --base-url "$base" --judge-model judge
           --system-model stand-in --concurrency 2)
-    "$memfail" run "${args[@]}" --out "$work/$system-clean.db" -q > /dev/null 2> "$work/$system-clean.txt" ||
-        fail "$system, uninterrupted: $(tail -3 "$work/$system-clean.txt")"
+    "$memfail" run "${args[@]}" --out "$work/$name-clean.db" -q > /dev/null 2> "$work/$name-clean.txt" ||
+        fail "$name, uninterrupted: $(tail -3 "$work/$name-clean.txt")"
     kills=0
     for attempt in $(seq 1 12); do
         resume=()
-        [ -e "$work/$system.db" ] && resume=(--resume)
-        "$memfail" run "${args[@]}" --out "$work/$system.db" "${resume[@]}" -q > /dev/null 2> "$work/$system-$attempt.txt" &
+        [ -e "$work/$name.db" ] && resume=(--resume)
+        "$memfail" run "${args[@]}" --out "$work/$name.db" "${resume[@]}" -q > /dev/null 2> "$work/$name-$attempt.txt" &
         pid=$!
         sleep "0.$(( RANDOM % 6 + 1 ))"
         if kill -9 "$pid" 2>/dev/null; then kills=$((kills + 1)); fi
         wait "$pid" 2>/dev/null || true
-        [ "$(status_of "$work/$system.db")" = finished ] && break
+        [ "$(status_of "$work/$name.db")" = finished ] && break
     done
-    if [ "$(status_of "$work/$system.db")" != finished ]; then
-        "$memfail" run "${args[@]}" --out "$work/$system.db" --resume -q > /dev/null 2> "$work/$system-last.txt" ||
-            fail "$system, last resume: $(tail -3 "$work/$system-last.txt")"
+    if [ "$(status_of "$work/$name.db")" != finished ]; then
+        "$memfail" run "${args[@]}" --out "$work/$name.db" --resume -q > /dev/null 2> "$work/$name-last.txt" ||
+            fail "$name, last resume: $(tail -3 "$work/$name-last.txt")"
     fi
-    [ "$kills" -gt 0 ] || fail "$system: no run was killed before it finished (the test proves nothing)"
-    compare "$work/$system.db" "$work/$system-clean.db" "$system ($kills kills)" || fail "$system: resumed results differ (above)"
+    [ "$kills" -gt 0 ] || fail "$name: no run was killed before it finished (the test proves nothing)"
+    compare "$work/$name.db" "$work/$name-clean.db" "$name ($kills kills)" || fail "$name: resumed results differ (above)"
 done
 echo "resume isolation: ok"

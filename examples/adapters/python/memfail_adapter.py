@@ -336,6 +336,8 @@ def main():
     system = InMemorySystem()
     if "--answers" in sys.argv[1:]:  # try the answer operation with the placeholder answer()
         system.capabilities = dict(system.capabilities, answer=True)
+    if "--not-idempotent" in sys.argv[1:]:  # declare a store that keeps a copy per store (resume tests)
+        system.capabilities = dict(system.capabilities, idempotent_store=False)
     log("%s: protocol %d, reading requests on stdin" % (system.name, PROTOCOL_VERSION))
     try:
         serve(system)
