@@ -33,6 +33,17 @@ ls "$work/imp"/*.jsonl > /dev/null 2>&1 || fail "import wrote no dataset: $(cat 
     fail "imported file: $(head -5 "$work/validate-imp.txt")"
 grep -Eq '(^|[^0-9])0 violation' "$work/validate-imp.txt" ||
     fail "imported file has violations: $(head -5 "$work/validate-imp.txt")"
+# A user written the way DynamicMem's own code writes one: imported, valid, and run per checkpoint.
+"$memfail" datasets import --from dynamicmem "$fixtures/dynamicmem/schema" -o "$work/schema" > "$work/schema.txt" 2>&1 ||
+    fail "import of the DynamicMem-schema user: $(tail -3 "$work/schema.txt")"
+grep -q "imported 1 scenario(s), 12 probe(s)" "$work/schema.txt" || fail "schema user: $(grep imported "$work/schema.txt")"
+"$memfail" datasets validate "$work/schema/dynamic.jsonl" > "$work/validate-schema.txt" 2>&1 ||
+    fail "schema user: $(head -5 "$work/validate-schema.txt")"
+"$memfail" run --system verbatim --datasets "$work/schema/dynamic.jsonl" --k 10 --out "$work/schema.db" -q > /dev/null 2>&1 ||
+    fail "verbatim on the schema user"
+"$memfail" report "$work/schema.db" > "$work/schema-report.txt" 2>&1 || fail "report of the schema user"
+grep -Eq "cal_quarterly_002 +state_completion" "$work/schema-report.txt" ||
+    fail "no profile row for the schema user's second checkpoint: $(head -12 "$work/schema-report.txt")"
 
 # verbatim offline: the profile table, per checkpoint and task.
 "$memfail" run --system verbatim --datasets "$data" --k 5,10 --out "$work/offline.db" -q > "$work/run.txt" 2>&1 ||

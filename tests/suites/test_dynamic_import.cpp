@@ -8,6 +8,7 @@
 #include <memfail/core/text.hpp>
 #include <memfail/data/jsonl.hpp>
 #include <memfail/data/validate.hpp>
+#include <memfail/suites/dynamic/dynamic_suite.hpp>
 #include <memfail/suites/dynamic/import_dynamicmem.hpp>
 
 #include "suite_test_util.hpp"
@@ -19,6 +20,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -678,3 +680,121 @@ TEST(DynamicImportFuzz, MutatedBytesAreImportedOrRefusedByFile) {
 }
 
 }  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// A user written the way DynamicMem's own code writes one (fixtures/dynamicmem/schema: its
+// checkpoint builder's as_of objects, nested and validated snapshots, observability objects, the
+// State Completion pack under "keys" with "<fill the blank>" templates and spv4 scoring points, the
+// Personalized Service items under rq3_apply_service_qa, a legacy change_tracking_pack, and app logs
+// {"app_logs": [...]} with golden_evidence and the generator's bookkeeping).
+
+namespace schema {
+
+const std::string k_schema_user = std::string(MEMFAIL_TEST_FIXTURES) + "/dynamicmem/schema/001_user_001";
+
+const memfail::data::ProfileState& state_of(const Scenario& s, const std::string& key) {
+    for (const auto& st : s.profile)
+        if (st.key == key) return st;
+    ADD_FAILURE() << "no state '" << key << "'";
+    static const memfail::data::ProfileState none;
+    return none;
+}
+
+std::vector<std::string> evidence_at(const memfail::data::ProfileState& st, const std::string& checkpoint) {
+    for (const auto& sn : st.snapshots)
+        if (sn.checkpoint == checkpoint) {
+            std::vector<std::string> out;
+            for (const auto& fe : sn.evidence) out.insert(out.end(), fe.log_ids.begin(), fe.log_ids.end());
+            return out;
+        }
+    return {};
+}
+
+TEST(DynamicImportSchema, AUserWrittenByDynamicMemsCodeImportsWithProbesProfileAndEvidence) {
+    auto result = dynamic::import_dynamicmem(k_schema_user);
+    ASSERT_TRUE(result) << result.error().describe();
+    ASSERT_EQ(result->scenarios.size(), 1u);
+    const Scenario& s = result->scenarios[0];
+    EXPECT_TRUE(violations_of(s).empty()) << joined(violations_of(s));
+    std::vector<memfail::data::Violation> suite_rules;
+    dynamic::validate_dynamic(s, 0, suite_rules);
+    EXPECT_TRUE(suite_rules.empty());
+    // as_of objects: their timestamp; the builder's header kept aside.
+    ASSERT_EQ(s.checkpoints.size(), 2u);
+    EXPECT_EQ(s.checkpoints[0].id, "cal_quarterly_001");
+    EXPECT_EQ(s.checkpoints[0].as_of, "2024-03-31T18:00:00Z");
+    EXPECT_EQ(s.checkpoints[1].after_session, "day-2024-06-30");
+    EXPECT_EQ(s.meta.at("dynamicmem").at("task_contract_version"), "taskabc_v2");
+    // Nested snapshots flattened; the validated one is the gold (no schedule_dates), a {from, to}
+    // change read as its `to`.
+    const auto& walk = state_of(s, "habits_state:weekend_walk");
+    ASSERT_EQ(walk.snapshots.size(), 2u);
+    EXPECT_FALSE(walk.snapshots[0].value.contains("schedule_dates"));
+    EXPECT_EQ(walk.snapshots[1].value.at("timing").at("start_time"), "07:30");
+    const auto& job = state_of(s, "user_attributes_state:employer");
+    EXPECT_EQ(job.snapshots[1].value.at("organization"), "Juniper Labs");
+    EXPECT_EQ(job.family, memfail::data::StateFamily::attribute);
+    // Observability objects: evidence_app_log_ids, less the logs whose golden_evidence states an
+    // earlier value (they become the updated probes' conflicting logs).
+    EXPECT_EQ(evidence_at(walk, "cal_quarterly_001"), (std::vector<std::string>{"log_00001", "log_00002", "log_00003"}));
+    EXPECT_EQ(evidence_at(walk, "cal_quarterly_002"), (std::vector<std::string>{"log_00011", "log_00012", "log_00013"}));
+    const auto& sc = probe(s, "cal_quarterly_002:state_completion:0");
+    EXPECT_EQ(sc.state_key, "habits_state:weekend_walk");
+    EXPECT_EQ(sc.state_change, "updated");
+    EXPECT_EQ(sc.conflicting, (std::vector<std::string>{"log_00001", "log_00002", "log_00003"}));
+    // State Completion under "keys": "<fill the blank>" leaves, scoring points' dotted list paths.
+    std::set<std::string> paths;
+    for (const auto& f : sc.fields) paths.insert(f.path);
+    EXPECT_TRUE(paths.count("schedule.days_of_week[0]")) << joined(std::vector<std::string>(paths.begin(), paths.end()));
+    EXPECT_TRUE(paths.count("timing.start_time"));
+    // Personalized Service from rq3_apply_service_qa: every family, roles from reference_anchors.
+    std::map<std::string, int> families;
+    for (const auto& p : s.probes)
+        if (p.task == "personalized_service") ++families[p.meta.value("service_kind", "")];
+    EXPECT_EQ(families, (std::map<std::string, int>{{"action_configuration", 2},
+                                                      {"information_request_construction", 2},
+                                                      {"user_communication", 2}}));
+    const auto& order = probe(s, "cal_quarterly_001:personalized_service:1");
+    ASSERT_EQ(order.fields.size(), 2u);
+    for (const auto& f : order.fields)
+        EXPECT_EQ(f.role, f.path == "order_filters.extras_to_avoid" ? memfail::data::FieldRole::detail
+                                                                    : memfail::data::FieldRole::core)
+            << f.path;
+    EXPECT_TRUE(probe(s, "cal_quarterly_001:personalized_service:0").meta.contains("answer_scoring_points"));
+    EXPECT_EQ(s.probes.size(), 12u);
+    // Notes: the legacy pack and the builder's filtered keys; nothing the builder writes is "unknown".
+    const auto& notes = result->notes;
+    EXPECT_EQ(notes_at(notes, "task_packs.json", "checkpoints[1].change_tracking_pack", "not mapped"), 1u) << describe(notes);
+    EXPECT_EQ(notes_at(notes, "task_packs.json", "checkpoints[0].state_completion_pack.filtered_keys", "filtered out"), 1u);
+    for (const auto& n : notes) {
+        EXPECT_EQ(n.message.find("unknown"), std::string::npos) << n.json_path << ": " << n.message;
+        if (n.json_path.find("change_tracking_pack") == std::string::npos) {
+            EXPECT_EQ(n.message.find("not mapped"), std::string::npos) << n.json_path << ": " << n.message;
+        }
+    }
+}
+
+// The release's logs may carry no golden_evidence: the evidence is then DynamicMem's cumulative list
+// as it stands (the benchmark's own gold), said in a note, and nothing is set aside.
+TEST(DynamicImportSchema, WithoutGoldenEvidenceTheCumulativeListIsTheEvidenceAndSaysSo) {
+    memfail::testing::ScratchDir dir;
+    std::filesystem::create_directories(dir.file("001_user_001"));
+    json logs = read_json(k_schema_user + "/app_log_large.json");
+    for (auto& l : logs["app_logs"]) {
+        l.erase("golden_evidence");
+        l.erase("metadata");
+    }
+    dir.write("001_user_001/app_log_large.json", logs.dump());
+    dir.write("001_user_001/task_packs.json", read_text(k_schema_user + "/task_packs.json"));
+    auto result = dynamic::import_dynamicmem(dir.file("001_user_001"));
+    ASSERT_TRUE(result) << result.error().describe();
+    const Scenario& s = result->scenarios.at(0);
+    const auto& walk = state_of(s, "habits_state:weekend_walk");
+    EXPECT_EQ(evidence_at(walk, "cal_quarterly_002").size(), 6u);
+    EXPECT_GE(notes_at(result->notes, "task_packs.json", "checkpoints[1].state_observability.habits_state:weekend_walk",
+                       "carry no golden_evidence"),
+              1u)
+        << describe(result->notes);
+}
+
+}  // namespace schema

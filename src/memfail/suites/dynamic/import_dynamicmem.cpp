@@ -46,6 +46,12 @@
 //   "retained", the same as the previous after an earlier change -> "settled". conflicting lists the evidence logs of
 //   the most recent earlier value that differs from the current one, less the current evidence.
 //
+// - DynamicMem's own files (docs/DYNAMIC.md has the table): as_of objects (their timestamp), the
+//   header beside the checkpoints (meta.dynamicmem), validated snapshots nested by category (the
+//   current value as its Task A reads it), observability objects (evidence_app_log_ids, less the
+//   logs whose golden_evidence states a superseded value), packs under "keys", service items under
+//   rq3_apply_service_qa, spv4 scoring points, the legacy change_tracking_pack noted.
+//
 // JSON objects are read in key order (nlohmann::json sorts them): observability paths, sub-packs
 // and probes numbered within a checkpoint follow it, whatever order the file wrote.
 //
@@ -274,7 +280,9 @@ public:
         for (auto it = j.begin(); it != j.end(); ++it) {
             static const std::set<std::string, std::less<>> known = {
                 "app_log_id", "log_id", "id", "timestamp", "time", "ts", "app_name", "app",
-                "api_name", "api", "request", "response", "golden_evidence"};
+                "api_name", "api", "request", "response", "golden_evidence",
+                // DynamicMem's generator's bookkeeping (stage3_app_logs.py): not what the app logged.
+                "event_id", "atomic_event_id", "metadata"};
             if (!known.count(it.key())) {
                 auto& [count, first] = m_unknown[it.key()];
                 if (count++ == 0) first = at(path, it.key());
@@ -435,8 +443,18 @@ const json* value_at(const json& v, const json::json_pointer& pointer) {
 std::string normal_path(std::string p) {
     p = std::string(text::trim(p));
     if (text::starts_with(p, "$.")) p.erase(0, 2);
+    // DynamicMem's scoring points alias the value's root as "current_value" and index lists with a
+    // dot ("days_of_week.0"); memfail writes "days_of_week[0]".
+    if (p == "current_value") return "$";
+    if (text::starts_with(p, "current_value.")) p.erase(0, 14);
     if (p.empty() || p == "$" || p == "*" || p == ".") return "$";
-    return p;
+    std::string out;
+    for (const auto& part : text::split(p, '.')) {
+        const bool index = !part.empty() && std::all_of(part.begin(), part.end(), [](char c) { return c >= '0' && c <= '9'; });
+        if (index && !out.empty()) out += "[" + part + "]";
+        else out += (out.empty() ? "" : ".") + part;
+    }
+    return out;
 }
 
 // The last name along a path, without list indices: "schedule.days_of_week[1]" -> "days_of_week".
@@ -496,6 +514,7 @@ bool related(const std::string& a, const std::string& b) {
 struct CheckpointIn {
     data::Checkpoint c;
     std::int64_t as_of = 0;  // seconds, inclusive
+    std::optional<std::int64_t> log_index;  // as_of.log_index when the file gives it
     const json* j = nullptr;
     std::string path;  // in task_packs.json
     std::size_t position = 0;  // in the file
@@ -547,6 +566,7 @@ public:
                   {"files", json::array({k_task_file, k_log_file})},
                   {"logs", m_reader.logs().size()}};
         if (!m_golden.empty()) s.meta["golden_evidence"] = m_golden;
+        if (!m_header.empty()) s.meta["dynamicmem"] = m_header;
         json unmapped = m_tasks.unmapped();
         for (auto it = m_logs_notes.unmapped().begin(); it != m_logs_notes.unmapped().end(); ++it)
             unmapped[std::string(k_log_file) + ":" + it.key()] = it.value();
@@ -566,8 +586,18 @@ private:
         if (const json* c = member(tp, {"checkpoints"})) {
             list = c;
             base = "checkpoints";
-            for (auto it = tp.begin(); it != tp.end(); ++it)
-                if (it.key() != "checkpoints") m_tasks.keep(it.key(), it.value(), "top-level key '" + it.key() + "'");
+            // What DynamicMem's checkpoint builder writes beside its checkpoints (the user, counts, the
+            // sampling and the task contract): kept in the scenario's meta.dynamicmem, not noted.
+            static const std::set<std::string> header = {
+                "user_id", "source_total_app_logs", "total_chains", "source_total_checkpoints",
+                "skipped_checkpoints_no_valid_states", "skipped_checkpoints_no_new_valid_observation",
+                "total_checkpoints", "sampling_strategy", "task_contract_version", "research_frame_version",
+                "canonical_research_doc"};
+            for (auto it = tp.begin(); it != tp.end(); ++it) {
+                if (it.key() == "checkpoints") continue;
+                if (header.count(it.key())) m_header[it.key()] = it.value();
+                else m_tasks.keep(it.key(), it.value(), "top-level key '" + it.key() + "'");
+            }
         }
         std::vector<CheckpointIn> found;
         if (list->is_array()) {
@@ -634,6 +664,16 @@ private:
         c.c.id = clean_id(raw);
         if (c.c.id != raw) m_tasks.note(at(path, "checkpoint_id"), "checkpoint id " + shown(json(raw)) + " imported as '" + c.c.id + "'");
         const json* as_of = member(cj, {"as_of", "as_of_date", "date"});
+        // DynamicMem's checkpoint builder writes an object: {"log_index", "app_log_id", "timestamp",
+        // "window_id", "domain", "completed_chain_ids"}; its harness shows the logs up to that
+        // timestamp (up to log_index in time order: the same logs unless two share its second).
+        if (as_of && as_of->is_object()) {
+            if (const json* ts = member(*as_of, {"timestamp"})) {
+                if (const json* index = member(*as_of, {"log_index"}); index && index->is_number_integer())
+                    c.log_index = index->get<std::int64_t>();
+                as_of = ts;
+            }
+        }
         const std::string as_of_text = as_of && as_of->is_string() ? std::string(text::trim(as_of->get_ref<const std::string&>())) : "";
         auto t = dates::parse_date_time(as_of_text);
         if (!t) {
@@ -647,11 +687,24 @@ private:
         c.as_of = dates::to_seconds(*t);
         c.c.as_of = dates::format_iso(*t);
         static const std::set<std::string> known = {"checkpoint_id", "checkpoint", "id", "as_of", "as_of_date", "date",
-                                                    "expected_snapshot_state", "state_observability",
-                                                    "state_completion_pack", "personalized_service_pack"};
-        for (auto it = cj.begin(); it != cj.end(); ++it)
-            if (!known.count(it.key()) && !text::ends_with(it.key(), "_pack"))
+                                                    "expected_snapshot_state", "validated_snapshot_state",
+                                                    "state_observability", "state_completion_pack",
+                                                    "personalized_service_pack", "rq3_apply_service_qa"};
+        // What DynamicMem's builders write beside the tasks (sampling, validation records): read by
+        // no task, so neither kept nor noted key by key.
+        static const std::set<std::string> provenance = {"validity", "sampling", "state_questionability",
+                                                         "state_validation_summary"};
+        for (auto it = cj.begin(); it != cj.end(); ++it) {
+            if (known.count(it.key()) || provenance.count(it.key())) continue;
+            if (it.key() == "change_tracking_pack") {
+                m_tasks.note_capped("change tracking", at(path, it.key()),
+                                    "a change_tracking_pack (DynamicMem's legacy Task B, dropped from its v2 task contract) "
+                                    "is not mapped; its items are not imported");
+                continue;
+            }
+            if (!text::ends_with(it.key(), "_pack"))
                 m_tasks.keep(at(path, it.key()), it.value(), "unknown checkpoint key '" + it.key() + "'");
+        }
         out.push_back(std::move(c));
     }
 
@@ -673,6 +726,19 @@ private:
         for (std::size_t i = 0; i < logs.size(); ++i)
             if (logs[i].order != i) out_of_order = true;
         if (out_of_order) m_logs_notes.note("", "log entries are not in time order in the file; sorted by timestamp (ties keep file order)");
+        // DynamicMem's harness shows a checkpoint the logs up to as_of.log_index in time order; memfail
+        // shows those up to as_of.timestamp. The two agree unless the file's order differs from the
+        // one the index was computed on, or logs share the cut's second: said when they differ.
+        for (const auto& c : m_checkpoints) {
+            if (!c.log_index) continue;
+            const auto upto = static_cast<std::int64_t>(std::count_if(
+                logs.begin(), logs.end(), [&](const RawLog& r) { return r.seconds <= c.as_of; }));
+            if (upto != *c.log_index + 1)
+                m_tasks.note(at(c.path, "as_of"), "checkpoint '" + c.c.id + "': as_of.log_index " +
+                                                      std::to_string(*c.log_index) + " shows " +
+                                                      std::to_string(*c.log_index + 1) + " logs, as_of.timestamp " +
+                                                      std::to_string(upto) + "; the timestamp is used");
+        }
         // After sorting, the raw-id index points at the new positions.
         std::map<std::string, std::size_t> by_raw;
         std::set<std::string> message_ids;
@@ -792,7 +858,16 @@ private:
             else
                 add(ids, where);
         };
-        if (v.is_array() || v.is_string() || v.is_number()) {
+        // DynamicMem's observability of a key: {"evidence_app_log_ids": [...], "evidence_count",
+        // "is_valid", "last_change_reason", "provenance_evidenced_fields", ...}. Its ids are the
+        // whole value's evidence, accumulated over every chain (superseded values' logs too, as the
+        // benchmark's own gold is); the rest describes them.
+        if (const json* ids = v.is_object() ? member(v, {"evidence_app_log_ids"}) : nullptr) {
+            add_ids("$", *ids, at(path, "evidence_app_log_ids"));
+            if (const json* valid = member(v, {"is_valid"}); valid && valid->is_boolean() && !valid->get<bool>())
+                m_tasks.note_capped("observability not valid", at(path, "is_valid"),
+                                    "the key's observability is marked is_valid: false; its evidence is still imported");
+        } else if (v.is_array() || v.is_string() || v.is_number()) {
             add_ids("$", v, path);
         } else if (v.is_object()) {
             for (auto it = v.begin(); it != v.end(); ++it) {
@@ -862,17 +937,115 @@ private:
                        evidence.end());
     }
 
+    // A snapshot or observability object keyed "category:state_name", or nested as DynamicMem's
+    // builders write it, {category: {state_name: ...}}: its flat keys.
+    static std::vector<std::pair<std::string, const json*>> flattened(const json& v) {
+        std::vector<std::pair<std::string, const json*>> out;
+        if (!v.is_object()) return out;
+        for (auto it = v.begin(); it != v.end(); ++it) {
+            const bool category = it.key().find(':') == std::string::npos && it->is_object() &&
+                                  text::ends_with(it.key(), "_state");
+            if (category)
+                for (auto in = it->begin(); in != it->end(); ++in) out.push_back({it.key() + ":" + in.key(), &*in});
+            else
+                out.push_back({it.key(), &*it});
+        }
+        return out;
+    }
+
+    // A state's current value as DynamicMem's Task A reads it (tce_contracts.py,
+    // normalize_task_a_current_value): a {from, to} transition is its `to`; priority, schedule_date
+    // and schedule_dates are left out, and what that leaves empty is pruned.
+    static json current_value(const json& v) {
+        if (v.is_object() && v.contains("to") && (v.size() == 1 || (v.size() == 2 && v.contains("from"))))
+            return current_value(v["to"]);
+        if (v.is_object()) {
+            json out = json::object();
+            for (auto it = v.begin(); it != v.end(); ++it) {
+                if (it.key() == "priority" || it.key() == "schedule_date" || it.key() == "schedule_dates") continue;
+                json c = current_value(*it);
+                if ((c.is_object() || c.is_array()) && c.empty()) continue;
+                out[it.key()] = std::move(c);
+            }
+            return out;
+        }
+        if (v.is_array()) {
+            json out = json::array();
+            for (const auto& e : v) out.push_back(current_value(e));
+            return out;
+        }
+        return v;
+    }
+
+    // Whether `part` (a log's golden_evidence state_value: the whole value, some of its fields, or a
+    // {from, to} change) agrees with `value` wherever both say something.
+    static bool agrees(const json& part, const json& value) {
+        const json p = current_value(part);
+        if (p.is_object() && value.is_object()) {
+            for (auto it = p.begin(); it != p.end(); ++it) {
+                const auto v = value.find(it.key());
+                if (v != value.end() && !agrees(*it, *v)) return false;
+            }
+            return true;
+        }
+        return p == value;
+    }
+
+    // DynamicMem's observability accumulates every log that ever evidenced a key, superseded values'
+    // too. Where a log's golden_evidence gives the value it evidences (its generator writes it; its
+    // release may not), a log whose every entry for this key states a value the key no longer has is
+    // set aside: it evidences an earlier value (a probe's `conflicting`), not the current one.
+    void set_aside_superseded(data::StateSnapshot& sn, const std::string& key, const std::string& path) {
+        if (sn.value.is_null()) return;
+        std::size_t set_aside = 0, without = 0;
+        for (auto& fe : sn.evidence) {
+            std::vector<std::string> kept;
+            for (const auto& id : fe.log_ids) {
+                bool stated = false, current = false;
+                if (const auto g = m_golden.find(id); g != m_golden.end() && g->is_array())
+                    for (const auto& e : *g) {
+                        const auto cat = e.is_object() ? string_member(e, {"state_category"}) : std::nullopt;
+                        const auto name = e.is_object() ? string_member(e, {"state_name"}) : std::nullopt;
+                        const json* v = e.is_object() ? member(e, {"state_value"}) : nullptr;
+                        if (!cat || !name || !v || *cat + ":" + *name != key) continue;
+                        stated = true;
+                        current = current || agrees(*v, sn.value);
+                    }
+                if (!stated) ++without;
+                if (stated && !current) ++set_aside;
+                else kept.push_back(id);
+            }
+            fe.log_ids = std::move(kept);
+        }
+        sn.evidence.erase(std::remove_if(sn.evidence.begin(), sn.evidence.end(),
+                                         [](const data::FieldEvidence& fe) { return fe.log_ids.empty(); }),
+                          sn.evidence.end());
+        if (set_aside > 0)
+            m_tasks.note_capped("superseded evidence", path,
+                                std::to_string(set_aside) + " evidence log(s) of '" + key + "' at checkpoint '" + sn.checkpoint +
+                                    "' state an earlier value (golden_evidence); kept out of the current evidence");
+        if (without > 0)
+            m_tasks.note_capped("cumulative evidence", path,
+                                std::to_string(without) + " evidence log(s) of '" + key + "' at checkpoint '" + sn.checkpoint +
+                                    "' carry no golden_evidence value for it: taken as current (DynamicMem's list "
+                                    "accumulates every value's logs, so a superseded value's may be among them)");
+    }
+
     void build_profile(data::Scenario& s) {
         std::map<std::string, data::ProfileState> states;
         std::set<std::string> refused_keys;
         for (const auto& c : m_checkpoints) {
-            const json* snapshot = member(*c.j, {"expected_snapshot_state"});
-            const std::string spath = at(c.path, "expected_snapshot_state");
+            // DynamicMem's gold is the validated snapshot (the expected one pruned to the fields an LLM
+            // validated as observable); the expected one when a file has no validated one.
+            const char* snapshot_name = member(*c.j, {"validated_snapshot_state"}) ? "validated_snapshot_state"
+                                                                                   : "expected_snapshot_state";
+            const json* snapshot = member(*c.j, {snapshot_name});
+            const std::string spath = at(c.path, snapshot_name);
             std::vector<std::pair<std::string, const json*>> values;  // key -> value (null allowed)
             if (!snapshot) {
                 m_tasks.note(spath, "checkpoint '" + c.c.id + "' has no expected_snapshot_state; its tasks have no gold values");
             } else if (snapshot->is_object()) {
-                for (auto it = snapshot->begin(); it != snapshot->end(); ++it) values.push_back({it.key(), &*it});
+                for (const auto& [key, value] : flattened(*snapshot)) values.push_back({key, value});
             } else if (snapshot->is_array()) {
                 for (std::size_t i = 0; i < snapshot->size(); ++i) {
                     const json& e = (*snapshot)[i];
@@ -894,6 +1067,9 @@ private:
                                         type_name(*observability) + "; ignored");
                 observability = nullptr;
             }
+            std::map<std::string, const json*> observed_keys;
+            if (observability)
+                for (const auto& [key, value] : flattened(*observability)) observed_keys[key] = value;
             std::set<std::string> keys_here;
             for (const auto& [key, value] : values) {
                 const std::string kpath = at(spath, key);
@@ -911,26 +1087,26 @@ private:
                 st.family = *family;
                 data::StateSnapshot sn;
                 sn.checkpoint = c.c.id;
-                sn.value = *value;
+                sn.value = current_value(*value);
                 if (deeper_than(sn.value, data::k_max_json_depth - 8)) {
                     m_tasks.note(kpath, "the value nests too deep; taken as absent at this checkpoint");
                     sn.value = nullptr;
                 }
                 if (observability)
-                    if (const auto it = observability->find(key); it != observability->end()) {
-                        sn.evidence = observed(*it, at(opath, key));
+                    if (const auto it = observed_keys.find(key); it != observed_keys.end()) {
+                        sn.evidence = observed(*it->second, at(opath, key));
                         isolate(sn.evidence, c, at(opath, key));
+                        set_aside_superseded(sn, key, at(opath, key));
                     }
                 if (!sn.value.is_null() && sn.evidence.empty())
                     m_tasks.note_capped("state without evidence", at(opath, key),
                                         "state '" + key + "' at checkpoint '" + c.c.id + "' has no evidence log");
                 st.snapshots.push_back(std::move(sn));
             }
-            if (observability)
-                for (auto it = observability->begin(); it != observability->end(); ++it)
-                    if (!keys_here.count(it.key()) && !refused_keys.count(it.key()))
-                        m_tasks.note(at(opath, it.key()), "observability of '" + it.key() +
-                                                              "', which the checkpoint's snapshot does not name; ignored");
+            for (const auto& [key, value] : observed_keys)
+                if (!keys_here.count(key) && !refused_keys.count(key))
+                    m_tasks.note(at(opath, key), "observability of '" + key +
+                                                     "', which the checkpoint's snapshot does not name; ignored");
         }
         for (auto& [key, st] : states) s.profile.push_back(std::move(st));
     }
@@ -982,6 +1158,9 @@ private:
             }
             if (const json* r = member(v, {"role"}))
                 if (auto role = role_named(*r, at(vpath, "role"))) out.by_path[p] = *role;
+            // DynamicMem's scoring points (spv4): an identity gate says which entity or routine it is.
+            if (const json* r = member(v, {"point_role"}); r && r->is_string() && r->get<std::string>() == "identity_gate")
+                out.by_path[p] = data::FieldRole::identity;
             if (auto ref = string_member(v, {"state_reference", "state_path", "state_field"})) {
                 // "preferences_state:learning_modality.statement" or "statement": the state key, when
                 // written, is the item's own (evidence of another key is not this probe's).
@@ -1071,6 +1250,22 @@ private:
         std::vector<std::tuple<const json*, std::string, std::string>> out;  // item, path, key
         if (pack.is_array()) {
             for (std::size_t i = 0; i < pack.size(); ++i) out.push_back({&pack[i], at(path, i), ""});
+        } else if (const json* keys = member(pack, {"keys"}); keys && keys->is_object()) {
+            // DynamicMem's packs: {"version", ..., "keys": {state_key: item}} (State Completion) or
+            // {state_key: {"items": [item, ...], ...}} (rq3_apply_service_qa); "filtered_keys" are
+            // the keys its builder left out, with their reason codes.
+            for (auto it = keys->begin(); it != keys->end(); ++it) {
+                const std::string kpath = at(at(path, "keys"), it.key());
+                if (const json* items = member(*it, {"items"}); items && items->is_array())
+                    for (std::size_t i = 0; i < items->size(); ++i)
+                        out.push_back({&(*items)[i], at(at(kpath, "items"), i), it.key()});
+                else
+                    out.push_back({&*it, kpath, it.key()});
+            }
+            if (const json* filtered = member(pack, {"filtered_keys"}); filtered && filtered->is_object() && !filtered->empty())
+                m_tasks.note(at(path, "filtered_keys"), std::to_string(filtered->size()) +
+                                                            " state key(s) the benchmark's builder filtered out (with its "
+                                                            "reason codes); no item to import");
         } else if (const json* items = member(pack, {"items", "tasks"}); items && items->is_array()) {
             for (std::size_t i = 0; i < items->size(); ++i) out.push_back({&(*items)[i], at(at(path, "items"), i), ""});
         } else if (pack.is_object()) {
@@ -1186,6 +1381,7 @@ private:
         change_of(*st, position, p);
         keep_unknown(item, path, {"state_key", "key", "target_state", "answer_template", "template", "output_template",
                                   "question_text", "question", "prompt", "scoring_points", "item_id", "task_id", "id",
+                                  "retrieval_query", "pack_source", "pack_identity",
                                   "task_type", "family", "domain"},
                      p);
         s.probes.push_back(std::move(p));
@@ -1214,7 +1410,10 @@ private:
         p.question = scenario.value_or("");
         if (instruction) p.question += (p.question.empty() ? "" : "\n\n") + *instruction;
         p.meta = {{"source_path", path}, {"service_kind", kind}};
-        if (const json* id = member(item, {"item_id", "task_id", "id"})) p.meta["source_id"] = *id;
+        if (const auto family = string_member(item, {"service_family"})) p.meta["service_kind"] = *family;
+        if (const json* id = member(item, {"item_id", "task_id", "qa_id", "id"})) p.meta["source_id"] = *id;
+        if (const json* gold = member(item, {"gold_memory_evidence_app_log_ids"})) p.meta["gold_memory_evidence_app_log_ids"] = *gold;
+        if (const json* points = member(item, {"answer_scoring_points"})) p.meta["answer_scoring_points"] = *points;
         if (const json* templ = member(item, {"output_template", "answer_template"})) {
             // A form: fill leaves, expected from reference_output, role and state field from anchors.
             const json* reference = member(item, {"reference_output"});
@@ -1264,7 +1463,9 @@ private:
         keep_unknown(item, path, {"state_key", "key", "target_state", "scenario", "task_instruction", "instruction",
                                   "output_template", "answer_template", "reference_output", "reference_anchors",
                                   "reference_answer", "reference", "item_id", "task_id", "id", "task_type", "family",
-                                  "domain"},
+                                  "domain", "qa_id", "service_family", "retrieval_query", "answer_scoring_points",
+                                  "gold_memory_evidence_app_log_ids", "item_validation", "scoring_validation",
+                                  "pack_source", "pack_identity"},
                      p);
         s.probes.push_back(std::move(p));
     }
@@ -1299,6 +1500,10 @@ private:
                     for (auto sub = it->begin(); sub != it->end(); ++sub)
                         for (const auto& [item, ipath, key] : items_of(*sub, at(kpath, sub.key())))
                             service(s, c, position, *item, ipath, key, sub.key());
+                } else if (k == "rq3_apply_service_qa") {
+                    // DynamicMem's Personalized Service (Task C): each item names its service_family.
+                    for (const auto& [item, ipath, key] : items_of(*it, kpath))
+                        service(s, c, position, *item, ipath, key, "rq3_apply");
                 } else if (k == "personalized_service_pack" || text::ends_with(k, "_pack")) {
                     const std::string kind = k == "personalized_service_pack" ? "service" : k.substr(0, k.size() - 5);
                     for (const auto& [item, ipath, key] : items_of(*it, kpath))
@@ -1322,6 +1527,7 @@ private:
     std::vector<std::size_t> m_session_of;        // sorted log index -> session index
     std::map<std::string, std::size_t> m_probe_count;
     json m_golden = json::object();
+    json m_header = json::object();  // DynamicMem's top-level bookkeeping (meta.dynamicmem)
 };
 
 // The imported scenario must keep every structural rule; a break is a bug, but it costs one user.
