@@ -611,11 +611,13 @@ constexpr int k_dynamic_fuzz_rounds = 2500;
 
 TEST(DynamicImportFuzz, MutatedJsonNeverCrashesAndImportsValidOrIsRefused) {
     memfail::Rng rng(20260616);
-    const json packs = read_json(k_user + "/task_packs.json");
-    const json logs = read_json(k_user + "/app_log_large.json");
+    // Both shapes: the release-like user and the one written as DynamicMem's code writes it.
+    const std::string schema_user = std::string(MEMFAIL_TEST_FIXTURES) + "/dynamicmem/schema/001_user_001";
+    const json packs[] = {read_json(k_user + "/task_packs.json"), read_json(schema_user + "/task_packs.json")};
+    const json logs[] = {read_json(k_user + "/app_log_large.json"), read_json(schema_user + "/app_log_large.json")};
     std::size_t imported = 0, refused = 0;
     for (int round = 0; round < k_dynamic_fuzz_rounds; ++round) {
-        json p = packs, l = logs;
+        json p = packs[round % 2], l = logs[round % 2];
         for (std::size_t n = 1 + rng.below(4); n > 0; --n) fuzz::mutate(rng, rng.chance(0.6) ? p : l);
         SCOPED_TRACE("round " + std::to_string(round));
         std::vector<ImportNote> notes;
