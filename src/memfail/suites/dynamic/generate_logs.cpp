@@ -2,13 +2,17 @@
 // Stage 2 of the dynamic generator: the app logs. Grounded logs show a key's value as it is in their
 // window (a run on its weekday at its time from its park; a payroll deposit from the employer; an
 // order that shows a taste), each recording which leaf it evidences and carrying the surface
-// strings that do in its `details`. Noise logs (songs, searches, chats) evidence nothing and make
-// up the bulk; `scale` multiplies them. No template states a profile value as a profile value.
+// strings that do in its `details`. Noise logs evidence nothing and make up the bulk; `scale`
+// multiplies them: most are look-alikes (the grounded APIs' calls with values none of the user's
+// keys has), the rest the phone's other traffic (songs, searches, chats). No template states a
+// profile value as a profile value.
 #include <memfail/core/text.hpp>
 #include <memfail/suites/dynamic/plan.hpp>
 
 #include <algorithm>
 #include <cstdio>
+#include <functional>
+#include <set>
 
 namespace memfail::suites::dynamic::gen {
 
@@ -24,6 +28,10 @@ constexpr int k_noise_per_day_hi = 84;
 constexpr int k_grounded_lo = 1650;
 constexpr int k_grounded_hi = 1900;
 constexpr std::size_t k_max_extra_per_slot = 12;  // extra events per attribute or preference window
+// The share of noise logs that are look-alikes: calls of the very APIs grounded logs use (a workout
+// log, a payroll deposit, an order), with other values, evidencing nothing. Without them the API and
+// the JSON shape of a log alone would tell evidence from noise.
+constexpr double k_lookalike_share = 0.8;
 
 std::string leaf_text(const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
 
@@ -182,10 +190,31 @@ void attribute_extra(LogWriter& out, std::size_t ki, int w) {
         attribute_log(out, ki, w, out.rng().pick(k.attribute->logs));
 }
 
+// The log's field value that holds `mark` ("large oat milk flat white" for "oat milk flat white"):
+// the evidence is that value, not the mark as a word anywhere (a bare "tickets" or "action" is in
+// hundreds of other logs). The shortest such value; the mark itself when no field holds it.
+std::string field_value_holding(const data::AppLog& log, const std::string& mark) {
+    const std::string needle = text::to_lower(mark);
+    std::string best;
+    std::function<void(const json&)> visit = [&](const json& v) {
+        if (v.is_object() || v.is_array()) {
+            for (const auto& e : v) visit(e);
+        } else if (v.is_string()) {
+            const std::string& t = v.get_ref<const std::string&>();
+            if (text::to_lower(t).find(needle) != std::string::npos && (best.empty() || t.size() < best.size())) best = t;
+        }
+    };
+    visit(log.request);
+    visit(log.response);
+    return best.empty() ? mark : best;
+}
+
 void preference_signal(LogWriter& out, std::size_t ki, int w, const Signal& s) {
     const int option = out.plan().keys[ki].options[w];
     const auto [day, second] = out.random_moment(w);
     const std::size_t log = out.add(day, second, s.log, {}, {s.mark});
+    auto& logged = out.plan().logs[log].log;
+    logged.details = {field_value_holding(logged, s.mark)};
     out.evidence(ki, log, w, "statement", option);
     out.evidence(ki, log, w, s.favors ? "favors" : "avoids", option);
 }
@@ -219,17 +248,94 @@ void fill_to_target(LogWriter& out, std::size_t target) {
     }
 }
 
+// Every value a key of this user ever has at `field` (its habit's times and places, its attribute's
+// employers and roles), as text: a look-alike never shows one.
+std::set<std::string> used_values(const UserPlan& plan) {
+    std::set<std::string> out;
+    for (const auto& k : plan.keys)
+        for (const auto& v : k.values) {
+            if (v.is_null()) continue;
+            std::function<void(const json&)> add = [&](const json& x) {
+                if (x.is_object() || x.is_array())
+                    for (const auto& e : x) add(e);
+                else
+                    out.insert(leaf_text(x));
+            };
+            add(v);
+        }
+    return out;
+}
+
+// A value of `pool` no key of the user has; empty when the pool holds only theirs.
+std::string unused_pick(const Lexicon& lex, const std::string& pool, const std::set<std::string>& used, Rng& rng) {
+    std::vector<std::string> free;
+    for (const auto& v : lex.pool(pool))
+        if (!used.count(v)) free.push_back(v);
+    return free.empty() ? std::string() : rng.pick(free);
+}
+
+// One look-alike on `day`: a grounded API's call with values none of the user's keys has (a one-off
+// workout at another time and place; a deposit from another payer; an item the user does not own).
+// Preference signals are left out: their text is the preference itself.
+bool emit_lookalike(LogWriter& out, const Lexicon& lex, const std::set<std::string>& used, std::int64_t day) {
+    Rng& rng = out.rng();
+    // The user's own kinds of call: their routines' and their attributes' templates.
+    const UserPlan& plan = out.plan();
+    std::vector<const KeyPlan*> kinds;
+    for (const auto& k : plan.keys)
+        if (k.habit || (k.attribute && !k.attribute->logs.empty())) kinds.push_back(&k);
+    if (kinds.empty()) return false;
+    const KeyPlan& kind = *rng.pick(kinds);
+    const int second = static_cast<int>(rng.between(6 * 3600 + 1800, 23 * 3600 + 2700));
+    if (kind.habit) {
+        const HabitDef& h = *kind.habit;
+        std::string start, end;
+        for (int tries = 0; tries < 8 && (start.empty() || used.count(start) || used.count(end)); ++tries) {
+            const int minute = static_cast<int>(rng.between(5 * 60, 21 * 60)) / 5 * 5;
+            start = dates::format_clock(minute);
+            end = dates::format_clock(minute + rng.pick(h.durations));
+        }
+        const std::string location = unused_pick(lex, h.locations, used, rng);
+        if (location.empty() || used.count(start) || used.count(end)) return false;
+        const Vars vars = {{"start_time", start}, {"end_time", end}, {"location", location},
+                           {"date", dates::format_date(dates::civil_from_days(day))}};
+        out.add(day, second, h.log, vars, {});
+        return true;
+    }
+    const AttributeDef& a = *kind.attribute;
+    Vars vars;
+    if (a.collection()) {
+        const std::string item = unused_pick(lex, a.pool, used, rng);
+        if (item.empty()) return false;
+        vars["item"] = item;
+    } else {
+        for (const auto& f : a.fields) {
+            if (f.type == data::FieldType::number) {
+                vars[f.name] = f.lo + static_cast<int>(rng.between(0, (f.hi - f.lo) / f.step)) * f.step;
+                continue;
+            }
+            const std::string v = unused_pick(lex, f.pool, used, rng);
+            if (v.empty()) return false;
+            vars[f.name] = v;
+        }
+    }
+    out.add(day, second, rng.pick(a.logs), vars, {});
+    return true;
+}
+
 void emit_noise(LogWriter& out, const Lexicon& lex) {
     std::vector<int> cumulative;
     int total = 0;
     for (const auto& n : lex.noise) cumulative.push_back(total += n.weight);
     const UserPlan& plan = out.plan();
     Rng& rng = out.rng();
+    const std::set<std::string> used = used_values(plan);
     for (std::int64_t day = plan.window_start.front(); day < plan.window_start.back(); ++day) {
         const double expected = plan.options.scale * static_cast<double>(rng.between(k_noise_per_day_lo, k_noise_per_day_hi));
         auto count = static_cast<int>(expected);
         if (rng.unit() < expected - count) ++count;
         for (int i = 0; i < count; ++i) {
+            if (rng.chance(k_lookalike_share) && emit_lookalike(out, lex, used, day)) continue;
             const int pick = static_cast<int>(rng.below(static_cast<std::uint64_t>(total)));
             const NoiseDef& n = lex.noise[std::upper_bound(cumulative.begin(), cumulative.end(), pick) - cumulative.begin()];
             const int second = static_cast<int>(rng.between(6 * 3600 + 1800, 23 * 3600 + 2700));
