@@ -85,18 +85,27 @@ for system in verbatim facts notes graph ledger mixture "exec:cmd=python3 $adapt
     esac
     args=(--system "$system" --datasets "$work/data/halumem.jsonl" --k 1,5 --base-url "$base" --judge-model judge
           --system-model stand-in --concurrency 2)
+    t0=$(date +%s%N)
     "$memfail" run "${args[@]}" --out "$work/$name-clean.db" -q > /dev/null 2> "$work/$name-clean.txt" ||
         fail "$name, uninterrupted: $(tail -3 "$work/$name-clean.txt")"
+    # Kills land at random moments within what an uninterrupted run takes (its wall time in ms).
+    span=$(( ($(date +%s%N) - t0) / 1000000 ))
     kills=0
+    for round in 1 2 3; do
+    # A run that finished before any kill proves nothing: start over with earlier kills.
+    [ "$round" -gt 1 ] && rm -rf "$work/$name.db" "$work/$name.db".* && span=$(( span / 2 ))
     for attempt in $(seq 1 12); do
         resume=()
         [ -e "$work/$name.db" ] && resume=(--resume)
         "$memfail" run "${args[@]}" --out "$work/$name.db" "${resume[@]}" -q > /dev/null 2> "$work/$name-$attempt.txt" &
         pid=$!
-        sleep "0.$(( RANDOM % 6 + 1 ))"
+        wait_ms=$(( span * (RANDOM % 70 + 10) / 100 + 20 ))
+        sleep "$(( wait_ms / 1000 )).$(printf '%03d' $(( wait_ms % 1000 )))"
         if kill -9 "$pid" 2>/dev/null; then kills=$((kills + 1)); fi
         wait "$pid" 2>/dev/null || true
         [ "$(status_of "$work/$name.db")" = finished ] && break
+    done
+    [ "$kills" -gt 0 ] && break
     done
     if [ "$(status_of "$work/$name.db")" != finished ]; then
         "$memfail" run "${args[@]}" --out "$work/$name.db" --resume -q > /dev/null 2> "$work/$name-last.txt" ||
