@@ -161,6 +161,63 @@ TEST(DynamicGenerate, StatsCountProfileTasksAndTheirEvidenceLogs) {
     EXPECT_EQ(memfail::suites::memfail_suite::stats_json(st).at("evidence_logs"), st.evidence_logs);
 }
 
+// The (app, API, request keys, response keys) shape of a log.
+std::string shape_of(const data::AppLog& log) {
+    std::string out = log.app + "." + log.api + "|";
+    for (const auto* part : {&log.request, &log.response}) {
+        if (part->is_object())
+            for (const auto& [k, v] : part->items()) out += k + ",";
+        out += "|";
+    }
+    return out;
+}
+
+// Look-alikes (lookalikes=X): noise that shares the evidence logs' shapes, so a shape-only filter
+// keeps most logs; never evidence, never holding every detail of an evidence log; and nothing else
+// of the user changes. Without them (the default) the stream is what it was.
+TEST(DynamicGenerate, LookalikesShareTheEvidenceShapesWithoutHoldingItsDetails) {
+    auto measure = [](double lookalikes) {
+        auto options = small(42, 6);
+        options.scale = 0.15;  // enough noise for the share to mean something
+        options.lookalikes = lookalikes;
+        auto s = dynamic::generate_user(options, 0);
+        EXPECT_TRUE(s.has_value());
+        std::set<std::string> gold, shapes;
+        for (const auto& p : s->probes)
+            for (const auto& f : p.fields) gold.insert(f.evidence.begin(), f.evidence.end());
+        const auto by_id = messages_by_id(*s);
+        for (const auto& id : gold) shapes.insert(shape_of(*by_id.at(id)->app_log));
+        std::size_t kept = 0, logs = 0, detail_leaks = 0;
+        std::vector<std::string> texts;
+        for (const auto& [id, m] : by_id) {
+            ++logs;
+            kept += shapes.count(shape_of(*m->app_log)) > 0;
+        }
+        for (const auto& id : gold) {
+            const auto& details = by_id.at(id)->app_log->details;
+            if (details.empty()) continue;
+            for (const auto& [other, m] : by_id) {
+                if (gold.count(other) || !m->app_log->details.empty()) continue;
+                const std::string text = text::normalize(m->content);
+                if (std::all_of(details.begin(), details.end(), [&](const std::string& d) {
+                        return text::normalized_contains(text, text::normalize(d));
+                    })) {
+                    if (detail_leaks++ == 0)
+                        ADD_FAILURE() << id << " details " << memfail::text::join(details, " | ") << " held by " << other << ": "
+                                      << m->content;
+                }
+            }
+        }
+        EXPECT_EQ(detail_leaks, 0u) << "lookalikes=" << lookalikes;
+        return std::make_pair(static_cast<double>(kept) / static_cast<double>(logs), s->probes.size());
+    };
+    const auto [plain, plain_probes] = measure(0);
+    const auto [alike, alike_probes] = measure(0.8);
+    EXPECT_LT(plain, 0.5);
+    EXPECT_GT(alike, 0.8);
+    EXPECT_EQ(plain_probes, alike_probes);
+}
+
 TEST(DynamicGenerate, ProfileIsNeverStated) {
     const auto& s = user();
     std::vector<std::string> statements;

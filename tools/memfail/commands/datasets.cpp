@@ -650,7 +650,7 @@ void add_datasets_command(CLI::App& app, std::function<void()>& action) {
                   "conditional.easy_paraphrase_share (0.02), conditional.hard_paraphrase_share "
                   "(0.15; conditional.paraphrase_share sets both), conditional.easy_loose_share (0) / hard_loose_share (0.7: of the "
                   "questions not paraphrased, those restating the behaviour loosely), conditional.easy_min_sentences / easy_max_sentences (6 / 8) and "
-                  "conditional.hard_min_sentences / hard_max_sentences (9 / 11), docs/DATASETS.md; an unknown key or a value out of range is refused");
+                  "conditional.hard_min_sentences / hard_max_sentences (9 / 11), docs/DATASETS.md; dynamic takes lookalikes (0: the share of noise logs that imitate the user's own calls, docs/DYNAMIC.md); an unknown key or a value out of range is refused");
     g->add_option("--out,-o", gen->out, "Output folder")->capture_default_str();
     g->add_option("--seed", gen->seed, "Generator seed")->capture_default_str();
     g->add_option("--model", gen->model,

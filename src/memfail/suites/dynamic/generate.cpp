@@ -74,7 +74,7 @@ nlohmann::json counts_meta(const data::Scenario& s, const UserPlan& plan) {
 Result<GeneratorOptions> generator_options(const suites::GenerateOptions& options) {
     GeneratorOptions out;
     out.seed = options.seed;
-    const std::vector<std::string> known = {"users", "months", "scale"};
+    const std::vector<std::string> known = {"users", "months", "scale", "lookalikes"};
     for (const auto& [key, value] : options.params) {
         if (key == "users") {
             MF_TRY_ASSIGN(out.users, int_param("users", value, 1, 1000));
@@ -84,11 +84,18 @@ Result<GeneratorOptions> generator_options(const suites::GenerateOptions& option
                 return bad_param("months must be a multiple of 3 (one checkpoint per quarter); got " + value);
         } else if (key == "scale") {
             MF_TRY_ASSIGN(out.scale, scale_param(value));
+        } else if (key == "lookalikes") {
+            double x = -1;
+            const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), x);
+            if (ec != std::errc() || end != value.data() + value.size() || !(x >= 0 && x <= 0.95))
+                return bad_param("lookalikes must be a share from 0 to 0.95; got '" + value + "'");
+            out.lookalikes = x;
         } else {
             const std::string hint = did_you_mean(key, known);
             return bad_param("unknown parameter '" + key + "' for the dynamic generator" +
                              (hint.empty() ? "" : " (" + hint + ")") +
-                             "; it takes: users=N (1..1000), months=N (3..24, a multiple of 3), scale=X (0.01..4)");
+                             "; it takes: users=N (1..1000), months=N (3..24, a multiple of 3), scale=X (0.01..4), "
+                             "lookalikes=X (0..0.95)");
         }
     }
     return out;
@@ -132,6 +139,7 @@ Result<data::Scenario> generate_user(const GeneratorOptions& options, int user_i
               {"user", user_index + 1},
               {"months", options.months},
               {"scale", options.scale},
+              {"lookalikes", options.lookalikes},
               {"start", dates::format_date(start)},
               {"profile", plan.profile},
               {"windows", windows_meta(plan)}};

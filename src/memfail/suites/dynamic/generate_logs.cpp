@@ -3,9 +3,9 @@
 // window (a run on its weekday at its time from its park; a payroll deposit from the employer; an
 // order that shows a taste), each recording which leaf it evidences and carrying the surface
 // strings that do in its `details`. Noise logs evidence nothing and make up the bulk; `scale`
-// multiplies them: most are look-alikes (the grounded APIs' calls with values none of the user's
-// keys has), the rest the phone's other traffic (songs, searches, chats). No template states a
-// profile value as a profile value.
+// multiplies them: the phone's other traffic (songs, searches, chats) and, when asked
+// (`lookalikes`), look-alikes: the grounded APIs' calls with values none of the user's keys has. No
+// template states a profile value as a profile value.
 #include <memfail/core/text.hpp>
 #include <memfail/suites/dynamic/plan.hpp>
 
@@ -28,10 +28,7 @@ constexpr int k_noise_per_day_hi = 84;
 constexpr int k_grounded_lo = 1650;
 constexpr int k_grounded_hi = 1900;
 constexpr std::size_t k_max_extra_per_slot = 12;  // extra events per attribute or preference window
-// The share of noise logs that are look-alikes: calls of the very APIs grounded logs use (a workout
-// log, a payroll deposit, an order), with other values, evidencing nothing. Without them the API and
-// the JSON shape of a log alone would tell evidence from noise.
-constexpr double k_lookalike_share = 0.8;
+
 
 std::string leaf_text(const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
 
@@ -311,7 +308,11 @@ bool emit_lookalike(LogWriter& out, const Lexicon& lex, const std::set<std::stri
     } else {
         for (const auto& f : a.fields) {
             if (f.type == data::FieldType::number) {
-                vars[f.name] = f.lo + static_cast<int>(rng.between(0, (f.hi - f.lo) / f.step)) * f.step;
+                int n = 0;
+                for (int tries = 0; tries < 16 && (tries == 0 || used.count(std::to_string(n))); ++tries)
+                    n = f.lo + static_cast<int>(rng.between(0, (f.hi - f.lo) / f.step)) * f.step;
+                if (used.count(std::to_string(n))) return false;
+                vars[f.name] = n;
                 continue;
             }
             const std::string v = unused_pick(lex, f.pool, used, rng);
@@ -335,7 +336,11 @@ void emit_noise(LogWriter& out, const Lexicon& lex) {
         auto count = static_cast<int>(expected);
         if (rng.unit() < expected - count) ++count;
         for (int i = 0; i < count; ++i) {
-            if (rng.chance(k_lookalike_share) && emit_lookalike(out, lex, used, day)) continue;
+            // Look-alikes (GeneratorOptions::lookalikes): calls of the very APIs grounded logs use,
+            // with other values, evidencing nothing, so the API and the JSON shape of a log do not
+            // tell evidence from noise. Drawn only when asked, so a default user's stream is unchanged.
+            if (plan.options.lookalikes > 0 && rng.chance(plan.options.lookalikes) && emit_lookalike(out, lex, used, day))
+                continue;
             const int pick = static_cast<int>(rng.below(static_cast<std::uint64_t>(total)));
             const NoiseDef& n = lex.noise[std::upper_bound(cumulative.begin(), cumulative.end(), pick) - cumulative.begin()];
             const int second = static_cast<int>(rng.between(6 * 3600 + 1800, 23 * 3600 + 2700));
