@@ -14,6 +14,7 @@
 #include <memfail/suites/benchmarks/import_longmemeval.hpp>
 #include <memfail/suites/benchmarks/metric.hpp>
 
+#include "benchmark_test_util.hpp"
 #include "suite_test_util.hpp"
 
 #include <gtest/gtest.h>
@@ -41,6 +42,12 @@ using memfail::data::Scenario;
 using memfail::suites::ImportNote;
 using memfail::suites::ImportResult;
 using memfail::testing::ScratchDir;
+using memfail::testing::benchmarks::describe;
+using memfail::testing::benchmarks::Imported;
+using memfail::testing::benchmarks::noted;
+using memfail::testing::benchmarks::probe;
+using memfail::testing::benchmarks::violations_of;
+using memfail::testing::benchmarks::import_file;
 using nlohmann::json;
 
 const std::string k_fixtures = MEMFAIL_TEST_FIXTURES;
@@ -52,49 +59,11 @@ std::string read_text(const std::string& path) {
     return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-std::string describe(const std::vector<ImportNote>& notes) {
-    std::string out;
-    for (const auto& n : notes) out += n.file + " | " + n.json_path + " | " + n.message + "\n";
-    return out;
-}
 
-bool noted(const std::vector<ImportNote>& notes, const std::string& path, const std::string& words) {
-    for (const auto& n : notes)
-        if (n.json_path == path && n.message.find(words) != std::string::npos) return true;
-    return false;
-}
 
-// Structural rules plus the suite's own.
-std::vector<memfail::data::Violation> violations_of(const Scenario& s) {
-    std::vector<memfail::data::Violation> out;
-    memfail::data::validate_structure(s, 0, out);
-    bm::benchmarks_suite().validate(s, 0, out);
-    return out;
-}
 
-struct Imported {
-    std::vector<Scenario> scenarios;
-    ImportResult result;
-};
 
-Imported import_file(const std::string& format, const std::string& path) {
-    Imported out;
-    auto r = bm::benchmarks_suite().import_each(format, path, [&](Scenario&& s) -> memfail::Result<void> {
-        out.scenarios.push_back(std::move(s));
-        return {};
-    });
-    EXPECT_TRUE(r) << r.error().describe();
-    if (r) out.result = std::move(*r);
-    return out;
-}
 
-const memfail::data::Probe& probe(const Scenario& s, const std::string& id) {
-    for (const auto& p : s.probes)
-        if (p.id == id) return p;
-    ADD_FAILURE() << "no probe " << id << " in " << s.id;
-    static const memfail::data::Probe none;
-    return none;
-}
 
 const memfail::data::Message* message(const Scenario& s, const std::string& id) {
     return memfail::data::MessageIndex(s).message(id);  // points into `s`, not the index

@@ -16,6 +16,7 @@
 #include <memfail/suites/benchmarks/halumem_ops.hpp>
 #include <memfail/suites/benchmarks/import_halumem.hpp>
 
+#include "benchmark_test_util.hpp"
 #include "suite_test_util.hpp"
 
 #include <gtest/gtest.h>
@@ -35,6 +36,13 @@ using memfail::data::Scenario;
 using memfail::suites::ImportNote;
 using memfail::suites::ImportResult;
 using memfail::testing::ScratchDir;
+using memfail::testing::benchmarks::describe;
+using memfail::testing::benchmarks::Imported;
+using memfail::testing::benchmarks::noted;
+using memfail::testing::benchmarks::probe;
+using memfail::testing::benchmarks::violations_of;
+
+Imported import_file(const std::string& path) { return memfail::testing::benchmarks::import_file("halumem", path); }
 using nlohmann::json;
 
 const std::string k_fixtures = MEMFAIL_TEST_FIXTURES;
@@ -53,48 +61,11 @@ std::vector<json> fixture_users(const std::string& path) {
     return out;
 }
 
-std::string describe(const std::vector<ImportNote>& notes) {
-    std::string out;
-    for (const auto& n : notes) out += n.json_path + " | " + n.message + "\n";
-    return out;
-}
 
-bool noted(const std::vector<ImportNote>& notes, const std::string& path, const std::string& words) {
-    for (const auto& n : notes)
-        if (n.json_path == path && n.message.find(words) != std::string::npos) return true;
-    return false;
-}
 
-std::vector<memfail::data::Violation> violations_of(const Scenario& s) {
-    std::vector<memfail::data::Violation> out;
-    memfail::data::validate_structure(s, 0, out);
-    bm::benchmarks_suite().validate(s, 0, out);
-    return out;
-}
 
-struct Imported {
-    std::vector<Scenario> scenarios;
-    ImportResult result;
-};
 
-Imported import_file(const std::string& path) {
-    Imported out;
-    auto r = bm::benchmarks_suite().import_each("halumem", path, [&](Scenario&& s) -> memfail::Result<void> {
-        out.scenarios.push_back(std::move(s));
-        return {};
-    });
-    EXPECT_TRUE(r) << r.error().describe();
-    if (r) out.result = std::move(*r);
-    return out;
-}
 
-const memfail::data::Probe& probe(const Scenario& s, const std::string& id) {
-    for (const auto& p : s.probes)
-        if (p.id == id) return p;
-    ADD_FAILURE() << "no probe " << id << " in " << s.id;
-    static const memfail::data::Probe none;
-    return none;
-}
 
 Scenario import_user(const json& user, std::vector<ImportNote>& notes) {
     bm::Notes sink(notes);

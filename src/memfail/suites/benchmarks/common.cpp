@@ -174,6 +174,32 @@ void Notes::finish(const std::string& file) {
                                            ") not listed"});
 }
 
+std::optional<ChatTurn> read_chat_turn(const json& turn, const std::string& path, const std::string& noun,
+                                       const std::vector<std::string>& known, Notes& notes, const std::string& file) {
+    using import_json::at;
+    if (!turn.is_object()) {
+        notes.add(noun, file, path, "a " + noun + " must be an object, not " + import_json::type_name(turn) + "; skipped");
+        return std::nullopt;
+    }
+    const auto content = turn.find("content");
+    if (content == turn.end() || !content->is_string() || text::trim(content->get_ref<const std::string&>()).empty()) {
+        notes.add("empty " + noun, file, path, "a " + noun + " without content; skipped");
+        return std::nullopt;
+    }
+    ChatTurn out;
+    out.role = turn.contains("role") && turn["role"].is_string() ? turn["role"].get<std::string>() : "";
+    if (out.role != "user" && out.role != "assistant") {
+        notes.add("role", file, at(path, "role"),
+                  "role " + (out.role.empty() ? std::string("missing") : "'" + out.role + "'") + "; taken as user");
+        out.role = "user";
+    }
+    for (auto it = turn.begin(); it != turn.end(); ++it)
+        if (it.key() != "role" && it.key() != "content" && std::find(known.begin(), known.end(), it.key()) == known.end())
+            notes.add("unknown " + noun + " key " + it.key(), file, at(path, it.key()), "unknown key of a " + noun + "; not kept");
+    out.content = content->get<std::string>();
+    return out;
+}
+
 std::string unique_scenario_id(const std::string& id, std::set<std::string>& used, Notes& notes,
                                const std::string& file, const std::string& path) {
     if (used.insert(id).second) return id;
@@ -224,30 +250,25 @@ std::optional<std::string> stream_list(
     return std::nullopt;
 }
 
-Result<ImportResult> import_list_file(
-    const std::string& path, const std::string& what,
-    const std::function<Result<data::Scenario>(const json&, std::size_t, const std::string&, Notes&)>& import_element,
-    const ScenarioSink& sink) {
-    std::error_code ec;
-    if (std::filesystem::is_directory(path, ec))
-        return make_error(ErrorKind::invalid_input, "a folder; expected " + what + "'s JSON file", path);
-    ImportResult out;
-    out.files_read = 1;
-    Notes notes(out.notes);
-    std::set<std::string> ids;
-    std::size_t imported = 0;
-    std::string first_skip;
-    std::optional<Error> sink_error;
-    const auto stopped = stream_list(path, [&](const json& element, std::size_t index) -> std::optional<std::string> {
-        const std::string where = import_json::at("", index);
+namespace {
+
+// What the list and the JSONL drivers share: each element imported (a parser's or an importer's
+// exception read as the element's error), given a unique id, checked against the structural rules
+// and handed to the sink, or skipped with a note and counted.
+class ElementLoop {
+public:
+    ElementLoop(const std::string& path, const ScenarioSink& sink) : m_path(path), m_sink(sink) { m_out.files_read = 1; }
+
+    // Returns false once the sink has refused a scenario (sink_error() says why).
+    bool take(const std::string& where, const std::function<Result<data::Scenario>()>& import) {
         Result<data::Scenario> s = make_error(ErrorKind::internal, "not imported");
         try {
-            s = import_element(element, index, path, notes);
+            s = import();
         } catch (const json::exception& e) {
             s = make_error(ErrorKind::internal, "internal error (" + import_json::parser_message(e.what()) + "); please report this");
         }
         if (s) {
-            s->id = unique_scenario_id(s->id, ids, notes, path, where);
+            s->id = unique_scenario_id(s->id, m_ids, m_notes, m_path, where);
             std::vector<data::Violation> violations;
             data::validate_structure(*s, 0, violations);
             if (!violations.empty())
@@ -256,26 +277,107 @@ Result<ImportResult> import_list_file(
                                                         "); please report this");
         }
         if (!s) {
-            if (first_skip.empty()) first_skip = where + ": " + s.error().message;
-            notes.add("skipped", path, where, "not imported: " + s.error().message);
-            ++out.elements_skipped;
-            return std::nullopt;
+            if (m_first_skip.empty()) m_first_skip = where + ": " + s.error().message;
+            m_notes.add("skipped", m_path, where, "not imported: " + s.error().message);
+            ++m_out.elements_skipped;
+            return true;
         }
-        if (auto written = sink(std::move(*s)); !written) {
-            sink_error = written.error();
+        if (auto written = m_sink(std::move(*s)); !written) {
+            m_sink_error = written.error();
+            return false;
+        }
+        ++m_imported;
+        return true;
+    }
+
+    Notes& notes() { return m_notes; }
+    const std::optional<Error>& sink_error() const { return m_sink_error; }
+
+    // The result; an error naming the file when nothing was imported (`empty`: why, when nothing was
+    // even read).
+    Result<ImportResult> finish(const std::string& what, const std::string& empty) {
+        m_notes.finish(m_path);
+        if (m_imported == 0)
+            return make_error(ErrorKind::invalid_input,
+                              "no " + what + " imported" + (m_first_skip.empty() ? ": " + empty : "; the first: " + m_first_skip),
+                              m_path);
+        return std::move(m_out);
+    }
+
+private:
+    const std::string& m_path;
+    const ScenarioSink& m_sink;
+    ImportResult m_out;
+    Notes m_notes{m_out.notes};
+    std::set<std::string> m_ids;
+    std::size_t m_imported = 0;
+    std::string m_first_skip;
+    std::optional<Error> m_sink_error;
+};
+
+struct LineStop {
+    std::string message;
+};
+
+}  // namespace
+
+Result<ImportResult> import_list_file(const std::string& path, const std::string& what, const ElementImporter& import_element,
+                                      const ScenarioSink& sink) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec))
+        return make_error(ErrorKind::invalid_input, "a folder; expected " + what + "'s JSON file", path);
+    ElementLoop loop(path, sink);
+    const auto stopped = stream_list(path, [&](const json& element, std::size_t index) -> std::optional<std::string> {
+        if (!loop.take(import_json::at("", index), [&] { return import_element(element, index, path, loop.notes()); }))
             return std::string("stopped");
-        }
-        ++imported;
         return std::nullopt;
     });
-    if (sink_error) return *sink_error;
+    if (loop.sink_error()) return *loop.sink_error();
     if (stopped) return make_error(ErrorKind::invalid_input, *stopped, path);
-    notes.finish(path);
-    if (imported == 0)
-        return make_error(ErrorKind::invalid_input,
-                          "no " + what + " imported" + (first_skip.empty() ? ": the list is empty" : "; the first: " + first_skip),
-                          path);
-    return out;
+    return loop.finish(what, "the list is empty");
+}
+
+Result<ImportResult> import_jsonl_file(const std::string& path, const std::string& what,
+                                       const ElementImporter& import_element, const ScenarioSink& sink) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec))
+        return make_error(ErrorKind::invalid_input, "a folder; expected " + what + "s' JSONL file", path);
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return make_error(ErrorKind::io, "cannot open the file", path);
+    // A JSON list of the same elements (a converted copy) is read as a list.
+    char first = 0;
+    while (in.get(first) && std::isspace(static_cast<unsigned char>(first))) {
+    }
+    if (in && first == '[') {
+        in.close();
+        return import_list_file(path, what, import_element, sink);
+    }
+    in.clear();
+    in.seekg(0);
+    ElementLoop loop(path, sink);
+    std::size_t line_number = 0;
+    std::string line;
+    while (std::getline(in, line)) {
+        ++line_number;
+        if (text::trim(line).empty()) continue;
+        const bool go_on = loop.take("line " + std::to_string(line_number), [&]() -> Result<data::Scenario> {
+            try {
+                const json element = json::parse(line, [](int depth, json::parse_event_t, json&) -> bool {
+                    if (static_cast<std::size_t>(depth) >= data::k_max_json_depth)
+                        throw LineStop{"nesting deeper than " + std::to_string(data::k_max_json_depth)};
+                    return true;
+                });
+                return import_element(element, line_number - 1, path, loop.notes());
+            } catch (const LineStop& stop) {
+                return make_error(ErrorKind::invalid_input, stop.message);
+            } catch (const json::parse_error& e) {
+                return make_error(ErrorKind::invalid_input, "not valid JSON (" + import_json::parser_message(e.what()) + ")");
+            }
+        });
+        if (!go_on) return *loop.sink_error();
+    }
+    if (in.bad()) return make_error(ErrorKind::io, "reading failed at line " + std::to_string(line_number + 1), path);
+    return loop.finish(what, "the file is empty");
 }
 
 }  // namespace memfail::suites::benchmarks

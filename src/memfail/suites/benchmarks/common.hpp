@@ -59,6 +59,16 @@ private:
     std::set<std::string> m_once;
 };
 
+// A chat turn {role, content, ...} as LongMemEval and HaluMem write one: its role ("user" or
+// "assistant"; another, or none, is taken as user, noted) and content. Empty (noted, the turn
+// skipped) when it is no object or has no content. Keys beyond role, content and `known` are noted,
+// not kept. `noun` names it in notes ("turn", "message").
+struct ChatTurn {
+    std::string role, content;
+};
+std::optional<ChatTurn> read_chat_turn(const nlohmann::json& turn, const std::string& path, const std::string& noun,
+                                       const std::vector<std::string>& known, Notes& notes, const std::string& file);
+
 // Gives a scenario id not used yet in this import: `id`, else "<id>-2", "<id>-3", ... (noted).
 std::string unique_scenario_id(const std::string& id, std::set<std::string>& used, Notes& notes,
                                const std::string& file, const std::string& path);
@@ -72,13 +82,20 @@ std::optional<std::string> stream_list(
 
 using ScenarioSink = std::function<Result<void>(data::Scenario&&)>;
 
-// The driver both importers share: streams `path`, makes one scenario of each element with
-// `import_element` (an error skips the element, noted), gives it a unique id and hands it to `sink`.
-// An unreadable file, or one with no importable element, is an error naming it.
-Result<ImportResult> import_list_file(
-    const std::string& path, const std::string& what,
-    const std::function<Result<data::Scenario>(const nlohmann::json&, std::size_t, const std::string&, Notes&)>&
-        import_element,
-    const ScenarioSink& sink);
+// Makes one scenario of one element of a file (its index, the file, the import's notes).
+using ElementImporter =
+    std::function<Result<data::Scenario>(const nlohmann::json&, std::size_t, const std::string&, Notes&)>;
+
+// The driver the importers share: streams `path`, makes one scenario of each element with
+// `import_element` (an error skips the element, noted and counted in elements_skipped), gives it a
+// unique id and hands it to `sink`. An unreadable file, or one with no importable element, is an
+// error naming it. `what` names an element in messages ("LoCoMo sample").
+Result<ImportResult> import_list_file(const std::string& path, const std::string& what, const ElementImporter& import_element,
+                                      const ScenarioSink& sink);
+// The same over a JSONL file, one element per line (HaluMem): a line that is not JSON, or nests
+// deeper than data::k_max_json_depth, is skipped like an element that cannot be imported; a file
+// that opens with '[' is read as a JSON list.
+Result<ImportResult> import_jsonl_file(const std::string& path, const std::string& what,
+                                       const ElementImporter& import_element, const ScenarioSink& sink);
 
 }  // namespace memfail::suites::benchmarks

@@ -28,6 +28,14 @@ std::set<std::string> content_stems(std::string_view text, const std::set<std::s
     return out;
 }
 
+// A text as the rules read it: its units' tokens, labels taken off, in one run.
+ev::Tokens phrase_tokens(const std::string& text) {
+    ev::Tokens out;
+    for (const auto& unit : ev::split_units(text))
+        for (auto& w : ev::tokens(ev::strip_labels(unit))) out.push_back(std::move(w));
+    return out;
+}
+
 // Memories as the rules read them.
 struct Texts {
     std::vector<ev::Tokens> tokens;
@@ -35,9 +43,7 @@ struct Texts {
     std::set<std::string> stems;
 
     void add(const std::string& text) {
-        ev::Tokens t;
-        for (const auto& unit : ev::split_units(text))
-            for (auto& w : ev::tokens(ev::strip_labels(unit))) t.push_back(std::move(w));
+        ev::Tokens t = phrase_tokens(text);
         for (const auto& w : t) stems.insert(ev::stem(w));
         canonical.push_back(ev::join(t));
         tokens.push_back(std::move(t));
@@ -50,12 +56,6 @@ struct Texts {
     }
 };
 
-ev::Tokens phrase_tokens(const std::string& text) {
-    ev::Tokens out;
-    for (const auto& unit : ev::split_units(text))
-        for (auto& w : ev::tokens(ev::strip_labels(unit))) out.push_back(std::move(w));
-    return out;
-}
 
 std::string text_of(const json& j, const char* key) {
     const auto it = j.find(key);
@@ -74,12 +74,6 @@ std::vector<const json*> points_of(const data::Scenario& s, const std::string& s
 
 bool is_interference(const json& p) { return text_of(p, "memory_source") == "interference"; }
 
-// What the judge is shown of the memories: one per line.
-json texts_json(const std::vector<std::string>& texts) {
-    json out = json::array();
-    for (const auto& t : texts) out.push_back(t);
-    return out;
-}
 
 std::string lines(const json& list) {
     std::string out;
@@ -115,7 +109,7 @@ SessionCheck integrity_check(const char* name, const json& point, const Texts& a
         c.grader = "rules_unsure";
         c.detail = "the memories the session added share words with the point but do not hold it word for word; only a "
                    "judge can tell whether they cover it";
-        c.judge_input = {{"kind", "integrity"}, {"memories", texts_json(added_texts)}, {"point", content}};
+        c.judge_input = {{"kind", "integrity"}, {"memories", json(added_texts)}, {"point", content}};
     }
     return c;
 }
@@ -272,7 +266,7 @@ std::vector<SessionCheck> halumem_check_session(const SessionCheckContext& conte
                     std::string original;
                     for (const auto& o : (*p)["original_memories"])
                         if (o.is_string()) original += (original.empty() ? "" : "\n") + o.get<std::string>();
-                    c.judge_input = {{"kind", "update"}, {"memories", texts_json(top_texts)}, {"updated", content}, {"original", original}};
+                    c.judge_input = {{"kind", "update"}, {"memories", json(top_texts)}, {"updated", content}, {"original", original}};
                 }
                 out.push_back(std::move(c));
                 continue;

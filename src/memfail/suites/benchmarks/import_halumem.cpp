@@ -45,8 +45,6 @@
 #include <memfail/suites/import_json.hpp>
 
 #include <algorithm>
-#include <filesystem>
-#include <fstream>
 #include <map>
 #include <regex>
 #include <set>
@@ -203,12 +201,8 @@ private:
         }
         const bool stored = !session.messages.empty();
         if (stored) {
-            m_session_users[s.sessions.size()] = {};
             m_normalized.emplace_back();
-            for (const auto& m : session.messages) {
-                if (m.role == "user") m_session_users[s.sessions.size()].push_back(m.id);
-                m_normalized.back().push_back(text::normalize(m.content));
-            }
+            for (const auto& m : session.messages) m_normalized.back().push_back(text::normalize(m.content));
             s.sessions.push_back(std::move(session));
         } else {
             note("session", path, "a session with no dialogue; skipped" +
@@ -231,24 +225,8 @@ private:
     }
 
     void read_message(const json& turn, const std::string& path, std::size_t position, data::Session& out) {
-        if (!turn.is_object()) {
-            note("message", path, std::string("a message must be an object, not ") + type_name(turn) + "; skipped");
-            return;
-        }
-        const auto content = turn.find("content");
-        if (content == turn.end() || !content->is_string() || text::trim(content->get_ref<const std::string&>()).empty()) {
-            note("empty message", path, "a message without content; skipped");
-            return;
-        }
-        std::string role = turn.contains("role") && turn["role"].is_string() ? turn["role"].get<std::string>() : "";
-        if (role != "user" && role != "assistant") {
-            note("role", at(path, "role"), "role " + (role.empty() ? std::string("missing") : "'" + role + "'") + "; taken as user");
-            role = "user";
-        }
-        for (auto it = turn.begin(); it != turn.end(); ++it)
-            if (it.key() != "role" && it.key() != "content" && it.key() != "timestamp" && it.key() != "dialogue_turn")
-                note("unknown message key " + it.key(), at(path, it.key()), "unknown key of a message; not kept");
-        out.messages.emplace_back(out.id + ":" + std::to_string(position + 1), role, content->get<std::string>());
+        const auto chat = read_chat_turn(turn, path, "message", {"timestamp", "dialogue_turn"}, m_notes, m_file);
+        if (chat) out.messages.emplace_back(out.id + ":" + std::to_string(position + 1), chat->role, chat->content);
     }
 
     // "True"/"False" as the authors write and compare them; a JSON boolean is read too (noted).
@@ -378,11 +356,9 @@ private:
         f.id = point.id;
         f.text = point.content;
         f.details_complete = false;
-        for (std::size_t at : sessions) {
-            const auto users = m_session_users.find(at);
-            if (users != m_session_users.end())
-                for (const auto& id : users->second) f.message_ids.push_back(id);
-        }
+        for (std::size_t at : sessions)
+            for (const auto& m : s.sessions[at].messages)
+                if (m.role == "user") f.message_ids.push_back(m.id);
         if (f.message_ids.empty())
             for (std::size_t at : sessions)
                 for (const auto& m : s.sessions[at].messages) f.message_ids.push_back(m.id);
@@ -496,12 +472,7 @@ private:
     const std::string& m_file;
     Notes& m_notes;
     std::map<std::string, std::vector<Point>> m_points;                 // by point_key
-    std::map<std::size_t, std::vector<std::string>> m_session_users;    // session position -> user message ids
     std::vector<std::vector<std::string>> m_normalized;                 // each stored session's messages, normalised
-};
-
-struct LineStop {
-    std::string message;
 };
 
 }  // namespace
@@ -520,70 +491,7 @@ Result<data::Scenario> import_halumem_user(const json& user, std::size_t index, 
 }
 
 Result<ImportResult> import_halumem(const std::string& path, const ScenarioSink& sink) {
-    std::error_code ec;
-    if (std::filesystem::is_directory(path, ec))
-        return make_error(ErrorKind::invalid_input, "a folder; expected HaluMem's JSONL file (HaluMem-Medium.jsonl)", path);
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return make_error(ErrorKind::io, "cannot open the file", path);
-    // A JSON list of users (a converted copy) is read as the other benchmarks' files are.
-    char first = 0;
-    while (in.get(first) && std::isspace(static_cast<unsigned char>(first))) {
-    }
-    if (in && first == '[') {
-        in.close();
-        return import_list_file(path, "HaluMem user", import_halumem_user, sink);
-    }
-    in.clear();
-    in.seekg(0);
-    ImportResult out;
-    out.files_read = 1;
-    Notes notes(out.notes);
-    std::set<std::string> ids;
-    std::size_t imported = 0, line_number = 0;
-    std::string first_skip, line;
-    while (std::getline(in, line)) {
-        ++line_number;
-        if (text::trim(line).empty()) continue;
-        const std::string where = "line " + std::to_string(line_number);
-        Result<data::Scenario> s = make_error(ErrorKind::internal, "not imported");
-        try {
-            const json user = json::parse(line, [](int depth, json::parse_event_t, json&) -> bool {
-                if (static_cast<std::size_t>(depth) >= data::k_max_json_depth)
-                    throw LineStop{"nesting deeper than " + std::to_string(data::k_max_json_depth)};
-                return true;
-            });
-            s = import_halumem_user(user, line_number - 1, path, notes);
-        } catch (const LineStop& stop) {
-            s = make_error(ErrorKind::invalid_input, stop.message);
-        } catch (const json::parse_error& e) {
-            s = make_error(ErrorKind::invalid_input, "not valid JSON (" + import_json::parser_message(e.what()) + ")");
-        } catch (const json::exception& e) {
-            s = make_error(ErrorKind::internal, "internal error (" + import_json::parser_message(e.what()) + "); please report this");
-        }
-        if (s) {
-            s->id = unique_scenario_id(s->id, ids, notes, path, where);
-            std::vector<data::Violation> violations;
-            data::validate_structure(*s, 0, violations);
-            if (!violations.empty())
-                s = make_error(ErrorKind::internal, "the imported scenario breaks a structural rule (" + violations.front().field +
-                                                        ": " + violations.front().message + "); please report this");
-        }
-        if (!s) {
-            if (first_skip.empty()) first_skip = where + ": " + s.error().message;
-            notes.add("skipped", path, where, "not imported: " + s.error().message);
-            ++out.elements_skipped;
-            continue;
-        }
-        MF_TRY(sink(std::move(*s)));
-        ++imported;
-    }
-    if (in.bad()) return make_error(ErrorKind::io, "reading failed at line " + std::to_string(line_number + 1), path);
-    notes.finish(path);
-    if (imported == 0)
-        return make_error(ErrorKind::invalid_input,
-                          "no HaluMem user imported" + (first_skip.empty() ? ": the file is empty" : "; the first: " + first_skip),
-                          path);
-    return out;
+    return import_jsonl_file(path, "HaluMem user", import_halumem_user, sink);
 }
 
 }  // namespace memfail::suites::benchmarks

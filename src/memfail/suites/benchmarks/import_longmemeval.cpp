@@ -196,25 +196,10 @@ private:
     }
 
     void read_turn(const json& turn, const std::string& path, std::size_t position, data::Session& out) {
-        if (!turn.is_object()) {
-            note("turn", path, std::string("a turn must be an object, not ") + type_name(turn) + "; skipped");
-            return;
-        }
-        const auto content = turn.find("content");
-        if (content == turn.end() || !content->is_string() || text::trim(content->get_ref<const std::string&>()).empty()) {
-            note("empty turn", path, "a turn without content; skipped");
-            return;
-        }
-        std::string role = turn.contains("role") && turn["role"].is_string() ? turn["role"].get<std::string>() : "";
-        if (role != "user" && role != "assistant") {
-            note("role", at(path, "role"), "role " + (role.empty() ? std::string("missing") : "'" + role + "'") + "; taken as user");
-            role = "user";
-        }
-        for (auto it = turn.begin(); it != turn.end(); ++it)
-            if (it.key() != "role" && it.key() != "content" && it.key() != "has_answer")
-                note("unknown turn key " + it.key(), at(path, it.key()), "unknown key of a turn; not kept");
+        const auto chat = read_chat_turn(turn, path, "turn", {"has_answer"}, m_notes, m_file);
+        if (!chat) return;
         const std::string id = data::clean_id(out.id + ":" + std::to_string(position + 1));
-        out.messages.emplace_back(id, role, content->get<std::string>());
+        out.messages.emplace_back(id, chat->role, chat->content);
         const auto has = turn.find("has_answer");
         if (has != turn.end() && has->is_boolean() && has->get<bool>()) m_has_answer.push_back(id);
         else if (has != turn.end() && !has->is_boolean())
