@@ -21,6 +21,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <tuple>
 
 namespace dynamic = memfail::suites::dynamic;
 namespace data = memfail::data;
@@ -460,3 +461,148 @@ TEST(DynamicGenerate, NoGoldLogHoldsAConflictingLogsDetails) {
 
 }  // namespace
 }  // namespace memfail::suites
+
+// ---- consistent users: 20 users of seed 42 ------------------------------------------------------
+
+namespace {
+
+constexpr int k_users = 20;
+
+const data::ProfileState* state_of(const data::Scenario& s, const std::string& key) {
+    for (const auto& state : s.profile)
+        if (state.key == key) return &state;
+    return nullptr;
+}
+
+}  // namespace
+
+// Every employer a user holds is one of the lexicon's employers, and the role one that employer
+// has (no "Chemistry Teacher at Brightline Health Systems"), also after a change of employer.
+TEST(DynamicGenerate, EmployerAndRoleArePairedByTheLexicon) {
+    const auto& lexicon = dynamic::gen::dynamic_lexicon();
+    ASSERT_TRUE(lexicon.has_value()) << lexicon.error().describe();
+    std::set<std::pair<std::string, std::string>> pairs;
+    std::size_t held = 0, moves = 0;
+    for (int i = 0; i < k_users; ++i) {
+        const data::ProfileState* employer = state_of(user(42, i), "attributes_state:employer");
+        if (!employer) continue;
+        const nlohmann::json* before = nullptr;
+        for (const auto& snap : employer->snapshots) {
+            if (snap.value.is_null()) continue;
+            const std::string organization = snap.value.at("organization"), role = snap.value.at("role");
+            const auto* e = lexicon->employer(organization);
+            ASSERT_NE(e, nullptr) << organization;
+            EXPECT_NE(e->role(role), nullptr) << user(42, i).id << " " << snap.checkpoint << ": " << role << " at " << organization;
+            pairs.insert({organization, role});
+            ++held;
+            if (before && before->at("organization") != snap.value.at("organization")) ++moves;
+            before = &snap.value;
+        }
+    }
+    EXPECT_GT(held, 20u);
+    EXPECT_GT(moves, 0u) << "no user changed employer: the change of employer is untested";
+    EXPECT_GT(pairs.size(), 8u);
+}
+
+// The employers table is checked when loaded: a role listed twice for one employer, or an
+// "employers" pool listed beside the table it is derived from, is an error naming the file.
+TEST(DynamicGenerate, EmployersTableIsChecked) {
+    const std::string twice = R"({"pools": {}, "tables": {"employers": [{"name": "Acme", "sector": "retail", "roles": [
+        {"title": "Clerk", "occupation": "store clerk"}, {"title": "Clerk", "occupation": "cashier"}]}]}})";
+    auto a = dynamic::gen::parse_lexicon({{"attributes.json", twice}});
+    ASSERT_FALSE(a.has_value());
+    EXPECT_NE(a.error().where.find("attributes.json"), std::string::npos) << a.error().describe();
+    EXPECT_NE(a.error().message.find("listed twice"), std::string::npos) << a.error().describe();
+    const std::string pool = R"({"pools": {"employers": ["Acme"]}, "tables": {"employers": [{"name": "Acme",
+        "sector": "retail", "roles": [{"title": "Clerk", "occupation": "store clerk"}]}]}})";
+    auto b = dynamic::gen::parse_lexicon({{"attributes.json", pool}});
+    ASSERT_FALSE(b.has_value());
+    EXPECT_NE(b.error().message.find("derived from tables.employers"), std::string::npos) << b.error().describe();
+}
+
+// The profile's occupation is what the user's first role at their employer is; a user without an
+// employer has one of the lexicon's occupations.
+TEST(DynamicGenerate, OccupationAgreesWithTheFirstEmployerRole) {
+    const auto& lexicon = dynamic::gen::dynamic_lexicon();
+    ASSERT_TRUE(lexicon.has_value());
+    const auto& occupations = lexicon->pool("occupations");
+    std::size_t with = 0, without = 0;
+    for (int i = 0; i < k_users; ++i) {
+        const auto& s = user(42, i);
+        const std::string occupation = s.meta.at("profile").at("occupation");
+        const data::ProfileState* employer = state_of(s, "attributes_state:employer");
+        const nlohmann::json* first = nullptr;
+        if (employer)
+            for (const auto& snap : employer->snapshots)
+                if (!first && !snap.value.is_null()) first = &snap.value;
+        if (!first) {
+            ++without;
+            EXPECT_NE(std::find(occupations.begin(), occupations.end(), occupation), occupations.end()) << s.id << ": " << occupation;
+            continue;
+        }
+        ++with;
+        const auto* e = lexicon->employer(first->at("organization").get<std::string>());
+        ASSERT_NE(e, nullptr);
+        const auto* role = e->role(first->at("role").get<std::string>());
+        ASSERT_NE(role, nullptr);
+        EXPECT_EQ(occupation, role->occupation) << s.id << ": " << role->title << " at " << e->name;
+    }
+    EXPECT_GT(with, 0u);
+    EXPECT_GT(without, 0u);
+}
+
+// Places fit any of the users' cities: no place a habit or an attribute draws from (nor a value a
+// user holds) names a real city's landmark or neighbourhood, or one of the cities themselves.
+TEST(DynamicGenerate, PlacesAreNotTiedToARealCity) {
+    const auto& lexicon = dynamic::gen::dynamic_lexicon();
+    ASSERT_TRUE(lexicon.has_value());
+    std::vector<std::string> landmarks = {
+        "Frick", "Carnegie", "Mellon", "Allegheny", "Strip District", "Lawrenceville", "Squirrel Hill", "Shadyside",
+        "Bloomfield", "Mount Washington", "Forbes", "Liberty Avenue", "Penn Circle", "Giant Eagle", "Baum",
+        "Westinghouse", "Steel City", "Three Rivers", "Keystone", "Oakland", "Dormont", "Mount Lebanon",
+        "Regent Square", "Highland Park", "Wexford", "East End"};
+    for (const auto& city : lexicon->pool("cities")) landmarks.push_back(city.substr(0, city.find(',')));
+    auto check = [&](const std::string& where, const std::string& place) {
+        for (const auto& landmark : landmarks)
+            EXPECT_FALSE(text::contains_phrase(place, landmark)) << where << ": '" << place << "' names " << landmark;
+    };
+    std::set<std::string> pools;
+    for (const auto& h : lexicon->habits) pools.insert(h.locations);
+    for (const auto& a : lexicon->attributes) {
+        if (a.collection()) pools.insert(a.pool);
+        for (const auto& f : a.fields)
+            if (!f.pool.empty()) pools.insert(f.pool);
+    }
+    for (const auto& pool : pools)
+        for (const auto& place : lexicon->pool(pool)) check("pool " + pool, place);
+    std::size_t values = 0;
+    for (int i = 0; i < k_users; ++i)
+        for (const auto& state : user(42, i).profile)
+            if (state.family != data::StateFamily::preference)
+                for (const auto& snap : state.snapshots)
+                    if (snap.value.is_object())
+                        for (const auto& [field, v] : snap.value.items())
+                            if (v.is_string()) check(user(42, i).id + " " + state.key, v.get<std::string>()), ++values;
+    EXPECT_GT(values, 500u);
+}
+
+// No two users of one seed hold the same value of a habit in any window (the same schedule, times
+// and place), though their habits draw from the same lexicon.
+TEST(DynamicGenerate, NoTwoUsersShareAHabitValue) {
+    std::map<std::tuple<std::string, std::string, std::string>, std::string> holder;  // (key, checkpoint, value) -> user
+    std::size_t checked = 0;
+    for (int i = 0; i < k_users; ++i) {
+        const auto& s = user(42, i);
+        for (const auto& state : s.profile) {
+            if (state.family != data::StateFamily::habit) continue;
+            for (const auto& snap : state.snapshots) {
+                if (snap.value.is_null()) continue;
+                ++checked;
+                const auto [it, fresh] = holder.emplace(std::make_tuple(state.key, snap.checkpoint, snap.value.dump()), s.id);
+                EXPECT_TRUE(fresh) << s.id << " and " << it->second << " both hold " << state.key << " = " << snap.value.dump()
+                                   << " at " << snap.checkpoint;
+            }
+        }
+    }
+    EXPECT_GT(checked, 500u);
+}

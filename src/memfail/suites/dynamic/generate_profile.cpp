@@ -3,10 +3,14 @@
 // holds in every quarter-long window. Changes happen only at window boundaries and only through a
 // latent cause (causes.json: a move, a new job, winter), which changes several keys together; keys
 // no cause touches keep their value all along (long-range retention).
+#include <memfail/core/hash.hpp>
 #include <memfail/suites/dynamic/plan.hpp>
 
 #include <algorithm>
+#include <cstdlib>
+#include <map>
 #include <set>
+#include <tuple>
 
 namespace memfail::suites::dynamic::gen {
 
@@ -48,47 +52,148 @@ json habit_value(const HabitDef& h, const Schedule& schedule, int start, int dur
             {"location", location}};
 }
 
-json new_habit(const HabitDef& h, const Lexicon& lex, Rng& rng) {
-    return habit_value(h, rng.pick(h.schedules), rng.pick(h.start_times), rng.pick(h.durations),
-                       rng.pick(lex.pool(h.locations)));
+// ---- habit values, one slot of them per user -------------------------------------------------------
+//
+// Two users of one seed never hold the same habit value: every value a habit can take (a schedule,
+// a start time, a duration, a place) belongs to one of k_habit_slots slots, by a hash of the seed, the
+// habit and the value itself, and user i takes only values of slot i % k_habit_slots, when it starts
+// the habit and whenever it adjusts it. So users whose indices differ modulo k_habit_slots never share
+// a value, and each user still depends only on the seed and its own index. A start time is one of
+// the habit's moved by up to k_start_shift minutes in 5-minute steps (06:15 may be 06:05 or 06:25),
+// so that a slot still holds ten or more values of every habit to draw from (meditation, the
+// smallest habit, has 624 values in all).
+constexpr int k_habit_slots = 32;
+constexpr int k_start_shift = 15;
+constexpr int k_least_move = 15;  // an adjusted start time moves by at least this many minutes
+
+struct HabitChoice {
+    std::size_t schedule = 0;  // index into HabitDef::schedules
+    int start = 0, duration = 0;
+    std::size_t location = 0;  // index into the habit's place pool
+};
+
+// The values of each habit that this user's slot holds, listed once per habit.
+class HabitSlots {
+public:
+    HabitSlots(const Lexicon& lex, std::uint64_t seed, int user)
+        : m_lex(lex), m_seed(seed), m_slot(static_cast<std::uint64_t>(user % k_habit_slots)) {}
+
+    const std::vector<HabitChoice>& owned(const HabitDef& h) {
+        auto [it, fresh] = m_owned.try_emplace(h.id);
+        if (!fresh) return it->second;
+        const auto& places = m_lex.pool(h.locations);
+        std::set<std::tuple<std::size_t, int, int, std::size_t>> seen;
+        for (std::size_t s = 0; s < h.schedules.size(); ++s) {
+            const std::string schedule = schedule_json(h.schedules[s]).dump();
+            for (const int base : h.start_times)
+                for (int shift = -k_start_shift; shift <= k_start_shift; shift += 5)
+                    for (const int duration : h.durations)
+                        for (std::size_t l = 0; l < places.size(); ++l) {
+                            const int start = base + shift;
+                            if (start < 0 || start + duration >= 24 * 60 || !seen.insert({s, start, duration, l}).second) continue;
+                            const std::string key = h.id + "\n" + schedule + "\n" + std::to_string(start) + "\n" +
+                                                    std::to_string(duration) + "\n" + places[l];
+                            if (hash64(key, m_seed) % k_habit_slots == m_slot) it->second.push_back({s, start, duration, l});
+                        }
+        }
+        return it->second;
+    }
+    json value(const HabitDef& h, const HabitChoice& c) const {
+        return habit_value(h, h.schedules[c.schedule], c.start, c.duration, places(h)[c.location]);
+    }
+    const std::vector<std::string>& places(const HabitDef& h) const { return m_lex.pool(h.locations); }
+
+private:
+    const Lexicon& m_lex;
+    std::uint64_t m_seed;
+    std::uint64_t m_slot;
+    std::map<std::string, std::vector<HabitChoice>, std::less<>> m_owned;
+};
+
+// One of `candidates` with the lowest score (score(c) < 0: not a candidate); null when none is.
+template <class Score>
+const HabitChoice* best_choice(const std::vector<HabitChoice>& candidates, Score&& score, Rng& rng) {
+    std::vector<const HabitChoice*> best;
+    int best_score = -1;
+    for (const auto& c : candidates) {
+        const int s = score(c);
+        if (s < 0 || (best_score >= 0 && s > best_score)) continue;
+        if (s < best_score || best_score < 0) best.clear(), best_score = s;
+        best.push_back(&c);
+    }
+    return best.empty() ? nullptr : rng.pick(best);
 }
 
-// Something different from `current` drawn from `options`, or `current` when there is nothing else.
-template <class T>
-T other_than(const std::vector<T>& options, const T& current, Rng& rng) {
-    std::vector<T> rest;
-    for (const auto& o : options)
-        if (!(o == current)) rest.push_back(o);
-    return rest.empty() ? current : rng.pick(rest);
+// What a habit value holds, read back from its JSON.
+struct HabitParts {
+    Schedule schedule;
+    int start = 0, duration = 0;
+    std::string location;
+    explicit HabitParts(const json& value)
+        : schedule(schedule_from_json(value.at("schedule"))),
+          start(*dates::parse_clock(value.at("timing").at("start_time").get<std::string>())),
+          duration(*dates::parse_clock(value.at("timing").at("end_time").get<std::string>()) - start),
+          location(value.at("location").get<std::string>()) {}
+};
+
+json new_habit(const HabitDef& h, const Lexicon& lex, HabitSlots& slots, Rng& rng) {
+    const auto& owned = slots.owned(h);
+    if (owned.empty())  // a habit with too few values to share out (no lexicon habit is one)
+        return habit_value(h, rng.pick(h.schedules), rng.pick(h.start_times), rng.pick(h.durations),
+                           rng.pick(lex.pool(h.locations)));
+    return slots.value(h, rng.pick(owned));
 }
 
 // An adjusted routine: a new schedule, start time or place (one or two of them), so a reader of the
-// logs sees the same activity move.
-json modify_habit(const HabitDef& h, const json& value, const Lexicon& lex, Rng& rng) {
-    Schedule schedule = schedule_from_json(value.at("schedule"));
-    int start = *dates::parse_clock(value.at("timing").at("start_time").get<std::string>());
-    const int duration = *dates::parse_clock(value.at("timing").at("end_time").get<std::string>()) - start;
-    std::string location = value.at("location").get<std::string>();
+// logs sees the same activity move. It is a value of the user's slot that changes just those
+// aspects when the slot has one, else the one closest to that (a habit whose only schedule is the
+// one it had, meditation's daily, moves its time or place instead).
+json modify_habit(const HabitDef& h, const json& value, const Lexicon& lex, HabitSlots& slots, Rng& rng) {
+    const HabitParts now(value);
     std::vector<int> aspects = {0, 1, 2};
     rng.shuffle(aspects);
     aspects.resize(rng.chance(0.5) ? 2 : 1);
-    for (const int aspect : aspects) {
-        if (aspect == 0) schedule = other_than(h.schedules, schedule, rng);
-        if (aspect == 1) start = other_than(h.start_times, start, rng);
-        if (aspect == 2) location = other_than(lex.pool(h.locations), location, rng);
-    }
-    json out = habit_value(h, schedule, start, duration, location);
-    // A habit whose only option was the one it had (meditation: daily) still moves its time.
-    if (out == value) out = habit_value(h, schedule, other_than(h.start_times, start, rng), duration, location);
+    const auto& places = lex.pool(h.locations);
+    auto score = [&](const HabitChoice& c) {
+        const int moved = std::abs(c.start - now.start);
+        if (moved > 0 && moved < k_least_move) return -1;  // a nudge, not an adjustment
+        const bool changed[3] = {!(h.schedules[c.schedule] == now.schedule), moved > 0, places[c.location] != now.location};
+        if (!changed[0] && !changed[1] && !changed[2]) return -1;
+        // The chosen aspects exactly; failing that, as few others and as few in all as there can be.
+        int s = c.duration == now.duration ? 0 : 100;
+        for (int a = 0; a < 3; ++a)
+            s += 2 * (changed[a] != (std::find(aspects.begin(), aspects.end(), a) != aspects.end())) + changed[a];
+        return s;
+    };
+    if (const HabitChoice* c = best_choice(slots.owned(h), score, rng)) return slots.value(h, *c);
+    return new_habit(h, lex, slots, rng);
+}
+
+// The roles the employers table pairs with `employer` (a field's value).
+std::vector<std::string> roles_at(const Lexicon& lex, const json& employer) {
+    const EmployerDef* e = employer.is_string() ? lex.employer(employer.get_ref<const std::string&>()) : nullptr;
+    MF_ASSERT(e != nullptr, "an employer the employers table does not list (the lexicon check missed it)");
+    std::vector<std::string> out;
+    for (const auto& r : e->roles) out.push_back(r.title);
     return out;
 }
 
-json draw_field(const FieldDef& f, const Lexicon& lex, Rng& rng) {
+// A value for field `f` of `value` (the attribute's object, with the fields before `f` drawn).
+json draw_field(const FieldDef& f, const json& value, const Lexicon& lex, Rng& rng) {
     if (f.type == data::FieldType::number) {
         const int steps = (f.hi - f.lo) / f.step;
         return f.lo + static_cast<int>(rng.between(0, steps)) * f.step;
     }
+    if (!f.paired_with.empty()) return rng.pick(roles_at(lex, value.at(f.paired_with)));
     return rng.pick(lex.pool(f.pool));
+}
+
+// Whether a paired field's value is one its partner field's value has (an unpaired field always is).
+bool fits_pair(const FieldDef& f, const json& value, const Lexicon& lex) {
+    if (f.paired_with.empty()) return true;
+    const auto roles = roles_at(lex, value.at(f.paired_with));
+    return value.contains(f.name) && value.at(f.name).is_string() &&
+           std::find(roles.begin(), roles.end(), value.at(f.name).get<std::string>()) != roles.end();
 }
 
 json new_attribute(const AttributeDef& a, const Lexicon& lex, Rng& rng) {
@@ -101,17 +206,18 @@ json new_attribute(const AttributeDef& a, const Lexicon& lex, Rng& rng) {
         return {{"items", items}};
     }
     json out = json::object();
-    for (const auto& f : a.fields) out[f.name] = draw_field(f, lex, rng);
+    for (const auto& f : a.fields) out[f.name] = draw_field(f, out, lex, rng);
     return out;
 }
 
 json modify_attribute(const AttributeDef& a, const json& value, const Lexicon& lex, Rng& rng) {
     json out = value;
-    // The first field always changes (a new employer, a new address); the others sometimes with it.
+    // The first field always changes (a new employer, a new address); the others sometimes with it,
+    // and always when they no longer fit it (a role the new employer does not have).
     for (std::size_t i = 0; i < a.fields.size(); ++i) {
         const FieldDef& f = a.fields[i];
-        if (i > 0 && !rng.chance(0.5)) continue;
-        for (int tries = 0; tries < 8 && out[f.name] == value[f.name]; ++tries) out[f.name] = draw_field(f, lex, rng);
+        if (i > 0 && fits_pair(f, out, lex) && !rng.chance(0.5)) continue;
+        for (int tries = 0; tries < 8 && out[f.name] == value[f.name]; ++tries) out[f.name] = draw_field(f, out, lex, rng);
     }
     return out;
 }
@@ -134,8 +240,8 @@ json remove_item(const json& value, Rng& rng) {
 }
 
 // A fresh value for a key that starts holding (at the start or when a cause makes it).
-void start_key(KeyPlan& k, int window, const Lexicon& lex, Rng& rng) {
-    if (k.habit) k.values[window] = new_habit(*k.habit, lex, rng);
+void start_key(KeyPlan& k, int window, const Lexicon& lex, HabitSlots& slots, Rng& rng) {
+    if (k.habit) k.values[window] = new_habit(*k.habit, lex, slots, rng);
     if (k.attribute) k.values[window] = new_attribute(*k.attribute, lex, rng);
     if (k.preference) {
         k.options[window] = static_cast<int>(rng.below(k.preference->options.size()));
@@ -143,8 +249,8 @@ void start_key(KeyPlan& k, int window, const Lexicon& lex, Rng& rng) {
     }
 }
 
-void modify_key(KeyPlan& k, int w, const Lexicon& lex, Rng& rng) {
-    if (k.habit) k.values[w] = modify_habit(*k.habit, k.values[w], lex, rng);
+void modify_key(KeyPlan& k, int w, const Lexicon& lex, HabitSlots& slots, Rng& rng) {
+    if (k.habit) k.values[w] = modify_habit(*k.habit, k.values[w], lex, slots, rng);
     if (k.attribute && !k.attribute->collection()) k.values[w] = modify_attribute(*k.attribute, k.values[w], lex, rng);
     if (k.attribute && k.attribute->collection()) k.values[w] = add_item(*k.attribute, k.values[w], lex, rng);
     if (k.preference) {
@@ -157,7 +263,7 @@ void modify_key(KeyPlan& k, int w, const Lexicon& lex, Rng& rng) {
 }
 
 // Applies one effect of a cause at window w (whose values start as window w-1's).
-void apply_effect(KeyPlan& k, const std::string& op, int w, const Lexicon& lex, Rng& rng) {
+void apply_effect(KeyPlan& k, const std::string& op, int w, const Lexicon& lex, HabitSlots& slots, Rng& rng) {
     const bool held = !k.values[w].is_null();
     if (op == "drop") {
         k.values[w] = nullptr;
@@ -167,9 +273,9 @@ void apply_effect(KeyPlan& k, const std::string& op, int w, const Lexicon& lex, 
     } else if (op == "remove_item" && held && k.attribute && k.attribute->collection()) {
         k.values[w] = remove_item(k.values[w], rng);
     } else if (op == "acquire" && !held) {
-        start_key(k, w, lex, rng);
+        start_key(k, w, lex, slots, rng);
     } else if (held && (op == "modify" || op == "acquire")) {
-        modify_key(k, w, lex, rng);
+        modify_key(k, w, lex, slots, rng);
     }
 }
 
@@ -209,8 +315,9 @@ void choose_keys(UserPlan& plan, const Lexicon& lex, Rng& rng) {
 }
 
 // Makes every schedule type appear among the habits held from the start: a habit whose options
-// include a missing type takes it, when that leaves its own type still represented.
-void cover_schedule_types(UserPlan& plan, Rng& rng) {
+// include a missing type takes it (a value of the user's slot with that schedule, as close to the
+// one it had as there is), when that leaves its own type still represented.
+void cover_schedule_types(UserPlan& plan, HabitSlots& slots, Rng& rng) {
     for (const auto& type : frequency_types()) {
         std::map<std::string, int> counts;
         for (const auto& k : plan.keys)
@@ -220,14 +327,37 @@ void cover_schedule_types(UserPlan& plan, Rng& rng) {
             if (!k.habit || k.values[0].is_null()) continue;
             const std::string current = k.values[0]["schedule"]["frequency_type"];
             if (counts[current] < 2) continue;
-            std::vector<Schedule> fits;
-            for (const auto& s : k.habit->schedules)
-                if (s.type == type) fits.push_back(s);
-            if (fits.empty()) continue;
-            k.values[0]["schedule"] = schedule_json(rng.pick(fits));
+            const HabitParts now(k.values[0]);
+            const auto& places = slots.places(*k.habit);
+            auto score = [&](const HabitChoice& c) {
+                if (k.habit->schedules[c.schedule].type != type) return -1;
+                return (c.start != now.start) + (c.duration != now.duration) + (places[c.location] != now.location);
+            };
+            const HabitChoice* c = best_choice(slots.owned(*k.habit), score, rng);
+            if (!c) continue;
+            k.values[0] = slots.value(*k.habit, *c);
             break;
         }
     }
+}
+
+// The occupation a profile states for the role the user first holds at an employer (the first value
+// of an attribute with a paired role field); empty when the user has no such attribute.
+std::string first_occupation(const UserPlan& plan, const Lexicon& lex) {
+    for (const auto& k : plan.keys) {
+        if (!k.attribute) continue;
+        for (const auto& f : k.attribute->fields) {
+            if (f.paired_with.empty()) continue;
+            for (const auto& v : k.values) {
+                if (v.is_null()) continue;
+                const EmployerDef* e = lex.employer(v.at(f.paired_with).get<std::string>());
+                const EmployerRole* r = e ? e->role(v.at(f.name).get<std::string>()) : nullptr;
+                MF_ASSERT(r != nullptr, "a role its employer does not have");
+                return r->occupation;
+            }
+        }
+    }
+    return {};
 }
 
 json basic_profile(const Lexicon& lex, Rng& rng) {
@@ -257,14 +387,15 @@ void plan_profile(UserPlan& plan, const Lexicon& lex, Rng rng) {
     plan.changed.assign(plan.causes.size(), {});
 
     choose_keys(plan, lex, rng);
+    HabitSlots slots(lex, plan.options.seed, plan.user);
     for (auto& k : plan.keys) {
         k.values.assign(plan.windows, nullptr);
         k.options.assign(plan.windows, -1);
         const std::string op = first_op(plan.causes, k.key);
-        if (op != "acquire" && op != "add_item") start_key(k, 0, lex, rng);
-        else if (op == "add_item" && k.attribute && k.attribute->initial_hi > 0) start_key(k, 0, lex, rng);
+        if (op != "acquire" && op != "add_item") start_key(k, 0, lex, slots, rng);
+        else if (op == "add_item" && k.attribute && k.attribute->initial_hi > 0) start_key(k, 0, lex, slots, rng);
     }
-    cover_schedule_types(plan, rng);
+    cover_schedule_types(plan, slots, rng);
 
     for (int w = 1; w < plan.windows; ++w) {
         const CauseDef* cause = plan.causes[w - 1];
@@ -272,10 +403,12 @@ void plan_profile(UserPlan& plan, const Lexicon& lex, Rng rng) {
             k.values[w] = k.values[w - 1];
             k.options[w] = k.options[w - 1];
             for (const auto& e : cause->effects)
-                if (e.key == k.key) apply_effect(k, e.op, w, lex, rng);
+                if (e.key == k.key) apply_effect(k, e.op, w, lex, slots, rng);
             if (k.values[w] != k.values[w - 1]) plan.changed[w - 1].push_back(k.key);
         }
     }
+    // A user with an employer works as what their first role there is; others keep the drawn one.
+    if (const std::string occupation = first_occupation(plan, lex); !occupation.empty()) plan.profile["occupation"] = occupation;
 }
 
 }  // namespace memfail::suites::dynamic::gen

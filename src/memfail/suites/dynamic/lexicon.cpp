@@ -101,6 +101,7 @@ AttributeDef read_attribute(Reader& r, const json& j, const std::string& path) {
                 if (f.contains("step")) field.step = std::max(1, f.value("step", 1));
             } else {
                 field.pool = r.str(f, "pool", fpath);
+                if (f.contains("paired_with")) field.paired_with = r.str(f, "paired_with", fpath);
             }
             a.fields.push_back(std::move(field));
         });
@@ -166,6 +167,35 @@ NoiseDef read_noise(Reader& r, const json& j, const std::string& path) {
     return n;
 }
 
+EmployerDef read_employer(Reader& r, const json& j, const std::string& path) {
+    EmployerDef e;
+    e.name = r.str(j, "name", path);
+    e.sector = r.str(j, "sector", path);
+    each(r.array(j, "roles", path), path + ".roles", [&](const json& role, const std::string& rpath) {
+        e.roles.push_back({r.str(role, "title", rpath), r.str(role, "occupation", rpath)});
+        for (std::size_t i = 0; i + 1 < e.roles.size(); ++i)
+            if (e.roles[i].title == e.roles.back().title) r.fail(rpath + ".title", "'" + e.roles.back().title + "' is listed twice");
+    });
+    return e;
+}
+
+// The pools the employer attribute's fields draw from, derived from tables.employers: the names,
+// and every role title.
+void derive_employer_pools(Reader& r, Lexicon& lex) {
+    std::vector<std::string> names, titles;
+    for (const auto& e : lex.employers) {
+        if (std::find(names.begin(), names.end(), e.name) != names.end())
+            r.fail("tables.employers", "employer '" + e.name + "' is listed twice");
+        names.push_back(e.name);
+        for (const auto& role : e.roles)
+            if (std::find(titles.begin(), titles.end(), role.title) == titles.end()) titles.push_back(role.title);
+    }
+    for (const char* pool : {"employers", "job_titles"})
+        if (lex.pools.count(pool)) r.fail(std::string("pools.") + pool, "is derived from tables.employers, not listed");
+    lex.pools["employers"] = std::move(names);
+    lex.pools["job_titles"] = std::move(titles);
+}
+
 void read_file(Reader& r, const json& doc, Lexicon& lex) {
     const json& pools = r.member(doc, "pools", "");
     if (pools.is_object())
@@ -191,6 +221,10 @@ void read_file(Reader& r, const json& doc, Lexicon& lex) {
             each(rows, path, [&](const json& j, const std::string& p) {
                 lex.responses[r.str(j, "id", p)] = r.member(j, "response", p);
             });
+        else if (name == "employers") {
+            each(rows, path, [&](const json& j, const std::string& p) { lex.employers.push_back(read_employer(r, j, p)); });
+            derive_employer_pools(r, lex);
+        }
         else if (name == "envelopes")
             each(rows, path, [&](const json& j, const std::string& p) {
                 lex.envelopes[r.str(j, "id", p)] = {{"request", r.member(j, "request", p)}, {"response", r.member(j, "response", p)}};
@@ -276,9 +310,17 @@ void check_definitions(Reader& r, const Lexicon& lex) {
             check_pool(a.pool, path + ".pool");
             vars.insert("item");
         }
-        for (const auto& f : a.fields) {
+        for (std::size_t fi = 0; fi < a.fields.size(); ++fi) {
+            const FieldDef& f = a.fields[fi];
             vars.insert(f.name);
             if (f.type != data::FieldType::number) check_pool(f.pool, path + ".fields." + f.name);
+            // A paired role names an earlier employer field, so the role is drawn once the employer is.
+            if (f.paired_with.empty()) continue;
+            const auto earlier = a.fields.begin() + static_cast<std::ptrdiff_t>(fi);
+            const auto by = std::find_if(a.fields.begin(), earlier, [&](const FieldDef& g) { return g.name == f.paired_with; });
+            if (by == earlier || by->pool != "employers" || f.pool != "job_titles")
+                r.fail(path + ".fields." + f.name + ".paired_with",
+                       "a paired field draws from job_titles and names an earlier field that draws from employers");
         }
         for (std::size_t l = 0; l < a.logs.size(); ++l) check_log(r, a.logs[l], vars, lex, path + ".logs[" + std::to_string(l) + "]");
         for (const auto& v : vars) {
@@ -469,6 +511,18 @@ Result<Lexicon> parse_lexicon(const std::vector<std::pair<std::string, std::stri
     check_definitions(r, lex);
     if (r.error()) return *r.error();
     return lex;
+}
+
+const EmployerRole* EmployerDef::role(std::string_view title) const {
+    for (const auto& r : roles)
+        if (r.title == title) return &r;
+    return nullptr;
+}
+
+const EmployerDef* Lexicon::employer(std::string_view name) const {
+    for (const auto& e : employers)
+        if (e.name == name) return &e;
+    return nullptr;
 }
 
 const Result<Lexicon>& dynamic_lexicon() {

@@ -65,6 +65,8 @@ struct FieldDef {
     data::FieldRole role = data::FieldRole::core;
     std::string pool;             // text, enumeration
     int lo = 0, hi = 0, step = 1;  // number
+    // text: "organization" draws a role the employers table pairs with that (earlier) field's value.
+    std::string paired_with;
 };
 
 struct AttributeDef {
@@ -108,8 +110,22 @@ struct NoiseDef {
     nlohmann::json request, response;
 };
 
+// An employer and the roles that fit it (attributes.json tables.employers), each with the
+// occupation a profile states for it. The pools "employers" (the names) and "job_titles" (every
+// role) are derived from this table.
+struct EmployerRole {
+    std::string title, occupation;
+};
+
+struct EmployerDef {
+    std::string name, sector;
+    std::vector<EmployerRole> roles;
+    const EmployerRole* role(std::string_view title) const;  // null when it does not fit
+};
+
 struct Lexicon {
     std::map<std::string, std::vector<std::string>, std::less<>> pools;  // every file's pools, merged
+    std::vector<EmployerDef> employers;
     std::vector<HabitDef> habits;
     std::vector<AttributeDef> attributes;
     std::vector<PreferenceDef> preferences;
@@ -120,6 +136,7 @@ struct Lexicon {
     std::map<std::string, nlohmann::json, std::less<>> envelopes;
 
     const std::vector<std::string>& pool(std::string_view name) const;  // asserts it exists
+    const EmployerDef* employer(std::string_view name) const;           // null when unknown
     const std::string& text(std::string_view pool_name) const { return pool(pool_name).front(); }
 };
 
