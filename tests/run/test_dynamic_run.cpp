@@ -56,7 +56,7 @@ std::vector<LoadedDataset> generated_user() {
     return out;
 }
 
-enum class Fault { none, drop_identity, drop_detail, conflate, irrelevant };
+enum class Fault { none, drop_identity, drop_detail, conflate, other_entity, irrelevant };
 
 std::vector<std::string> details_of(const data::MessageIndex& messages, const std::string& id) {
     std::vector<std::string> out;
@@ -124,6 +124,18 @@ std::vector<std::string> planted_ids(Fault fault, const data::Scenario& s, const
         out.assign(gold.begin(), gold.end());
         out.insert(out.end(), probe.conflicting.begin(), probe.conflicting.end());
         break;
+    case Fault::other_entity: {
+        // Only the superseded and competing logs, none carrying a gold log's details: another time of
+        // the routine, another entity or comparison, another routine.
+        for (const auto& id : probe.conflicting) {
+            if (gold.count(id)) continue;
+            const data::Message* m = messages.message(id);
+            const std::string t = m ? text::normalize(m->content) : std::string();
+            if (std::none_of(gold.begin(), gold.end(), [&](const std::string& g) { return text_holds(t, details_of(messages, g)); }))
+                out.push_back(id);
+        }
+        break;
+    }
     case Fault::irrelevant: {
         std::set<std::string> related = gold;
         related.insert(probe.conflicting.begin(), probe.conflicting.end());
@@ -162,33 +174,38 @@ std::string reference_label(const data::Scenario& s, const data::Probe& probe, c
         }
         return std::any_of(texts.begin(), texts.end(), [&](const std::string& t) { return text_holds(t, details); });
     };
-    std::set<std::string> identity, other, same_key;
-    for (const auto& f : probe.fields)
+    std::set<std::string> identity, other, gold, same_key, conflicting;
+    for (const auto& f : probe.fields) {
+        gold.insert(f.evidence.begin(), f.evidence.end());
         (f.role == data::FieldRole::identity ? identity : other).insert(f.evidence.begin(), f.evidence.end());
+    }
+    bool has_state = false;
     for (const auto& st : s.profile)
-        if (st.key == probe.state_key)
+        if (st.key == probe.state_key) {
+            has_state = true;
             for (const auto& sn : st.snapshots)
                 for (const auto& fe : sn.evidence) same_key.insert(fe.log_ids.begin(), fe.log_ids.end());
-    bool any_gold = false, any_identity = false, all_other = true, any_conflict = false, any_same_key_conflict = false;
-    for (const auto& id : identity) {
-        const bool h = held(id);
-        any_gold |= h;
-        any_identity |= h;
-    }
-    for (const auto& id : other) {
-        const bool h = held(id);
-        any_gold |= h;
-        all_other &= h;
-    }
-    for (const auto& id : probe.conflicting)
-        if (held(id)) {
-            any_conflict = true;
-            any_same_key_conflict |= same_key.count(id) > 0;
         }
+    for (const auto& id : probe.conflicting)
+        if (!gold.count(id)) conflicting.insert(id);
+    // What the answer is about: the identity fields' logs, else any current log; a habit's own
+    // superseded logs too (the same routine at another time).
+    if (identity.empty()) identity = gold;
+    if (probe.state_key.rfind("habits_state:", 0) == 0)
+        for (const auto& id : conflicting)
+            if (!has_state || same_key.count(id)) identity.insert(id);
+    auto any_held = [&](const std::set<std::string>& ids) {
+        bool any = false;
+        for (const auto& id : ids) any |= held(id);  // every log looked at, so an unsure one is seen
+        return any;
+    };
+    bool all_other = true;
+    for (const auto& id : other) all_other &= held(id);
+    const bool any_gold = any_held(gold), any_conflict = any_held(conflicting), any_identity = any_held(identity);
     if (unsure) return "";
-    if (!any_gold && !any_same_key_conflict) return "irrelevant_evidence";
+    if (!any_gold && !any_conflict) return "irrelevant_evidence";
     // DynamicMem's order: one identity entry suffices; detail before conflated.
-    if (!identity.empty() && !any_identity) return "identity_miss";
+    if (!any_identity) return "identity_miss";
     if (!all_other) return "detail_miss";
     if (any_conflict) return "conflated";
     return "all_clear";
@@ -332,7 +349,9 @@ void expect_planted_labels(const std::vector<LoadedDataset>& datasets, bool expe
                                                                {Fault::drop_identity, "identity"},
                                                                {Fault::drop_detail, "detail"},
                                                                {Fault::conflate, "conflate"},
+                                                               {Fault::other_entity, "other"},
                                                                {Fault::irrelevant, "irrelevant"}};
+    std::map<std::string, std::size_t> identity_by_family;  // family -> identity misses from other_entity
     for (const auto& [fault, name] : faults) {
         const auto with = run_planted(dir, name + "-prov", datasets, fault, true);
         const auto without = run_planted(dir, name + "-text", datasets, fault, false);
@@ -351,6 +370,8 @@ void expect_planted_labels(const std::vector<LoadedDataset>& datasets, bool expe
                 if (fault == Fault::irrelevant) {
                     EXPECT_EQ(want, "irrelevant_evidence");
                 }
+                if (fault == Fault::other_entity && want == "identity_miss")
+                    ++identity_by_family[p.state_key.substr(0, p.state_key.find(':')) + "/" + p.task];
                 // Without provenance a log without details cannot be found by its text: the rules
                 // say so (no label) instead of guessing; otherwise the diagnosis is the same.
                 if (!all_logs_have_details(d.scenario, p)) {
@@ -369,6 +390,11 @@ void expect_planted_labels(const std::vector<LoadedDataset>& datasets, bool expe
     EXPECT_GT(caught["irrelevant_evidence"], 0u);
     if (!expect_undecidable) {  // a generated user exercises every label
         for (const char* label : {"identity_miss", "detail_miss", "conflated"}) EXPECT_GT(caught[label], 0u) << label;
+        // Identity is defined for every family: retrieving only another routine, entity or comparison
+        // misses it, in the state completion of habits and preferences too.
+        for (const char* kind : {"habits_state/state_completion", "preferences_state/state_completion",
+                                 "attributes_state/state_completion", "preferences_state/personalized_service"})
+            EXPECT_GT(identity_by_family[kind], 0u) << kind;
     }
     if (expect_undecidable) {
         EXPECT_GT(undecidable, 0u);

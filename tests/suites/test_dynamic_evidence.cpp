@@ -170,10 +170,38 @@ TEST_F(DynamicEvidence, OneIdentityEntrySuffices) {
     EXPECT_FALSE(e.complete);  // L1 is still a gold log not retrieved: recall says so
     e = diagnose({"L3"});
     EXPECT_EQ(*e.label, Attribution::identity_miss);
-    // A probe without identity fields is never an identity miss: its detail decides.
+    // A probe without identity fields: any current log establishes what it is about, and its detail
+    // decides.
     for (auto& f : p.fields) f.role = data::FieldRole::core;
     e = diagnose({"L3"});
     EXPECT_EQ(*e.label, Attribution::detail_miss);
+}
+
+// Identity for every family. A habit is the same routine at its earlier times and places: its
+// superseded logs establish it, and only another routine's logs miss it. An attribute's or a
+// preference's earlier value is another entity or another comparison: retrieved alone, the identity is
+// missed. With and without identity fields.
+TEST_F(DynamicEvidence, IdentityForEveryFamily) {
+    for (const bool identity_fields : {true, false}) {
+        if (!identity_fields)
+            for (auto& f : p.fields) f.role = data::FieldRole::core;
+        p.state_key = "habits_state:morning_run";
+        auto e = diagnose({"L0"}, &state);  // the routine's old time: the routine, not its detail
+        EXPECT_EQ(*e.label, Attribution::detail_miss) << identity_fields;
+        e = diagnose({"L9", "L5"}, &state);  // only the evening swim: another routine
+        EXPECT_EQ(*e.label, Attribution::identity_miss) << identity_fields;
+        for (const char* key : {"preferences_state:coffee_style", "attributes_state:employer"}) {
+            p.state_key = key;
+            state.key = key;
+            e = diagnose({"L0"}, &state);  // the earlier comparison or entity only
+            EXPECT_EQ(*e.label, Attribution::identity_miss) << key << identity_fields;
+            e = diagnose({"L9"}, &state);  // a competing key's only
+            EXPECT_EQ(*e.label, Attribution::identity_miss) << key << identity_fields;
+            e = diagnose({"L0", "L1", "L2", "L3"}, &state);
+            EXPECT_EQ(*e.label, Attribution::conflated) << key << identity_fields;
+        }
+        state.key = "habits_state:morning_run";
+    }
 }
 
 TEST_F(DynamicEvidence, DroppedDetailLogsAreDetailMiss) {
@@ -197,9 +225,10 @@ TEST_F(DynamicEvidence, SupersededLogRetrievedIsConflated) {
     // order: detail before conflated).
     e = diagnose({"L1", "L2", "L0"});
     EXPECT_EQ(*e.label, Attribution::detail_miss);
-    // Instead of all of it, the old value only: the identity is missed first.
+    // Instead of all of it, the old value only: the routine is established (a habit's earlier time
+    // is the same routine), its current detail is missing.
     e = diagnose({"L0"});
-    EXPECT_EQ(*e.label, Attribution::identity_miss);
+    EXPECT_EQ(*e.label, Attribution::detail_miss);
     EXPECT_DOUBLE_EQ(e.recall, 0.0);
 }
 
@@ -210,15 +239,16 @@ TEST_F(DynamicEvidence, OtherKeysOnlyIsIrrelevantEvidence) {
     EXPECT_DOUBLE_EQ(e.recall, 0.0);
     e = diagnose({});
     EXPECT_EQ(*e.label, Attribution::irrelevant_evidence);
-    // A competing routine's log is not this key's: with the profile state it is irrelevant evidence,
-    // without it every conflicting log counts as this key's (the identity is then missed).
+    // A competing routine's log is about this part of the user's life, not irrelevant: with the
+    // profile state it is another routine (the identity is missed); without it every conflicting log
+    // counts as this key's (the routine is there, its detail is not).
     e = diagnose({"L9", "L5"}, &state);
-    EXPECT_EQ(*e.label, Attribution::irrelevant_evidence);
-    e = diagnose({"L9", "L5"});
     EXPECT_EQ(*e.label, Attribution::identity_miss);
+    e = diagnose({"L9", "L5"});
+    EXPECT_EQ(*e.label, Attribution::detail_miss);
     // The old value of the same key keeps it relevant either way.
     e = diagnose({"L0"}, &state);
-    EXPECT_EQ(*e.label, Attribution::identity_miss);
+    EXPECT_EQ(*e.label, Attribution::detail_miss);
 }
 
 TEST_F(DynamicEvidence, RecallCountsDistinctGoldLogsPerField) {

@@ -145,6 +145,28 @@ TEST(DynamicFields, ClockTimesAsMinutes) {
     EXPECT_EQ(verdict(FieldType::time, "06:30", "around 6:30"), "judge");
 }
 
+// DynamicMem's judge: a time within 5 minutes is the same timing (core) with detail 1; only the
+// exact time earns detail 2; further off it is another time. Across midnight too.
+TEST(DynamicFields, ClockTimesWithinFiveMinutesAreTheSameTiming) {
+    auto grade = [](const char* expected, const char* got) {
+        return grade_field(field(FieldType::time, expected, FieldRole::core), json(got));
+    };
+    for (const char* s : {"06:33", "6:25 am", "06:35", "06:25"}) {
+        const FieldGrade g = grade("06:30", s);
+        ASSERT_TRUE(g.core_correct) << s;
+        EXPECT_TRUE(*g.core_correct) << s;
+        EXPECT_EQ(g.detail_quality, 1) << s;
+        EXPECT_DOUBLE_EQ(g.score, memfail::suites::dynamic::field_score(true, 1)) << s;
+        EXPECT_EQ(g.decided_by, Decider::rule);
+    }
+    EXPECT_EQ(grade("06:30", "06:30").detail_quality, 2);
+    for (const char* s : {"06:36", "06:24", "06:40", "18:30"}) EXPECT_EQ(verdict(FieldType::time, "06:30", s), "wrong") << s;
+    EXPECT_EQ(verdict(FieldType::time, "23:58", "00:02"), "right");
+    EXPECT_EQ(verdict(FieldType::time, "00:02", "23:58"), "right");
+    // "6:33" on its own may mean the evening's 18:33, within 5 minutes of 18:30.
+    EXPECT_EQ(verdict(FieldType::time, "18:30", "6:33"), "judge");
+}
+
 // ---- durations ---------------------------------------------------------------------------------
 
 TEST(DynamicFields, DurationsAsMinutes) {

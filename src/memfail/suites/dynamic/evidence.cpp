@@ -244,13 +244,21 @@ ProbeEvidence attribute(const data::Probe& probe, const HeldIndex& hits, const H
     std::set<std::string> conflicting;
     for (const auto& id : probe.conflicting)
         if (!gold.count(id)) conflicting.insert(id);
+    // Relevant: the current evidence, the key's superseded values and the competing keys beside it
+    // (this part of the user's life).
     std::set<std::string> relevant = gold;
-    if (state) {
-        const auto same_key = key_logs(*state);
+    relevant.insert(conflicting.begin(), conflicting.end());
+    // The identity: what the answer is about. Named by the identity fields when the task has them (an
+    // employer's name, a reminder's routine); otherwise any current log establishes it (a habit's
+    // routine, a preference's compared items, a collection's items). A habit stays the same routine
+    // at its earlier times and places, so its superseded logs establish it too; an attribute's or a
+    // preference's earlier value is another entity or another comparison. Without the profile state
+    // every conflicting log counts as the key's own.
+    if (identity_gold.empty()) identity_gold = gold;
+    if (probe.state_key.rfind("habits_state:", 0) == 0) {
+        const std::set<std::string> same_key = state ? key_logs(*state) : conflicting;
         for (const auto& id : conflicting)
-            if (same_key.count(id)) relevant.insert(id);
-    } else {
-        relevant.insert(conflicting.begin(), conflicting.end());
+            if (same_key.count(id)) identity_gold.insert(id);
     }
 
     // DynamicMem's order (its project page's): irrelevant evidence, identity (one entry suffices),
@@ -268,11 +276,11 @@ ProbeEvidence attribute(const data::Probe& probe, const HeldIndex& hits, const H
         return holds != Tri::no;
     };
     if (decide(negate(in_hits.some_held(relevant)), Attribution::irrelevant_evidence, relevant,
-               "whether any relevant log was retrieved", "no retrieved memory holds a log of this state"))
+               "whether any relevant log was retrieved",
+               "no retrieved memory holds a log of this state or of a competing one"))
         return out;
-    // Identity: one retrieved entry that establishes the entity or routine suffices.
-    if (!identity_gold.empty() &&
-        decide(negate(in_hits.some_held(identity_gold)), Attribution::identity_miss, identity_gold,
+    // Identity: one retrieved entry that establishes the entity, routine or comparison suffices.
+    if (decide(negate(in_hits.some_held(identity_gold)), Attribution::identity_miss, identity_gold,
                "whether any identity evidence was retrieved",
                "no identity evidence retrieved: " + missing_text(identity_gold, in_hits, in_store)))
         return out;

@@ -338,6 +338,9 @@ bool twelve_hour_without_half(std::string_view raw, int minutes) {
     return hour >= 1 && hour <= 12;
 }
 
+// How far a time may be from the reference and still be the same timing (DynamicMem's judge).
+constexpr int k_time_tolerance = 5;
+
 FieldGrade grade_time(const data::ProbeField& f, const json& got) {
     const auto expected = f.expected.is_string() ? dates::parse_clock(text::trim(f.expected.get<std::string>()))
                                                  : std::nullopt;
@@ -346,9 +349,20 @@ FieldGrade grade_time(const data::ProbeField& f, const json& got) {
     const std::string raw = got.get<std::string>();
     const auto minutes = dates::parse_clock(text::trim(raw));
     if (!minutes) return undecided(f.path, "the answer " + quoted(got) + " is not a clock time the rules read");
-    if (*minutes == *expected) return right(f.path, "the answer is " + dates::format_clock(*minutes));
-    if (twelve_hour_without_half(raw, *minutes) && (*minutes + 12 * 60) % (24 * 60) == *expected)
+    // Minutes apart on the dial (23:58 and 00:02 are 4 apart).
+    auto apart = [](int a, int b) {
+        const int d = std::abs(a - b) % (24 * 60);
+        return std::min(d, 24 * 60 - d);
+    };
+    const int off = apart(*minutes, *expected);
+    if (off == 0) return right(f.path, "the answer is " + dates::format_clock(*minutes));
+    if (twelve_hour_without_half(raw, *minutes) && apart((*minutes + 12 * 60) % (24 * 60), *expected) <= k_time_tolerance)
         return undecided(f.path, "the answer " + quoted(got) + " does not say am or pm");
+    // DynamicMem's judge: a time within 5 minutes is the same timing (core), exact earns full detail.
+    if (off <= k_time_tolerance)
+        return decided(f.path, true, 1,
+                       "the answer " + dates::format_clock(*minutes) + " is " + std::to_string(off) + " min from " +
+                           dates::format_clock(*expected) + ": the same timing, not exact");
     return wrong(f.path, "the answer is " + dates::format_clock(*minutes) + ", not " + dates::format_clock(*expected));
 }
 

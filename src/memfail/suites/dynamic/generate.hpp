@@ -13,7 +13,7 @@
 
 namespace memfail::suites::dynamic {
 
-inline constexpr const char* k_dynamic_generator_version = "dynamic-gen/1";
+inline constexpr const char* k_dynamic_generator_version = "dynamic-gen/2";
 
 struct GeneratorOptions {
     std::uint64_t seed = 42;

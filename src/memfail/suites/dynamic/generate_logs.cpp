@@ -3,15 +3,18 @@
 // window (a run on its weekday at its time from its park; a payroll deposit from the employer; an
 // order that shows a taste), each recording which leaf it evidences and carrying the surface
 // strings that do in its `details`. Noise logs evidence nothing and make up the bulk; `scale`
-// multiplies them: the phone's other traffic (songs, searches, chats) and, when asked
-// (`lookalikes`), look-alikes: the grounded APIs' calls with values none of the user's keys has. No
-// template states a profile value as a profile value.
+// multiplies them. They are the same API calls as the grounded logs (apps.json's calls, at each
+// call's rate a day), with the same fields and values none of the user's keys has: every log of an
+// API has one shape, so neither the API nor the shape of a log tells evidence from noise. When asked
+// (`lookalikes`), a further share imitates the user's own routines and attributes. No template
+// states a profile value as a profile value.
 #include <memfail/core/text.hpp>
 #include <memfail/suites/dynamic/plan.hpp>
 
 #include <algorithm>
 #include <cstdio>
 #include <functional>
+#include <optional>
 #include <set>
 
 namespace memfail::suites::dynamic::gen {
@@ -22,8 +25,10 @@ using nlohmann::json;
 
 constexpr double k_daily_log_rate = 0.3;     // a daily routine is logged on about a third of its days
 constexpr double k_routine_log_rate = 0.95;  // other routines nearly always
-constexpr int k_noise_per_day_lo = 48;       // at scale 1: ~66 routine logs a day, ~2M tokens in 15 months
-constexpr int k_noise_per_day_hi = 84;
+// A day's noise is the calls' daily total (about 66 at scale 1: ~2M tokens in 15 months) times a
+// factor drawn from this range, so busy and quiet days alternate.
+constexpr double k_noise_day_lo = 0.75;
+constexpr double k_noise_day_hi = 1.25;
 // Grounded events per user (DynamicMem averages 1,772): drawn per user from this range.
 constexpr int k_grounded_lo = 1650;
 constexpr int k_grounded_hi = 1900;
@@ -32,14 +37,28 @@ constexpr std::size_t k_max_extra_per_slot = 12;  // extra events per attribute 
 
 std::string leaf_text(const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
 
-json default_response(const Lexicon& lex, const std::string& app, const std::string& api) {
-    const auto it = lex.responses.find(app + "." + api);
-    return it != lex.responses.end() ? it->second : json{{"status", "ok"}};
+// Every value a key of this user ever has (its habit's times and places, its attribute's employers
+// and roles), as text: noise never draws one from a pool.
+std::set<std::string> used_values(const UserPlan& plan) {
+    std::set<std::string> out;
+    for (const auto& k : plan.keys)
+        for (const auto& v : k.values) {
+            if (v.is_null()) continue;
+            std::function<void(const json&)> add = [&](const json& x) {
+                if (x.is_object() || x.is_array())
+                    for (const auto& e : x) add(e);
+                else
+                    out.insert(leaf_text(x));
+            };
+            add(v);
+        }
+    return out;
 }
 
 class LogWriter {
 public:
-    LogWriter(UserPlan& plan, const Lexicon& lex, Rng& rng) : m_plan(plan), m_lex(lex), m_rng(rng) {}
+    LogWriter(UserPlan& plan, const Lexicon& lex, Rng& rng)
+        : m_plan(plan), m_lex(lex), m_rng(rng), m_avoid(used_values(plan)) {}
 
     // Adds one log from a template; returns its index.
     std::size_t add(std::int64_t day, int second, const LogTemplate& t, const Vars& vars,
@@ -49,9 +68,10 @@ public:
         p.second = std::clamp(second, 0, 86399);
         p.log.app = t.app;
         p.log.api = t.api;
-        p.log.request = fill_template(t.request, vars, m_lex, m_rng);
-        const json& response = t.response.is_null() ? default_response(m_lex, t.app, t.api) : t.response;
-        p.log.response = fill_template(response, vars, m_lex, m_rng);
+        const CallDef& call = m_lex.call(t.app, t.api);
+        p.log.request = fill_template(t.request, vars, m_lex, m_rng, &m_avoid);
+        p.log.response = fill_template(t.response.is_null() ? call.response : t.response, vars, m_lex, m_rng, &m_avoid);
+        conform(p.log, call, day);
         add_envelope(p.log);
         std::sort(details.begin(), details.end());
         details.erase(std::unique(details.begin(), details.end()), details.end());
@@ -62,6 +82,32 @@ public:
         m_plan.logs.push_back(std::move(p));
         return m_plan.logs.size() - 1;
     }
+
+    // The call's fields the template did not name, filled as noise fills them: every log of an API
+    // has the same fields.
+    void conform(data::AppLog& log, const CallDef& call, std::int64_t day) {
+        std::optional<Vars> vars;
+        for (auto [target, fields] : {std::pair{&log.request, &call.request}, std::pair{&log.response, &call.response}})
+            for (const auto& [k, v] : fields->items()) {
+                if (target->contains(k)) continue;
+                if (!vars) vars = random_times(day);
+                (*target)[k] = fill_template(v, *vars, m_lex, m_rng, &m_avoid);
+            }
+    }
+
+    // A noise call's {start_time}, {end_time} and {date}: a span of 15 minutes to 2 hours in waking
+    // hours, at times none of the user's routines has.
+    Vars random_times(std::int64_t day) {
+        std::string start, end;
+        for (int tries = 0; tries < 8 && (start.empty() || m_avoid.count(start) || m_avoid.count(end)); ++tries) {
+            const int minute = static_cast<int>(m_rng.between(5 * 12, 21 * 12)) * 5;
+            start = dates::format_clock(minute);
+            end = dates::format_clock(minute + static_cast<int>(m_rng.between(3, 24)) * 5);
+        }
+        return {{"start_time", start}, {"end_time", end}, {"date", dates::format_date(dates::civil_from_days(day))}};
+    }
+
+    const std::set<std::string>& avoid() const { return m_avoid; }
 
     // The fields every call of the app carries; a log's own field of the same name wins.
     void add_envelope(data::AppLog& log) {
@@ -93,9 +139,22 @@ private:
     UserPlan& m_plan;
     const Lexicon& m_lex;
     Rng& m_rng;
+    const std::set<std::string> m_avoid;
 };
 
-// One occurrence of a habit on `day`, evidencing every leaf of its value.
+// How far a logged occurrence strays from the routine's time, in minutes: people start a few
+// minutes early or late. Exact 40% of the time, within 5 minutes 85%, never more than 10, so the
+// routine's time is the most common one logged and a reading within 5 minutes is the same timing
+// (DynamicMem's judge counts a time within 5 minutes as core-correct).
+int jitter_minutes(Rng& rng) {
+    const double u = rng.unit();
+    if (u < 0.40) return 0;
+    const int size = u < 0.85 ? static_cast<int>(rng.between(1, 5)) : static_cast<int>(rng.between(6, 10));
+    return rng.chance(0.5) ? size : -size;
+}
+
+// One occurrence of a habit on `day`, evidencing every leaf of its value. The log shows the times it
+// happened at, within 10 minutes of the routine's; the evidence is for the routine's value.
 void habit_occurrence(LogWriter& out, std::size_t ki, int w, std::int64_t day) {
     const KeyPlan& k = out.plan().keys[ki];
     const json& v = k.values[w];
@@ -108,11 +167,15 @@ void habit_occurrence(LogWriter& out, std::size_t ki, int w, std::int64_t day) {
     const bool monthly = schedule.type == "monthly_by_date" || schedule.type == "monthly_nth_weekday";
     const std::string day_mark =
         monthly ? date : dates::weekday_short_name(dates::weekday(dates::civil_from_days(day)));
-    const int start_min = *dates::parse_clock(start), end_min = *dates::parse_clock(end);
+    const int shift = jitter_minutes(out.rng());
+    const int end_shift = out.rng().chance(0.5) ? shift : shift + static_cast<int>(out.rng().between(-3, 3));
+    const int start_min = std::clamp(*dates::parse_clock(start) + shift, 0, 24 * 60 - 2);
+    const int end_min = std::clamp(*dates::parse_clock(end) + end_shift, start_min + 1, 24 * 60 - 1);
+    const std::string shown_start = dates::format_clock(start_min), shown_end = dates::format_clock(end_min);
     const int second = k.habit->log.at == "start" ? start_min * 60 - static_cast<int>(out.rng().between(600, 2400))
                                                  : end_min * 60 + static_cast<int>(out.rng().between(60, 600));
-    const Vars vars = {{"start_time", start}, {"end_time", end}, {"location", location}, {"date", date}};
-    const std::size_t log = out.add(day, second, k.habit->log, vars, {day_mark, start, end, location});
+    const Vars vars = {{"start_time", shown_start}, {"end_time", shown_end}, {"location", location}, {"date", date}};
+    const std::size_t log = out.add(day, second, k.habit->log, vars, {day_mark, shown_start, shown_end, location});
     out.evidence(ki, log, w, "schedule.frequency_type", schedule.type);
     for (const auto& [field, leaf] : v["schedule"].items())
         if (field != "frequency_type") out.evidence(ki, log, w, "schedule." + field, leaf);
@@ -245,24 +308,6 @@ void fill_to_target(LogWriter& out, std::size_t target) {
     }
 }
 
-// Every value a key of this user ever has at `field` (its habit's times and places, its attribute's
-// employers and roles), as text: a look-alike never shows one.
-std::set<std::string> used_values(const UserPlan& plan) {
-    std::set<std::string> out;
-    for (const auto& k : plan.keys)
-        for (const auto& v : k.values) {
-            if (v.is_null()) continue;
-            std::function<void(const json&)> add = [&](const json& x) {
-                if (x.is_object() || x.is_array())
-                    for (const auto& e : x) add(e);
-                else
-                    out.insert(leaf_text(x));
-            };
-            add(v);
-        }
-    return out;
-}
-
 // A value of `pool` no key of the user has; empty when the pool holds only theirs.
 std::string unused_pick(const Lexicon& lex, const std::string& pool, const std::set<std::string>& used, Rng& rng) {
     std::vector<std::string> free;
@@ -325,26 +370,27 @@ bool emit_lookalike(LogWriter& out, const Lexicon& lex, const std::set<std::stri
 }
 
 void emit_noise(LogWriter& out, const Lexicon& lex) {
-    std::vector<int> cumulative;
-    int total = 0;
-    for (const auto& n : lex.noise) cumulative.push_back(total += n.weight);
+    std::vector<double> cumulative;
+    double total = 0;
+    for (const auto& c : lex.calls) cumulative.push_back(total += c.per_day);
     const UserPlan& plan = out.plan();
     Rng& rng = out.rng();
-    const std::set<std::string> used = used_values(plan);
+    const std::set<std::string>& used = out.avoid();
     for (std::int64_t day = plan.window_start.front(); day < plan.window_start.back(); ++day) {
-        const double expected = plan.options.scale * static_cast<double>(rng.between(k_noise_per_day_lo, k_noise_per_day_hi));
+        const double factor = k_noise_day_lo + (k_noise_day_hi - k_noise_day_lo) * rng.unit();
+        const double expected = plan.options.scale * total * factor;
         auto count = static_cast<int>(expected);
         if (rng.unit() < expected - count) ++count;
         for (int i = 0; i < count; ++i) {
-            // Look-alikes (GeneratorOptions::lookalikes): calls of the very APIs grounded logs use,
-            // with other values, evidencing nothing, so the API and the JSON shape of a log do not
-            // tell evidence from noise. Drawn only when asked, so a default user's stream is unchanged.
+            // Look-alikes (GeneratorOptions::lookalikes): calls imitating the user's own routines and
+            // attributes with other values, drawn only when asked.
             if (plan.options.lookalikes > 0 && rng.chance(plan.options.lookalikes) && emit_lookalike(out, lex, used, day))
                 continue;
-            const int pick = static_cast<int>(rng.below(static_cast<std::uint64_t>(total)));
-            const NoiseDef& n = lex.noise[std::upper_bound(cumulative.begin(), cumulative.end(), pick) - cumulative.begin()];
+            const double pick = rng.unit() * total;
+            const auto at = std::upper_bound(cumulative.begin(), cumulative.end(), pick) - cumulative.begin();
+            const CallDef& c = lex.calls[static_cast<std::size_t>(std::min<std::ptrdiff_t>(at, static_cast<std::ptrdiff_t>(lex.calls.size()) - 1))];
             const int second = static_cast<int>(rng.between(6 * 3600 + 1800, 23 * 3600 + 2700));
-            out.add(day, second, {n.app, n.api, "", n.request, n.response}, {}, {});
+            out.add(day, second, {c.app, c.api, "", c.request, c.response}, out.random_times(day), {});
         }
     }
 }

@@ -22,7 +22,7 @@
 namespace memfail::suites::dynamic {
 
 // Recorded with every run that uses these prompts; bump it when any prompt text here changes.
-inline constexpr const char* k_dynamic_judge_version = "dynamic-judge/2";
+inline constexpr const char* k_dynamic_judge_version = "dynamic-judge/3";
 
 // Schema names (response_format.json_schema.name): how scripted servers tell the calls apart.
 inline constexpr const char* k_field_judge_schema = "memfail_judge_dynamic_fields";

@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <optional>
 #include <set>
+#include <tuple>
 
 namespace memfail::suites::dynamic::gen {
 
@@ -154,17 +155,20 @@ CauseDef read_cause(Reader& r, const json& j, const std::string& path) {
     return c;
 }
 
-NoiseDef read_noise(Reader& r, const json& j, const std::string& path) {
-    NoiseDef n;
+CallDef read_call(Reader& r, const json& j, const std::string& path) {
+    CallDef c;
     const std::string id = r.str(j, "id", path);
     const auto dot = id.find('.');
     if (dot == std::string::npos) r.fail(path + ".id", "must be \"app.api\"");
-    else n.app = id.substr(0, dot), n.api = id.substr(dot + 1);
-    n.weight = j.value("weight", 1);
-    if (n.weight < 1) r.fail(path + ".weight", "must be at least 1");
-    n.request = r.member(j, "request", path);
-    n.response = r.member(j, "response", path);
-    return n;
+    else c.app = id.substr(0, dot), c.api = id.substr(dot + 1);
+    const json& per_day = r.member(j, "per_day", path);
+    if (per_day.is_number()) c.per_day = per_day.get<double>();
+    if (!per_day.is_number() || !(c.per_day >= 0 && c.per_day <= 50)) r.fail(path + ".per_day", "must be a number from 0 to 50");
+    c.request = r.member(j, "request", path);
+    c.response = r.member(j, "response", path);
+    if (!c.request.is_object()) r.fail(path + ".request", "must be an object");
+    if (!c.response.is_object()) r.fail(path + ".response", "must be an object");
+    return c;
 }
 
 EmployerDef read_employer(Reader& r, const json& j, const std::string& path) {
@@ -215,11 +219,13 @@ void read_file(Reader& r, const json& doc, Lexicon& lex) {
             each(rows, path, [&](const json& j, const std::string& p) { lex.preferences.push_back(read_preference(r, j, p)); });
         else if (name == "causes")
             each(rows, path, [&](const json& j, const std::string& p) { lex.causes.push_back(read_cause(r, j, p)); });
-        else if (name == "noise")
-            each(rows, path, [&](const json& j, const std::string& p) { lex.noise.push_back(read_noise(r, j, p)); });
-        else if (name == "responses")
+        else if (name == "calls")
             each(rows, path, [&](const json& j, const std::string& p) {
-                lex.responses[r.str(j, "id", p)] = r.member(j, "response", p);
+                CallDef c = read_call(r, j, p);
+                const std::string id = c.app + "." + c.api;
+                if (lex.call_index.count(id)) r.fail(p + ".id", "'" + id + "' is listed twice");
+                lex.call_index[id] = lex.calls.size();
+                lex.calls.push_back(std::move(c));
             });
         else if (name == "employers") {
             each(rows, path, [&](const json& j, const std::string& p) { lex.employers.push_back(read_employer(r, j, p)); });
@@ -274,10 +280,24 @@ bool template_holds(const json& t, const std::string& placeholder) {
     return t.dump().find("{" + placeholder + "}") != std::string::npos;
 }
 
+// A template's placeholders are known, and its fields are fields of its API's call (so every log
+// of the API has the call's one shape once the rest are filled).
 void check_log(Reader& r, const LogTemplate& log, const std::set<std::string>& vars, const Lexicon& lex,
                const std::string& path) {
     check_template(r, log.request, vars, lex, path + ".request");
     if (!log.response.is_null()) check_template(r, log.response, vars, lex, path + ".response");
+    const auto it = lex.call_index.find(log.app + "." + log.api);
+    if (it == lex.call_index.end())
+        return r.fail(path, "'" + log.app + "." + log.api + "' has no entry in apps.json's calls");
+    const CallDef& call = lex.calls[it->second];
+    for (const auto& [part, fields, allowed] : {std::tuple{"request", &log.request, &call.request},
+                                                std::tuple{"response", &log.response, &call.response}}) {
+        if (!fields->is_object()) continue;
+        for (const auto& [k, v] : fields->items())
+            if (!allowed->contains(k))
+                r.fail(path + "." + part + "." + k, "not a " + std::string(part) + " field of '" + log.app + "." + log.api +
+                                                          "' in apps.json's calls");
+    }
 }
 
 void check_definitions(Reader& r, const Lexicon& lex) {
@@ -343,10 +363,10 @@ void check_definitions(Reader& r, const Lexicon& lex) {
                     r.fail(spath + ".mark", "'" + sig.mark + "' does not appear in the signal's log");
             }
     }
-    for (std::size_t i = 0; i < lex.noise.size(); ++i)
-        check_log(r, {lex.noise[i].app, lex.noise[i].api, "", lex.noise[i].request, lex.noise[i].response}, {}, lex,
-                  "apps.json: tables.noise[" + std::to_string(i) + "]");
-    for (const auto& [id, response] : lex.responses) check_template(r, response, {}, lex, "apps.json: tables.responses." + id);
+    const std::set<std::string> call_vars = {"start_time", "end_time", "date"};
+    for (std::size_t i = 0; i < lex.calls.size(); ++i)
+        check_log(r, {lex.calls[i].app, lex.calls[i].api, "", lex.calls[i].request, lex.calls[i].response}, call_vars, lex,
+                  "apps.json: tables.calls[" + std::to_string(i) + "]");
     const auto& apps = lex.pools.count("apps") ? lex.pools.at("apps") : std::vector<std::string>{};
     for (const auto& [app, envelope] : lex.envelopes) {
         check_template(r, envelope, {}, lex, "apps.json: tables.envelopes." + app);
@@ -362,7 +382,7 @@ void check_definitions(Reader& r, const Lexicon& lex) {
     for (const auto& p : lex.preferences)
         for (const auto& o : p.options)
             for (const auto& sig : o.signals) known_app(sig.log.app, "preferences.json: " + p.id);
-    for (const auto& n : lex.noise) known_app(n.app, "apps.json: noise " + n.app + "." + n.api);
+    for (const auto& c : lex.calls) known_app(c.app, "apps.json: calls " + c.app + "." + c.api);
     for (const char* pool : {"first_names", "last_names", "cities", "occupations", "households", "apps", "state_completion",
                              "service_habit", "service_preference", "service_attribute"})
         check_pool(pool, std::string("pools.") + pool);
@@ -377,7 +397,7 @@ std::string random_id(Rng& rng) {
 
 std::string to_text(const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
 
-json fill_string(const std::string& s, const Vars& vars, const Lexicon& lex, Rng& rng) {
+json fill_string(const std::string& s, const Vars& vars, const Lexicon& lex, Rng& rng, const std::set<std::string>* avoid) {
     std::string out;
     std::optional<json> whole;  // the value when the string is exactly one placeholder
     for (std::size_t i = 0; i < s.size();) {
@@ -393,7 +413,12 @@ json fill_string(const std::string& s, const Vars& vars, const Lexicon& lex, Rng
         json value;
         int lo = 0, hi = 0;
         if (body == "id") value = random_id(rng);
-        else if (body[0] == '@') value = rng.pick(lex.pool(body.substr(1)));
+        else if (body[0] == '@') {
+            const auto& words = lex.pool(body.substr(1));
+            std::string word = rng.pick(words);
+            for (int tries = 0; avoid && tries < 8 && avoid->count(word); ++tries) word = rng.pick(words);
+            value = word;
+        }
         else if (body[0] == '#' && parse_range(body.substr(1), lo, hi)) value = rng.between(lo, hi);
         else if (body[0] == '$' && parse_range(body.substr(1), lo, hi))
             value = static_cast<double>(rng.between(lo * 100, hi * 100)) / 100.0;
@@ -506,8 +531,8 @@ Result<Lexicon> parse_lexicon(const std::vector<std::pair<std::string, std::stri
         if (r.error()) return *r.error();
     }
     Reader r("dynamic lexicon");
-    if (lex.habits.empty() || lex.attributes.empty() || lex.preferences.empty() || lex.causes.empty() || lex.noise.empty())
-        r.fail("tables", "habits, attributes, preferences, causes and noise are all required");
+    if (lex.habits.empty() || lex.attributes.empty() || lex.preferences.empty() || lex.causes.empty() || lex.calls.empty())
+        r.fail("tables", "habits, attributes, preferences, causes and calls are all required");
     check_definitions(r, lex);
     if (r.error()) return *r.error();
     return lex;
@@ -535,18 +560,25 @@ const Result<Lexicon>& dynamic_lexicon() {
     return k_lexicon;
 }
 
-nlohmann::json fill_template(const nlohmann::json& t, const Vars& vars, const Lexicon& lex, Rng& rng) {
+const CallDef& Lexicon::call(const std::string& app, const std::string& api) const {
+    const auto it = call_index.find(app + "." + api);
+    MF_ASSERT(it != call_index.end(), "an API without a call (the lexicon check missed it)");
+    return calls[it->second];
+}
+
+nlohmann::json fill_template(const nlohmann::json& t, const Vars& vars, const Lexicon& lex, Rng& rng,
+                             const std::set<std::string>* avoid) {
     if (t.is_object()) {
         json out = json::object();
-        for (const auto& [k, v] : t.items()) out[k] = fill_template(v, vars, lex, rng);
+        for (const auto& [k, v] : t.items()) out[k] = fill_template(v, vars, lex, rng, avoid);
         return out;
     }
     if (t.is_array()) {
         json out = json::array();
-        for (const auto& v : t) out.push_back(fill_template(v, vars, lex, rng));
+        for (const auto& v : t) out.push_back(fill_template(v, vars, lex, rng, avoid));
         return out;
     }
-    if (t.is_string()) return fill_string(t.get<std::string>(), vars, lex, rng);
+    if (t.is_string()) return fill_string(t.get<std::string>(), vars, lex, rng, avoid);
     return t;
 }
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The dynamic generator's state definitions, log templates and noise: the JSON files under
+// The dynamic generator's state definitions, log templates and API calls: the JSON files under
 // lexicon/, compiled in by cmake/embed.cmake, parsed once into the typed definitions below and
 // checked (every key the generator reads, every placeholder a template holds). A malformed file is
 // an error naming the file and the JSON path, never a crash halfway through generating a user.
@@ -12,6 +12,7 @@
 #pragma once
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -104,9 +105,14 @@ struct CauseDef {
     std::vector<Effect> effects;
 };
 
-struct NoiseDef {
+// One API call of an app (apps.json, tables.calls): its one shape and how often the phone makes it.
+// Every log of the API, grounded or noise, carries exactly the request and response fields of
+// `request` and `response`: a grounded template names the fields that show its key and the rest
+// are filled from here. Noise is drawn from these templates at `per_day` calls a day (scale 1),
+// with {start_time}, {end_time} and {date} supplied at random.
+struct CallDef {
     std::string app, api;
-    int weight = 1;
+    double per_day = 0;
     nlohmann::json request, response;
 };
 
@@ -130,14 +136,16 @@ struct Lexicon {
     std::vector<AttributeDef> attributes;
     std::vector<PreferenceDef> preferences;
     std::vector<CauseDef> causes;
-    std::vector<NoiseDef> noise;
-    std::map<std::string, nlohmann::json, std::less<>> responses;  // "app.api" -> default response
+    std::vector<CallDef> calls;
+    std::map<std::string, std::size_t, std::less<>> call_index;  // "app.api" -> index into calls
     // app -> {"request": {...}, "response": {...}}: fields every call of the app carries.
     std::map<std::string, nlohmann::json, std::less<>> envelopes;
 
     const std::vector<std::string>& pool(std::string_view name) const;  // asserts it exists
     const EmployerDef* employer(std::string_view name) const;           // null when unknown
     const std::string& text(std::string_view pool_name) const { return pool(pool_name).front(); }
+    // The call of an API; every template's API has one (parse_lexicon checks it).
+    const CallDef& call(const std::string& app, const std::string& api) const;
 };
 
 // Parses and checks a set of files ({name, content}); errors are invalid_input with `where`
@@ -149,7 +157,9 @@ const Result<Lexicon>& dynamic_lexicon();
 // Variables a template may name, with their values.
 using Vars = std::map<std::string, nlohmann::json, std::less<>>;
 // Fills every placeholder of `tmpl` (see above). A variable missing from `vars` is a bug (asserts):
-// parse_lexicon has checked every template against the variables its kind supplies.
-nlohmann::json fill_template(const nlohmann::json& tmpl, const Vars& vars, const Lexicon& lexicon, Rng& rng);
+// parse_lexicon has checked every template against the variables its kind supplies. A pool word in
+// `avoid` is drawn again (a few times) so noise does not show the user's own values.
+nlohmann::json fill_template(const nlohmann::json& tmpl, const Vars& vars, const Lexicon& lexicon, Rng& rng,
+                             const std::set<std::string>* avoid = nullptr);
 
 }  // namespace memfail::suites::dynamic::gen
