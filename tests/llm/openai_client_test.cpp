@@ -30,7 +30,7 @@ TEST(OpenAiClient, PlainChatReturnsContentUsageAndOneAttempt) {
     EXPECT_FALSE(reply->cache_hit);
     EXPECT_FALSE(reply->usage.counted_locally);
     EXPECT_GT(reply->usage.prompt_tokens, 0);
-    EXPECT_EQ(reply->usage.completion_tokens, 2);  // the server counts words
+    EXPECT_EQ(reply->usage.completion_tokens, 3);  // the server counts tokens: "Paris", " is", "."
     EXPECT_FALSE(reply->json.has_value());
     EXPECT_EQ(server->stats()["chat"], 1);
 }

@@ -74,7 +74,7 @@ TEST(UsageLedger, CountsCallsHitsTokensErrorsAndRetriesPerRole) {
     EXPECT_EQ(j->errors_by_kind.at("invalid_output"), 1);
     EXPECT_EQ(j->cache_misses, 1);
     EXPECT_EQ(e->calls, 1);
-    EXPECT_EQ(e->prompt_tokens, 2);  // the server counts one word per input
+    EXPECT_EQ(e->prompt_tokens, 2);  // "x" and "y": one token each
     EXPECT_EQ(all->calls, 6);
     EXPECT_EQ(all->errors, 1);
     EXPECT_EQ(all->prompt_tokens, a->prompt_tokens + j->prompt_tokens + e->prompt_tokens);

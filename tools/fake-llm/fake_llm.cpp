@@ -7,11 +7,13 @@
 
 #include <memfail/core/hash.hpp>
 #include <memfail/core/spec.hpp>
+#include <memfail/text/tokenizer.hpp>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <ctime>
 #include <fstream>
@@ -1196,10 +1198,8 @@ struct FakeLlmServer::Impl {
                                       {"message", {{"role", "assistant"}, {"content", content}}},
                                       {"finish_reason", action.finish_reason}}})}};
         if (action.usage) {
-            std::int64_t prompt = 0;
-            for (const auto& t : call.texts)
-                prompt += count_words(t);
-            const std::int64_t completion = count_words(content);
+            const std::int64_t prompt = count_chat_prompt(call.model, call.texts);
+            const std::int64_t completion = count_tokens(call.model, content);
             reply["usage"] = {{"prompt_tokens", prompt},
                               {"completion_tokens", completion},
                               {"total_tokens", prompt + completion}};
@@ -1248,7 +1248,7 @@ struct FakeLlmServer::Impl {
             json embedding = base64 ? json(base64_encode(float_bytes_le(vec))) : json(vec);
             data.push_back(
                 {{"object", "embedding"}, {"index", i}, {"embedding", std::move(embedding)}});
-            words += count_words(call.texts[i]);
+            words += count_tokens(call.model, call.texts[i]);
         }
         json reply{{"object", "list"}, {"data", std::move(data)}, {"model", call.model}};
         if (action.usage)
@@ -1568,6 +1568,26 @@ std::int64_t count_words(std::string_view text) {
             ++n;
         in_word = !space;
     }
+    return n;
+}
+
+std::int64_t count_tokens(std::string_view model, std::string_view content) {
+    const auto tokenizer = memfail::text::shared_tokenizer(memfail::text::encoding_for_model(model));
+    if (!tokenizer) {
+        static std::once_flag said;
+        std::call_once(said, [&] {
+            std::fprintf(stderr, "fake-llm: usage counts whitespace words: %s\n",
+                         tokenizer.error().describe().c_str());
+        });
+        return count_words(content);
+    }
+    return static_cast<std::int64_t>((*tokenizer)->count(content));
+}
+
+std::int64_t count_chat_prompt(std::string_view model, const std::vector<std::string>& contents) {
+    std::int64_t n = 3;
+    for (const auto& c : contents)
+        n += 3 + count_tokens(model, c);
     return n;
 }
 

@@ -80,7 +80,16 @@ nlohmann::json minimal_instance(const nlohmann::json& schema);
 // The deterministic unit vector the embeddings endpoint answers for `text`.
 std::vector<float> embedding_for(std::string_view text, int dimensions);
 
-// Whitespace-separated words: the token count the server reports in "usage".
+// Whitespace-separated words.
 std::int64_t count_words(std::string_view text);
+
+// The tokens `text` takes for `model`, counted as the API counts them: memfail's tokenizer with the
+// model's encoding (o200k_base, or cl100k_base for gpt-4, gpt-3.5 and the older embedders). Without
+// the tokenizer's rank files, whitespace words, said once on stderr.
+std::int64_t count_tokens(std::string_view model, std::string_view text);
+
+// A chat request's prompt tokens: each message's content and its 3 tokens of framing, and the 3 that
+// prime the reply (OpenAI's accounting for its chat models).
+std::int64_t count_chat_prompt(std::string_view model, const std::vector<std::string>& contents);
 
 } // namespace memfail::fake_llm
