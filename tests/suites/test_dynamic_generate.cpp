@@ -205,12 +205,14 @@ ShapeFigures shape_figures(const data::Scenario& s) {
         if (details.empty()) continue;
         std::vector<std::string> normal;
         for (const auto& d : details) normal.push_back(text::normalize(d));
-        for (const auto& [other, t] : noise)
+        for (const auto& entry : noise) {
+            const std::string& t = entry.second;
             if (std::all_of(normal.begin(), normal.end(), [&](const std::string& d) { return text::normalized_contains(t, d); })) {
                 if (out.detail_leaks++ == 0)
-                    ADD_FAILURE() << id << " details " << text::join(details, " | ") << " held by " << other << ": "
-                                  << by_id.at(other)->content;
+                    ADD_FAILURE() << id << " details " << text::join(details, " | ") << " held by " << entry.first << ": "
+                                  << by_id.at(entry.first)->content;
             }
+        }
     }
     return out;
 }
