@@ -648,7 +648,7 @@ void add_datasets_command(CLI::App& app, std::function<void()>& action) {
                   "long_hop.named_share (0.4: chains naming a person in every fact), conditional.name_reuse (0.2), "
                   "conditional.role_share (0.4), conditional.easy_rule_named_share (0.8), conditional.easy_name_share (0.25), "
                   "conditional.easy_paraphrase_share (0.02), conditional.hard_paraphrase_share "
-                  "(0.15; conditional.paraphrase_share sets both), conditional.easy_loose_share (0) / hard_loose_share (0.7: of the "
+                  "(0.15; conditional.paraphrase_share sets both), conditional.easy_loose_share (0) / hard_loose_share (0.2: of the "
                   "questions not paraphrased, those restating the behaviour loosely), conditional.easy_min_sentences / easy_max_sentences (6 / 8) and "
                   "conditional.hard_min_sentences / hard_max_sentences (9 / 11), docs/DATASETS.md; dynamic takes lookalikes (0: the share of noise logs that imitate the user's own calls, docs/DYNAMIC.md); an unknown key or a value out of range is refused");
     g->add_option("--out,-o", gen->out, "Output folder")->capture_default_str();

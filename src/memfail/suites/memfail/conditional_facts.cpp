@@ -64,6 +64,7 @@ struct RowSpec {
     // Rendered pieces.
     std::string vp_name, vp, base, ing, ask, loose, behaviour_key, habit;
     std::string clause, condition_key, anchor, context, answer, rule;
+    const ConditionEntry* context_of = nullptr;  // the condition whose yes_context the question uses
     std::array<std::string, 2> question;  // [0] Easy, [1] Hard: the same but for the behaviour's wording
 };
 
@@ -241,9 +242,28 @@ void render_rule(RowSpec& row) {
 // altogether (its 'ask' wording), per variant at its shares; one draw decides both variants.
 void render_question(Rng& rng, RowSpec& row, const ConditionalSettings& settings) {
     const Lexicon& lex = lexicon();
-    const ConditionEntry& c = *row.condition;
+    const ConditionEntry& own = *row.condition;
     const Pronouns& p = row.pronouns;
-    row.context = render(row.condition_met ? c.yes_context : c.no_context, row.name, p);
+    // A "no" question takes the yes_context of a sibling in the condition's group when one fits the
+    // entity and the behaviour: the same situation is then asked with "yes" against its own rule and
+    // with "no" against a sibling's, so the question alone never tells the answer.
+    const ConditionEntry* context_of = &own;
+    if (!row.condition_met && !own.group.empty()) {
+        std::vector<const ConditionEntry*> siblings;
+        const BehaviourEntry& b = *row.behaviour;
+        for (const auto& s : lex.conditions) {
+            if (&s == &own || s.type != own.type || s.group != own.group || !(s.fit & row.fit)) continue;
+            if ((s.flags & cond_needs_portable) && b.place != Place::anywhere) continue;
+            if ((s.flags & cond_indoors) && b.place == Place::yard) continue;
+            if (mentions(text::normalize(render_fragment(s.yes_context, row.name, p)), text::normalize(row.behaviour_key)))
+                continue;
+            siblings.push_back(&s);
+        }
+        if (!siblings.empty()) context_of = rng.pick(siblings);
+    }
+    const ConditionEntry& c = *context_of;
+    row.context_of = context_of;
+    row.context = render(context_of != &own || row.condition_met ? c.yes_context : c.no_context, row.name, p);
     const double draw = rng.unit();
     const auto wording = [draw](double paraphrase, double loose) {
         // The loose share is of the questions not paraphrased, so the two shares never conflict.
@@ -293,8 +313,9 @@ std::vector<RowSpec> build_specs(std::uint64_t seed, const ConditionalSettings& 
     std::vector<std::size_t> pet_order = order_of(lex.pet_names.size());
     UsedNames used;
 
-    // About 40-50% of questions satisfy the condition, fixed per seed rather than left to chance.
-    const std::size_t yes_count = static_cast<std::size_t>(rng.between(40, 50));
+    // 46-50% of questions satisfy the condition, fixed per seed rather than left to chance: near
+    // half, so always answering the commoner label is worth little (the release: 40-50%).
+    const std::size_t yes_count = static_cast<std::size_t>(rng.between(46, 50));
     std::vector<char> met(k_rows, 0);  // not vector<bool>: Rng::shuffle swaps references
     for (std::size_t i = 0; i < yes_count; ++i) met[i] = 1;
     rng.shuffle(met);
@@ -334,7 +355,12 @@ std::vector<RowSpec> build_specs(std::uint64_t seed, const ConditionalSettings& 
         // An entity with no usable rule left (a rare species late in the run) is redrawn.
         if (open_types.empty()) continue;
         const std::size_t t = rng.pick(open_types);
-        const std::size_t ci = rng.pick(options_by_type[t]);
+        // Within the type, a condition with group siblings first: its "no" question can take a
+        // sibling's situation, so the question does not give the answer away (ConditionEntry::group).
+        std::vector<std::size_t> grouped;
+        for (const auto c : options_by_type[t])
+            if (!all_conditions[c].group.empty()) grouped.push_back(c);
+        const std::size_t ci = rng.pick(grouped.empty() ? options_by_type[t] : grouped);
         std::vector<std::size_t> behaviour_options;
         for (std::size_t bi = 0; bi < all_behaviours.size(); ++bi)
             if (!behaviour_used[bi] && compatible(bi, ci, row)) behaviour_options.push_back(bi);
@@ -672,6 +698,8 @@ data::Scenario generate(const GenerateOptions& options, bool hard) {
                       {"condition", row.clause},
                       {"condition_met", row.condition_met ? "yes" : "no"},
                       {"question_context", row.context},
+                      {"context_of", row.context_of == row.condition ? std::string("own")
+                                                                     : std::string(row.context_of->key)},
                       {"rule", row.rule},
                       {"pronoun", row.pronouns.subj},
                       {"behaviour_kind", row.behaviour->kind},

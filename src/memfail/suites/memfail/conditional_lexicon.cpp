@@ -246,6 +246,7 @@ ConditionEntry read_condition(Reader& r, const json& j, const std::string& path)
     c.no_context = r.str(j, "no_context", path);
     c.sentence = r.str(j, "sentence", path);
     c.anchor = r.str(j, "anchor", path);
+    c.group = r.str(j, "group", path, false);
     const std::string nkey = text::normalize(c.key);
     if (!c.key.empty() && (!text::normalized_contains(text::normalize(c.clause), nkey) ||
                            !text::normalized_contains(text::normalize(c.sentence), nkey)))
@@ -336,6 +337,21 @@ Result<Lexicon> parse_lexicon(const std::string& file, const std::string& conten
     const json& conditions = r.array(doc, "conditions", "$");
     for (std::size_t i = 0; i < conditions.size(); ++i)
         lex.conditions.push_back(read_condition(r, conditions[i], at("$", "conditions", i)));
+    // A group is within one type, has at least two members, and no member's yes_context names
+    // another member's key (the context would state the condition it is asked against).
+    std::map<std::string, std::vector<std::size_t>> groups;
+    for (std::size_t i = 0; i < lex.conditions.size(); ++i)
+        if (!lex.conditions[i].group.empty()) groups[lex.conditions[i].type + "/" + lex.conditions[i].group].push_back(i);
+    for (const auto& [name, members] : groups) {
+        if (members.size() < 2)
+            r.fail(at("$", "conditions", members.front()) + ".group", "'" + name + "' has no other member");
+        for (const auto a : members)
+            for (const auto b : members)
+                if (a != b && text::normalized_contains(text::normalize(lex.conditions[a].yes_context),
+                                                        text::normalize(lex.conditions[b].key)))
+                    r.fail(at("$", "conditions", a) + ".yes_context",
+                           "names the key of '" + lex.conditions[b].key + "', a member of its group");
+    }
 
     const json& fillers = r.member(doc, "fillers", "$");
     lex.setting_fillers = read_by_category(r, fillers, "setting", "$.fillers");

@@ -100,6 +100,11 @@ struct ConditionEntry {
     std::string no_context;   // one that plainly does not
     std::string sentence;     // Hard condition sentence: the condition as part of life
     std::string anchor;       // Hard link phrase: "in those late hours"
+    // Conditions of one type sharing a group are mutually exclusive: each one's yes_context plainly
+    // does not meet any other's condition. A "no" question then takes a group sibling's yes_context,
+    // so every such context is asked as often with "yes" as with "no" and the answer comes from the
+    // essay, never from the question. Empty: no sibling; the "no" question uses no_context.
+    std::string group;
 };
 
 struct NameEntry {

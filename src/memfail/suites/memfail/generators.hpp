@@ -67,7 +67,7 @@ struct ConditionalSettings {
     // inside used teacups"), as the release's Hard questions do (all five sample rows). Easy keeps the essay's words: loose Easy questions put the hashed Easy
     // cells 8-10 points under the release (docs/CALIBRATION.md).
     double easy_loose_share = 0.0;
-    double hard_loose_share = 0.7;
+    double hard_loose_share = 0.2;
     // Share of filler sentences that refer to the entity by its role ("the porter") instead of a pronoun.
     double role_share = 0.4;
     // Easy only (a Hard essay names the entity in its intro alone): the share of rule sentences,

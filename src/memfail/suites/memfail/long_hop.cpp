@@ -468,11 +468,13 @@ class ChainBuilder {
             std::string topic;
         };
         std::vector<Option> pool;
+        // The same pool the answers come from: every anchor of the answer's kind (other chains'
+        // anchors among them), so no option is wrong by where it comes from.
         if (answer.kind == Kind::act)
-            for (const auto& d : long_hop::act_distractors())
+            for (const auto& d : long_hop::act_anchors())
                 pool.push_back({in_voice(d.text, c.voice), d.topic});
         else
-            for (const auto& d : long_hop::feel_distractors())
+            for (const auto& d : long_hop::feel_anchors())
                 pool.push_back({in_voice(d.text, c.voice), d.topic});
 
         // Strict first; widen the length band, then drop the topic filter, only if too few remain.

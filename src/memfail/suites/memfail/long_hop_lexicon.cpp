@@ -200,10 +200,6 @@ Result<Lexicon> parse_lexicon(const std::string& file, const std::string& conten
         lex.people.push_back({name, pronoun == "she"});
     }
 
-    const json& distractors = r.member(doc, "distractors", "$");
-    read_simple(distractors, "acts", "$.distractors", lex.act_distractors);
-    read_simple(distractors, "feelings", "$.distractors", lex.feel_distractors);
-
     const json& related = r.array(doc, "related_topics", "$");
     for (std::size_t i = 0; i < related.size(); ++i) {
         const json& pair = related[i];
@@ -218,8 +214,9 @@ Result<Lexicon> parse_lexicon(const std::string& file, const std::string& conten
     read_facts(r, doc, lex);
     read_questions(r, doc, lex);
 
-    // Anchors are distinct across kinds (a chain's anchors lead to it alone), and no distractor is
-    // an anchor, so a wrong option is never something stored.
+    // Anchors are distinct across kinds (a chain's anchors lead to it alone). A wrong option is
+    // another anchor of the answer's kind, so it may be stored in another chain: what makes it
+    // wrong is the chain, not where the option comes from.
     std::set<std::string> seen;
     auto unique = [&](const std::string& text, const std::string& path) {
         if (!text.empty() && !seen.insert(text::normalize(text)).second) r.fail(path, "'" + text + "' is listed twice");
@@ -228,10 +225,6 @@ Result<Lexicon> parse_lexicon(const std::string& file, const std::string& conten
     for (std::size_t i = 0; i < lex.acts.size(); ++i) unique(lex.acts[i].text, at(apath, "acts", i) + ".text");
     for (std::size_t i = 0; i < lex.feels.size(); ++i) unique(lex.feels[i].text, at(apath, "feelings", i) + ".text");
     for (std::size_t i = 0; i < lex.things.size(); ++i) unique(lex.things[i].text, at(apath, "things", i) + ".text");
-    for (std::size_t i = 0; i < lex.act_distractors.size(); ++i)
-        unique(lex.act_distractors[i].text, at("$.distractors", "acts", i) + ".text");
-    for (std::size_t i = 0; i < lex.feel_distractors.size(); ++i)
-        unique(lex.feel_distractors[i].text, at("$.distractors", "feelings", i) + ".text");
 
     // Every link and chain shape the generator builds has a template.
     auto covered = [&](Kind from, Kind to, bool named) {
@@ -289,8 +282,6 @@ std::span<const ActEntry> act_anchors() { return lexicon().acts; }
 std::span<const FeelEntry> feel_anchors() { return lexicon().feels; }
 std::span<const ThingEntry> thing_anchors() { return lexicon().things; }
 std::span<const PersonEntry> people() { return lexicon().people; }
-std::span<const ActEntry> act_distractors() { return lexicon().act_distractors; }
-std::span<const FeelEntry> feel_distractors() { return lexicon().feel_distractors; }
 
 std::span<const std::string> related_topics(std::string_view topic) {
     const auto& related = lexicon().related;

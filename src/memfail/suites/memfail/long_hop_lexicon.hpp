@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Lexicon of the Long-Hop generator, read from the embedded data file
-// suites/memfail/lexicon/long_hop.json: the personal anchors chains are built from (by kind), the
-// people of named chains, the distractor options of the multiple-choice questions, the topics that
+// suites/memfail/lexicon/long_hop.json: the personal anchors chains are built from (by kind; an
+// answer's wrong options are other anchors of its kind), the people of named chains, the topics that
 // imply each other, the fact templates per link kind (in paraphrase families) and the question
 // templates per chain shape.
 //
@@ -87,8 +87,6 @@ struct Lexicon {
     std::vector<FeelEntry> feels;
     std::vector<ThingEntry> things;
     std::vector<PersonEntry> people;
-    std::vector<ActEntry> act_distractors;
-    std::vector<FeelEntry> feel_distractors;
     std::map<std::string, std::vector<std::string>, std::less<>> related;  // symmetric
     std::vector<FactTemplate> facts;
     std::vector<QuestionTemplate> questions;
@@ -108,8 +106,6 @@ std::span<const ThingEntry> thing_anchors();
 std::span<const PersonEntry> people();
 
 // Ordinary options that are never anchors: shape-matched wrong answers for act and feel terminals.
-std::span<const ActEntry> act_distractors();
-std::span<const FeelEntry> feel_distractors();
 
 // Topics whose items would be a natural consequence of an item of `topic` ("exercise" leaves one
 // "tired" or "hungry"); a distractor on any of them is kept out of a chain that touches `topic`.
