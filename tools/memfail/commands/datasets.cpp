@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // memfail datasets: generate the five MemFail datasets, validate any dataset file, show probes,
-// import the paper's CSV release.
+// import the paper's CSV release, audit datasets for answers readable without memory.
 #include <commands/cli.hpp>
 #include <commands/common.hpp>
 #include <commands/llm_options.hpp>
@@ -14,6 +14,7 @@
 #include <memfail/llm/llm_stack.hpp>
 #include <memfail/llm/preflight.hpp>
 #include <memfail/run/dataset_source.hpp>
+#include <memfail/suites/memfail/audit.hpp>
 #include <memfail/suites/memfail/generators.hpp>
 #include <memfail/suites/memfail/import_csv.hpp>
 #include <memfail/suites/memfail/model_generate.hpp>
@@ -28,6 +29,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <tuple>
 #include <unistd.h>
 
@@ -75,6 +77,12 @@ struct ImportOptions {
     std::string from = "memfail-csv";
     std::string dir;
     std::string out = "data-imported";
+};
+
+struct AuditOptions {
+    std::vector<std::string> files;
+    std::vector<std::string> against;
+    std::string format = "text";
 };
 
 json summary_of(const data::Scenario& s) {
@@ -557,6 +565,59 @@ void stats(const StatsOptions& o) {
     else std::fwrite(text_out.data(), 1, text_out.size(), stdout);
 }
 
+// Adds the scenarios of `path` (a dataset file, or every *.jsonl file of a folder, in name order) to
+// `input`. Of a dataset no strategy reads (a dynamic user of 2M tokens), only the name is kept.
+void read_audit_files(const std::string& path, mf::AuditInput& input) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    std::vector<std::string> files;
+    if (fs::is_directory(path, ec)) {
+        for (const auto& entry : fs::directory_iterator(path, ec))
+            if (entry.path().extension() == ".jsonl" && entry.is_regular_file()) files.push_back(entry.path().string());
+        if (ec) throw Fatal(make_error(ErrorKind::invalid_input, "cannot list the folder: " + ec.message(), path));
+        if (files.empty()) throw Fatal(make_error(ErrorKind::invalid_input, "no *.jsonl dataset file in this folder", path));
+        std::sort(files.begin(), files.end());
+    } else if (fs::is_regular_file(path, ec)) {
+        files.push_back(path);
+    } else {
+        throw Fatal(make_error(ErrorKind::invalid_input, "no such dataset file or folder", path));
+    }
+    for (const auto& file : files)
+        value_or_fatal(data::for_each_jsonl(file, [&](data::LoadedScenario&& l) -> Result<void> {
+            if (!mf::audit_applies(l.scenario.dataset)) {
+                l.scenario.sessions.clear();
+                l.scenario.probes.clear();
+            }
+            input.scenarios.push_back({std::move(l.scenario), file, l.line});
+            return {};
+        }));
+}
+
+// `datasets audit`: the memory-free strategies per dataset and input, beside the reference; exit 1
+// when a threshold is missed.
+void audit(const AuditOptions& o) {
+    std::vector<mf::AuditInput> inputs;
+    for (const auto& path : o.files) {
+        mf::AuditInput input;
+        input.name = path;
+        read_audit_files(path, input);
+        inputs.push_back(std::move(input));
+    }
+    std::optional<mf::AuditInput> reference;
+    if (!o.against.empty()) {
+        reference.emplace();
+        reference->name = text::join(o.against, ", ");
+        for (const auto& path : o.against) read_audit_files(path, *reference);
+    }
+    const mf::AuditReport report = value_or_fatal(mf::audit_datasets(inputs, reference));
+    if (report.datasets.empty())
+        throw Fatal(make_error(ErrorKind::invalid_input,
+                               "none of the five MemFail datasets is in " + text::join(o.files, ", ") + ": nothing to audit"));
+    if (o.format == "json") std::printf("%s\n", mf::audit_json(report).dump(2).c_str());
+    else std::fputs(mf::audit_text(report).c_str(), stdout);
+    if (!report.passed()) throw ExitStatus{1};
+}
+
 // A suite's importer (--from writ): every note printed with its file and JSON path, and written
 // beside the data (import-notes.json), so nothing that could not be mapped passes unseen.
 void import_with_suite(const suites::Suite& suite, const ImportOptions& o) {
@@ -624,7 +685,7 @@ void import_csv(const ImportOptions& o) {
 }  // namespace
 
 void add_datasets_command(CLI::App& app, std::function<void()>& action) {
-    CLI::App* cmd = app.add_subcommand("datasets", "Generate, validate, show, import and describe (stats) datasets");
+    CLI::App* cmd = app.add_subcommand("datasets", "Generate, validate, show, import, describe (stats) and audit datasets");
     cmd->require_subcommand(1);
 
     auto gen = std::make_shared<GenerateOptions>();
@@ -722,6 +783,33 @@ void add_datasets_command(CLI::App& app, std::function<void()>& action) {
         ->check(CLI::IsMember({"cl100k_base", "o200k_base"}))
         ->capture_default_str();
     stats_cmd->callback([st, &action] { action = [st] { stats(*st); }; });
+
+    auto au = std::make_shared<AuditOptions>();
+    CLI::App* audit_cmd = cmd->add_subcommand(
+        "audit", "Measure how far strategies that use no memory at all get on dataset files, to expose data whose "
+                 "answers can be read without memory (docs/DATASETS.md, \"Auditing generated data\"). Per dataset and "
+                 "input: a naive Bayes word model over the question alone, names masked (Conditional yes/no, Persona "
+                 "direct or misleading), trained on the other inputs and leave-one-out within the file; Long-Hop option "
+                 "elimination (options never seen as a wrong option in the other inputs, or in the file's other rows), "
+                 "the option sharing most words with the question and the longest option; the share of sentences "
+                 "opening on a frame (first five words) shared by 5% of the essays or more; Persona direct answers "
+                 "found in two essays or more; Easy rule sentences naming their person. Prints a table per dataset "
+                 "(strategy | input | accuracy % | chance % | n | reference) and a verdict per threshold: question-only "
+                 "at most 60%, option elimination at most 40%, recurring frames at most 5% (Conditional, Persona), Easy "
+                 "rules naming their person at least 90%; exits 1 when one is missed, 2 on bad input");
+    audit_cmd->add_option("files", au->files,
+                          "Dataset files or folders (a folder: every *.jsonl in it); each is one input, typically one "
+                          "seed's `datasets generate` folder")
+        ->required();
+    audit_cmd->add_option("--against", au->against,
+                          "The reference, beside which the same strategies are printed (typically the paper's release "
+                          "imported with `datasets import --from memfail-csv`): a folder, or files (repeatable, read "
+                          "together). Its cross-input figures are trained on every audited input; no threshold applies "
+                          "to it");
+    audit_cmd->add_option("--format,-f", au->format, "text or json")
+        ->check(CLI::IsMember({"text", "json"}))
+        ->capture_default_str();
+    audit_cmd->callback([au, &action] { action = [au] { audit(*au); }; });
 
     auto imp = std::make_shared<ImportOptions>();
     CLI::App* i = cmd->add_subcommand(
