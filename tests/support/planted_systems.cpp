@@ -126,10 +126,16 @@ public:
                         for (const auto& id : f.message_ids)
                             if (m_entity_of.emplace(id, d.variants.front()).second) order.push_back(id);
                 }
-        // Swap partners: each message takes the entity of the next message that has one.
+        // Swap partners: each message takes the entity of the next message about someone else (names
+        // are reused across rows, and swapping a name for itself would corrupt nothing).
         m_partner.clear();
         for (std::size_t i = 0; i < order.size(); ++i)
-            m_partner[order[i]] = m_entity_of[order[(i + 1) % order.size()]];
+            for (std::size_t step = 1; step < order.size(); ++step) {
+                const std::string& other = m_entity_of[order[(i + step) % order.size()]];
+                if (other == m_entity_of[order[i]]) continue;
+                m_partner[order[i]] = other;
+                break;
+            }
     }
     Result<void> store_conversation(const data::Session& session) override {
         data::Session changed = session;
