@@ -6,6 +6,7 @@
 #include <memfail/core/text.hpp>
 #include <memfail/data/jsonl.hpp>
 #include <memfail/data/validate.hpp>
+#include <memfail/suites/memfail/common.hpp>
 #include <memfail/suites/memfail/conditional_lexicon.hpp>
 #include <memfail/suites/memfail/generators.hpp>
 #include <memfail/suites/memfail/rules.hpp>
@@ -578,6 +579,64 @@ TEST(ConditionalTraits, SituationsAreAskedWithBothAnswers) {
     EXPECT_GE(static_cast<double>(both) / static_cast<double>(probes), 0.6) << both << " of " << probes;
     EXPECT_GE(yes, 8u * 46u);
     EXPECT_LE(yes, 8u * 50u);
+}
+
+// The paper's Easy states the whole rule in one sentence: the rule sentence names its person (a
+// template that refers to the person twice names it first). And no sentence frame (first five
+// words, names masked) opens sentences in more than 3 of the 100 essays, so no template frame is
+// there for a model to learn; the openers that vary them change no rule.
+TEST(ConditionalTraits, EasyRulesNameTheirPersonAndNoFrameRecurs) {
+    for (std::uint64_t seed : {42ull, 1ull, 7ull}) {
+        mf::GenerateOptions o;
+        o.seed = seed;
+        for (const bool hard : {false, true}) {
+            const Scenario s = hard ? mf::generate_conditional_facts_hard(o) : mf::generate_conditional_facts_easy(o);
+            std::size_t named = 0;
+            std::map<std::string, std::set<std::size_t>> essays_of;
+            for (std::size_t i = 0; i < s.probes.size(); ++i) {
+                const auto& p = s.probes[i];
+                const std::string name = p.meta.at("entity").get<std::string>();
+                const auto& rule = p.evidence.front().statements.back();
+                named += text::contains_phrase(rule, name);
+                std::vector<std::string> names = {name};
+                for (const auto& part : memfail::text::split(name, ' ')) names.push_back(part);
+                const auto* m = memfail::data::MessageIndex(s).message(p.evidence.front().message_ids.front());
+                ASSERT_NE(m, nullptr);
+                for (const auto& sentence : text::split_sentences(m->content))
+                    essays_of[mf::sentence_frame(sentence, names)].insert(i);
+                if (!hard) {
+                    // The rule keeps its qualifier and its person.
+                    EXPECT_TRUE(text::contains_phrase(rule, "only") || text::contains_phrase(rule, "except")) << rule;
+                }
+            }
+            if (!hard) {
+                EXPECT_GE(named, 90u) << "seed " << seed;
+            }
+            for (const auto& [frame, essays] : essays_of) {
+                EXPECT_LE(essays.size(), 3u) << frame << " seed " << seed;
+            }
+        }
+    }
+}
+
+TEST(FrameVariation, VariesOnlyWhatWouldRecur) {
+    mf::FrameVariation frames(2);
+    memfail::Rng rng(7);
+    const std::vector<std::string> essay = {"Ada keeps bees on the roof of the old mill.", "The local lord of the valley admires her."};
+    for (int i = 0; i < 2; ++i) {
+        const auto v = frames.vary(essay, {"Ada"}, rng);
+        EXPECT_EQ(v, essay) << i;  // under the limit: as written
+        frames.commit(v, {"Ada"});
+    }
+    const auto third = frames.vary(essay, {"Ada"}, rng);
+    ASSERT_EQ(third.size(), 2u);
+    for (std::size_t i = 0; i < 2; ++i) {
+        EXPECT_NE(third[i], essay[i]);
+        EXPECT_NE(mf::sentence_frame(third[i], {"Ada"}), mf::sentence_frame(essay[i], {"Ada"}));
+        // The sentence itself follows its opener, a name keeping its capital.
+        EXPECT_NE(third[i].find(i == 0 ? ", Ada keeps bees" : ", the local lord"), std::string::npos) << third[i];
+    }
+    EXPECT_EQ(mf::sentence_frame("Truth be told, Ada keeps bees.", {"Ada"}), "truth be told NAME keeps");
 }
 
 TEST(ConditionalTraits, RowsRespectTheCompatibilityTable) {

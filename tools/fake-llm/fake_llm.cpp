@@ -1425,6 +1425,10 @@ Result<std::unique_ptr<FakeLlmServer>> FakeLlmServer::start(ServerOptions option
     if (options.host.empty())
         return make_error(ErrorKind::invalid_input, "host must not be empty", "host");
     MF_TRY_ASSIGN(auto script, parse_script(options.script));
+    // The tokenizers usage is counted with are loaded before the first request, so no request
+    // waits for a rank file (a client with a short timeout would read the load as a stall).
+    for (const char* encoding : {"o200k_base", "cl100k_base"})
+        (void)memfail::text::shared_tokenizer(encoding);
 
     auto impl = std::make_unique<Impl>(std::move(options), std::move(script));
     if (!impl->options.log_path.empty()) {

@@ -558,7 +558,9 @@ private:
     }
 
     // A memory opening with a negating frame over a message's text ("It is not true that <the
-    // message>"): every unit of it stands under the frame, so none holds a statement verbatim.
+    // message>"): every unit of it stands under the frame, so none holds a statement verbatim. The
+    // message itself may open with words the frame is made of ("As it happens, ...", "In the north,
+    // ..."), so every point after the negator where the frame could end is tried.
     bool negated_memory(std::size_t m) {
         auto it = m_negated.find(m);
         if (it != m_negated.end()) return it->second;
@@ -567,14 +569,14 @@ private:
         if (!ids.empty()) {
             const ev::Tokens& t = m_snapshot.unit(ids.front()).tokens;
             const ev::Lexicon& lex = ev::lexicon();
-            bool negator = false;
+            std::size_t first_negator = t.size();
             std::size_t k = 0;
             for (; k < t.size(); ++k) {
-                if (lex.is_negator(t[k])) negator = true;
+                if (lex.is_negator(t[k])) first_negator = std::min(first_negator, k);
                 else if (!lex.operator_glue.count(t[k])) break;
             }
-            if (negator && k > 0 && k < t.size()) {
-                const ev::Tokens tail(t.begin() + static_cast<std::ptrdiff_t>(k), t.end());
+            for (std::size_t from = first_negator + 1; !negated && from <= k && k < t.size(); ++from) {
+                const ev::Tokens tail(t.begin() + static_cast<std::ptrdiff_t>(from), t.end());
                 negated = m_scenario.explained(ev::join(tail), {});
             }
         }

@@ -4,8 +4,13 @@
 #include <memfail/suites/memfail/generators.hpp>
 #include <memfail/suites/memfail/rules.hpp>
 #include <memfail/core/spec.hpp>
+#include <memfail/core/text.hpp>
 
 #include <algorithm>
+#include <cctype>
+#include <iterator>
+#include <set>
+#include <string_view>
 #include <cstdio>
 #include <cstdlib>
 
@@ -202,6 +207,94 @@ void check_dataset_rules(const data::Scenario& s, std::size_t line, std::vector<
     else if (s.dataset == "coexisting_facts") check_coexisting_facts_rules(s, line, out);
     else if (s.dataset == "persona_retrieval") check_persona_retrieval_rules(s, line, out);
     else if (s.dataset == "long_hop") check_long_hop_rules(s, line, out);
+}
+
+namespace {
+
+// Openers that fit a sentence in any tense, assert rather than hedge ("rumour has it" would make a
+// rule hearsay), end in a comma (the sentence after them reads as it was written) and hold no
+// conditional, exclusive or negating word ("if", "when", "only", "never", "except", "no"), so a rule
+// sentence keeps its meaning and a Hard essay its lack of connectives.
+constexpr std::string_view k_openers[] = {
+    "By all accounts,", "As it happens,", "In truth,", "Truth be told,", "Oddly enough,", "Funnily enough,",
+    "Admittedly,", "Of course,", "For the record,", "Without a doubt,", "As everyone knows,", "Indeed,",
+    "In fact,", "In short,", "In fairness,", "To be fair,", "Curiously,", "Tellingly,", "Incidentally,",
+    "As it turns out,", "Sure enough,", "Interestingly,", "Needless to say,", "Strangely,", "Happily,",
+    "Predictably,", "Unsurprisingly,", "Simply put,", "To put it plainly,", "Certainly,", "Frankly,",
+    "As anyone nearby knows,", "Notably,", "Remarkably,", "By common consent,", "As luck would have it,",
+    "Plainly,", "Fittingly,", "For what it is worth,", "Above all,", "Evidently,", "Naturally,"};
+
+bool is_letter(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '\''; }
+
+// "The local lord" -> "the local lord", unless it opens with a name or "I".
+std::string after_opener(const std::string& sentence, const std::vector<std::string>& names) {
+    if (sentence.empty()) return sentence;
+    std::size_t end = 0;
+    while (end < sentence.size() && is_letter(sentence[end])) ++end;
+    const std::string first = sentence.substr(0, end);
+    for (const auto& n : names)
+        if (!n.empty() && sentence.rfind(n, 0) == 0) return sentence;
+    if (first == "I" || first.rfind("I'", 0) == 0) return sentence;
+    std::string out = sentence;
+    out[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(out[0])));
+    return out;
+}
+
+}  // namespace
+
+std::string sentence_frame(const std::string& sentence, const std::vector<std::string>& names) {
+    std::string masked = sentence;
+    for (const auto& n : names)
+        if (!n.empty()) masked = text::replace_all(masked, n, "NAME");
+    std::vector<std::string> words;
+    for (std::size_t i = 0; i < masked.size() && words.size() < 5;) {
+        if (!is_letter(masked[i])) {
+            ++i;
+            continue;
+        }
+        std::size_t j = i;
+        while (j < masked.size() && is_letter(masked[j])) ++j;
+        std::string w = masked.substr(i, j - i);
+        const bool capital = std::isupper(static_cast<unsigned char>(w[0]));
+        if (w == "NAME" || (capital && !words.empty() && w != "I")) w = "NAME";
+        else w = text::to_lower(w);
+        words.push_back(std::move(w));
+        i = j;
+    }
+    return text::join(words, " ");
+}
+
+std::vector<std::string> FrameVariation::vary(std::vector<std::string> sentences, const std::vector<std::string>& names,
+                                              Rng& rng) const {
+    std::map<std::string, std::size_t> here;  // frames this essay has taken (counted once per essay)
+    auto essays_with = [&](const std::string& frame) {
+        const auto it = m_essays.find(frame);
+        return (it == m_essays.end() ? 0 : it->second) + (here.count(frame) ? 0 : 1);
+    };
+    for (auto& s : sentences) {
+        std::string frame = sentence_frame(s, names);
+        if (essays_with(frame) > m_limit) {
+            std::vector<std::size_t> order(std::size(k_openers));
+            for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+            rng.shuffle(order);
+            for (const auto i : order) {
+                std::string varied = std::string(k_openers[i]) + " " + after_opener(s, names);
+                std::string vframe = sentence_frame(varied, names);
+                if (essays_with(vframe) > m_limit) continue;
+                s = std::move(varied);
+                frame = std::move(vframe);
+                break;
+            }
+        }
+        here[frame] = 1;
+    }
+    return sentences;
+}
+
+void FrameVariation::commit(const std::vector<std::string>& sentences, const std::vector<std::string>& names) {
+    std::set<std::string> frames;
+    for (const auto& s : sentences) frames.insert(sentence_frame(s, names));
+    for (const auto& f : frames) ++m_essays[f];
 }
 
 }  // namespace memfail::suites::memfail_suite

@@ -8,8 +8,11 @@
 // - Probe ids "<prefix>-001" (cfe, cfh, cof, per, lhp); fact ids "<probe id>-f1".
 #pragma once
 #include <cstdint>
+#include <map>
 #include <string>
+#include <vector>
 
+#include <memfail/core/rng.hpp>
 #include <memfail/data/model.hpp>
 
 namespace memfail::suites::memfail_suite {
@@ -27,5 +30,26 @@ std::string add_user_session(data::Scenario& scenario, const std::string& conten
 
 // Sets every probe's checkpoint to the last session (MemFail asks all probes after storage).
 void ask_all_after_last_session(data::Scenario& scenario);
+
+// A sentence's frame: its first five words, lower-cased, with the given names and every capitalised
+// word after the first masked ("NAME"): what `memfail datasets audit` counts as recurring.
+std::string sentence_frame(const std::string& sentence, const std::vector<std::string>& names);
+
+// Sentence openings varied where a dataset would repeat itself. Once a frame opens sentences in
+// `limit` essays of the dataset, a later sentence with that frame takes a tense-neutral opener ("By
+// all accounts, ...", "As it happens, ...") that gives it a frame still under the limit; every
+// other sentence stays as written. vary() is pure (the caller may drop the essay); commit() counts
+// the kept essay's frames.
+class FrameVariation {
+public:
+    explicit FrameVariation(std::size_t limit) : m_limit(limit) {}
+    std::vector<std::string> vary(std::vector<std::string> sentences, const std::vector<std::string>& names,
+                                  Rng& rng) const;
+    void commit(const std::vector<std::string>& sentences, const std::vector<std::string>& names);
+
+private:
+    std::size_t m_limit;
+    std::map<std::string, std::size_t> m_essays;  // frame -> essays with a sentence opening on it
+};
 
 }  // namespace memfail::suites::memfail_suite

@@ -440,6 +440,22 @@ std::string named_template(const std::string& tmpl) {
     return replace_token(out, "{vp}", "{vp_name}");
 }
 
+// The template with only its first reference to the entity turned into the name (and the {vp}
+// right after it into its name form); later references stay pronouns ("Gwen is predictable about
+// one thing: she ..."). Empty when the template never refers to the entity.
+std::string first_reference_named(const std::string& tmpl) {
+    static constexpr std::array<std::string_view, 3> k_refs = {"{Subj}", "{subj}", "{obj}"};
+    std::size_t first = std::string::npos;
+    std::string_view ref;
+    for (const auto r : k_refs)
+        if (const auto at = tmpl.find(r); at < first) first = at, ref = r;
+    if (first == std::string::npos) return {};
+    std::string out = tmpl.substr(0, first) + "{Name}";
+    std::string rest = tmpl.substr(first + ref.size());
+    if (rest.rfind(" {vp}", 0) == 0) rest = " {vp_name}" + rest.substr(5);
+    return out + rest;
+}
+
 // How a sentence about the entity refers to it after the intro.
 enum class Reference { pronoun, role, name };
 
@@ -548,6 +564,7 @@ const std::string& pick_template(Rng& rng, const Families& families, std::string
 
 struct Essay {
     std::string text;
+    std::vector<std::string> sentences;        // as written, openers varied
     std::vector<std::string> rule_sentences;  // Easy: one; Hard: behaviour, condition, link
     std::string intro;                         // the sentence that names the entity
     std::vector<data::KeyDetail> qualifiers;   // exclusivity and polarity words the rule states
@@ -571,26 +588,40 @@ std::size_t sentence_count(Rng& rng, std::size_t low, std::size_t high) {
     return static_cast<std::size_t>(rng.between(static_cast<std::int64_t>(low), static_cast<std::int64_t>(high)));
 }
 
-Essay easy_essay(Rng& rng, const RowSpec& row, const ConditionalSettings& settings) {
+// The names a sentence frame masks: the entity's name and its parts ("Old Tobiah", "Tobiah").
+std::vector<std::string> frame_names(const RowSpec& row) {
+    std::vector<std::string> out = {row.name};
+    for (const auto& part : text::split(row.name, ' '))
+        if (part.size() > 1) out.push_back(part);
+    return out;
+}
+
+Essay easy_essay(Rng& rng, const RowSpec& row, const ConditionalSettings& settings, const FrameVariation& frames,
+                 Rng& frame_rng) {
     const std::size_t total = sentence_count(rng, settings.easy_min_sentences, settings.easy_max_sentences);
     std::vector<std::string> sentences(total);
     sentences[0] = intro_sentence(rng, row);
     // Pets have no workplace to weave in.
     const std::string& tmpl = pick_template(rng, lexicon().easy_rules, row.category == Category::pet ? "woven" : "");
-    // The release's Easy rule sentences name the entity; a template that refers to it twice keeps
-    // its pronouns.
+    // The release's Easy rule sentences name the entity (the paper's Easy: the whole rule in one
+    // sentence); a template that refers to it twice names it first and keeps its later pronouns.
     std::string named;
-    if (rng.chance(settings.easy_rule_named_share)) named = named_template(tmpl);
+    if (rng.chance(settings.easy_rule_named_share)) {
+        named = named_template(tmpl);
+        if (named.empty()) named = first_reference_named(tmpl);
+    }
     Pronouns agreement = row.pronouns;
     if (!named.empty()) agreement.plural = false;
     const std::string rule = fill_rule_tokens(render(named.empty() ? tmpl : named, row.name, agreement), row);
     const std::size_t at = static_cast<std::size_t>(rng.between(1, static_cast<std::int64_t>(total) - 1));
     sentences[at] = rule;
     place_fillers(pick_fillers(rng, row, total - 2, settings.easy_name_share, settings.role_share, true), sentences);
-    return {text::join(sentences, " "), {rule}, sentences[0], template_qualifiers(tmpl)};
+    sentences = frames.vary(std::move(sentences), frame_names(row), frame_rng);
+    return {text::join(sentences, " "), sentences, {sentences[at]}, sentences[0], template_qualifiers(tmpl)};
 }
 
-Essay hard_essay(Rng& rng, const RowSpec& row, const ConditionalSettings& settings) {
+Essay hard_essay(Rng& rng, const RowSpec& row, const ConditionalSettings& settings, const FrameVariation& frames,
+                 Rng& frame_rng) {
     const Lexicon& lex = lexicon();
     const std::size_t total = sentence_count(rng, settings.hard_min_sentences, settings.hard_max_sentences);
     // Three rule positions after the intro, pairwise at least two apart; the link comes last so
@@ -622,7 +653,9 @@ Essay hard_essay(Rng& rng, const RowSpec& row, const ConditionalSettings& settin
     sentences[condition_at] = condition_sentence;
     sentences[link_at] = link_sentence;
     place_fillers(pick_fillers(rng, row, total - 4, 0.0, settings.role_share, false), sentences);
-    Essay essay{text::join(sentences, " "), {behaviour_sentence, condition_sentence, link_sentence}, sentences[0], {}};
+    sentences = frames.vary(std::move(sentences), frame_names(row), frame_rng);
+    Essay essay{text::join(sentences, " "), sentences,
+                {sentences[behaviour_at], sentences[condition_at], sentences[link_at]}, sentences[0], {}};
     MF_ASSERT(find_forbidden_connective(essay.text).empty(), "a Hard essay holds a conditional connective");
     return essay;
 }
@@ -647,6 +680,8 @@ data::Scenario generate(const GenerateOptions& options, bool hard) {
     const Rng essay_root = Rng(options.seed).fork(hard ? "conditional-facts/hard" : "conditional-facts/easy");
 
     MinHashDeduper deduper(k_dedup_threshold);
+    // No opening frame in more than 3 of the 100 essays (`datasets audit` flags 5%).
+    FrameVariation frames(3);
     std::size_t candidates = 0;
     for (std::size_t r = 0; r < rows.size(); ++r) {
         const RowSpec& row = rows[r];
@@ -657,11 +692,13 @@ data::Scenario generate(const GenerateOptions& options, bool hard) {
         for (int attempt = 0;; ++attempt) {
             MF_ASSERT(attempt < k_max_essay_attempts, "could not write a non-duplicate essay");
             Rng rng = essay_root.fork(std::to_string(r) + "/" + std::to_string(attempt));
-            essay = hard ? hard_essay(rng, row, settings) : easy_essay(rng, row, settings);
+            Rng frame_rng = rng.fork("frames");
+            essay = hard ? hard_essay(rng, row, settings, frames, frame_rng) : easy_essay(rng, row, settings, frames, frame_rng);
             ++candidates;
             if (deduper.offer(attempt == 0 ? pid : pid + "-retry" + std::to_string(attempt), essay.text))
                 break;
         }
+        frames.commit(essay.sentences, frame_names(row));
         const std::string message = add_user_session(scenario, essay.text);
 
         data::Probe probe;

@@ -72,7 +72,7 @@ struct ConditionalSettings {
     double role_share = 0.4;
     // Easy only (a Hard essay names the entity in its intro alone): the share of rule sentences,
     // and of filler sentences, that name the entity where the template refers to it once.
-    double easy_rule_named_share = 0.8;
+    double easy_rule_named_share = 0.97;
     double easy_name_share = 0.25;
     // Essay length in sentences (the validator allows Easy 5-8, Hard 8-12).
     std::size_t easy_min_sentences = 6, easy_max_sentences = 8;

@@ -58,6 +58,7 @@ struct ChosenFact {
     const persona::FactInstance* instance = nullptr;
     std::vector<std::string> sentences;  // one, or two (the second gives the reason or detail)
     persona::Reference reference = persona::Reference::pronoun;
+    std::vector<std::string> written;    // the sentences before their openers were varied
 };
 
 struct Essay {
@@ -141,7 +142,7 @@ Essay compose_essay(const persona::PersonName& person, const PersonaSettings& se
                 return history.fact_sentences.count(s) || essay_sentences.count(s);
             });
             if (!fresh) continue;
-            fact = {&type, &candidate, sentences, fb.reference};
+            fact = {&type, &candidate, sentences, fb.reference, {}};
         }
         MF_ASSERT(fact.instance, "every fact type has a fresh instance compatible with any persona");
         for (const auto& s : fact.sentences) essay_sentences.insert(s);
@@ -193,6 +194,20 @@ Essay compose_essay(const persona::PersonName& person, const PersonaSettings& se
     for (const auto& b : blocks) essay.sentences.insert(essay.sentences.end(), b.begin(), b.end());
     essay.text = text::join(essay.sentences, " ");
     return essay;
+}
+
+// Openers varied where the dataset would repeat a frame (FrameVariation); a fact's sentences follow,
+// so its evidence statements are the essay's words.
+void vary_openings(Essay& essay, const FrameVariation& frames, Rng& rng, const std::vector<std::string>& names) {
+    const std::vector<std::string> varied = frames.vary(essay.sentences, names, rng);
+    std::map<std::string, std::string> to;
+    for (std::size_t i = 0; i < varied.size(); ++i) to[essay.sentences[i]] = varied[i];
+    for (auto& f : essay.facts) {
+        f.written = f.sentences;
+        for (auto& s : f.sentences) s = to.at(s);
+    }
+    essay.sentences = varied;
+    essay.text = text::join(essay.sentences, " ");
 }
 
 std::string row_probe_id(std::size_t row, std::size_t slot) {
@@ -247,6 +262,10 @@ data::Scenario generate_persona_retrieval(const GenerateOptions& options) {
     Rng essay_rng = root.fork("persona/essays");
     Rng deck_rng = root.fork("persona/decks");
     Rng probe_rng = root.fork("persona/probes");
+    Rng frame_rng = root.fork("persona/frames");
+    Rng mislead_rng = root.fork("persona/misleading");
+    // No opening frame in more than 3 of the 100 essays (`datasets audit` flags 5%).
+    FrameVariation frames(3);
     Deck flavor_deck(lex.flavors.size(), deck_rng);
     std::vector<Deck> fact_decks;
     for (const auto& t : lex.fact_types) fact_decks.emplace_back(t.instances.size(), deck_rng);
@@ -270,11 +289,13 @@ data::Scenario generate_persona_retrieval(const GenerateOptions& options) {
         Essay essay;
         for (int attempt = 0; attempt < k_max_essay_attempts; ++attempt) {
             essay = compose_essay(person, settings, essay_rng, flavor_deck, fact_decks, filler_decks, history);
+            vary_openings(essay, frames, frame_rng, {name, person.first, person.last});
             ++candidates;
             const std::string id = attempt == 0 ? essay_id : essay_id + "~" + std::to_string(attempt + 1);
             if (deduper.offer(id, essay.text)) break;
             MF_ASSERT(attempt + 1 < k_max_essay_attempts, "could not compose a non-duplicate essay");
         }
+        frames.commit(essay.sentences, {name, person.first, person.last});
         const std::string message = add_user_session(s, essay.text);
 
         // Slots: which are misleading, then which fact each asks about. A direct slot prefers a fact
@@ -330,7 +351,17 @@ data::Scenario generate_persona_retrieval(const GenerateOptions& options) {
                       {"row", r + 1},
                       {"fact_type", fact.type->id}};
             if (misleading[slot]) {
-                const std::string& question_tmpl = probe_rng.pick(fact.type->questions);
+                // Set in the essay's world at the same share as a direct question, so the
+                // question's words do not tell a misleading probe from a direct one. Drawn from a
+                // stream of its own: the direct questions' draws stay as they were.
+                probe_rng.below(fact.type->questions.size());
+                const bool in_context = mislead_rng.chance(settings.context_share);
+                std::vector<const std::string*> fit;
+                for (const auto& q : fact.type->questions) {
+                    const bool context = q.find("{place}") != std::string::npos || q.find("{profession}") != std::string::npos;
+                    if (context == in_context) fit.push_back(&q);
+                }
+                const std::string& question_tmpl = fit.empty() ? mislead_rng.pick(fact.type->questions) : *mislead_rng.pick(fit);
                 const persona::PersonName* distractor = nullptr;
                 persona::Bindings qb;
                 qb.fact = fact.instance;
@@ -376,6 +407,7 @@ data::Scenario generate_persona_retrieval(const GenerateOptions& options) {
         for (const auto& f : essay.facts) {
             history.types_of_name[name].insert(f.type->id);
             for (const auto& sentence : f.sentences) history.fact_sentences.insert(sentence);
+            for (const auto& sentence : f.written) history.fact_sentences.insert(sentence);
         }
     }
     // Namesakes: the rows whose essays share a person's name, as the release importer lists them.
