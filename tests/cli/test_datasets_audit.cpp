@@ -4,6 +4,7 @@
 // fixture imported and audited, alone and as the reference. The strategies' figures are checked in
 // tests/suites/test_dataset_audit.cpp.
 #include "../suites/audit_test_data.hpp"
+#include "cli_test_util.hpp"
 
 #include <memfail/data/jsonl.hpp>
 
@@ -26,39 +27,12 @@ namespace {
 namespace fs = std::filesystem;
 namespace t = memfail::testing::audit;
 
-struct Ran {
-    int code = -1;
-    std::string out;
-    std::string err;
-};
+using testing::Ran;
+using testing::slurp;
 
-std::string slurp(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-class DatasetsAudit : public ::testing::Test {
+class DatasetsAudit : public testing::CliTest {
 protected:
-    void SetUp() override {
-        m_dir = fs::temp_directory_path() / ("memfail-cli-audit-" + std::to_string(::getpid()) + "-" +
-                                             ::testing::UnitTest::GetInstance()->current_test_info()->name());
-        fs::remove_all(m_dir);
-        fs::create_directories(m_dir);
-    }
-    void TearDown() override {
-        std::error_code ec;
-        fs::remove_all(m_dir, ec);
-    }
-    Ran memfail(const std::string& args) {
-        const fs::path out = m_dir / "stdout.txt", err = m_dir / "stderr.txt";
-        const std::string command = std::string(MEMFAIL_BINARY) + " " + args + " >" + out.string() + " 2>" + err.string();
-        const int status = std::system(command.c_str());
-        Ran ran;
-        ran.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-        ran.out = slurp(out);
-        ran.err = slurp(err);
-        return ran;
-    }
+    DatasetsAudit() : CliTest("memfail-cli-audit") {}
     // A folder holding `scenarios`, one <dataset>.jsonl each, as `datasets generate` writes them.
     std::string folder(const std::string& name, const std::vector<data::Scenario>& scenarios) {
         const fs::path dir = m_dir / name;
@@ -67,7 +41,6 @@ protected:
             EXPECT_TRUE(data::write_jsonl((dir / (s.dataset + ".jsonl")).string(), {s}).has_value());
         return dir.string();
     }
-    fs::path m_dir;
 };
 
 TEST_F(DatasetsAudit, ExitsOneOverAThresholdAndZeroUnder) {

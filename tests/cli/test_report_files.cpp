@@ -3,6 +3,7 @@
 // runs, compare) leave a results file's bytes and modification time as they were, work on a file
 // without write permission, and `memfail report A.db B.db` makes one report naming runs FILE#ID.
 #include <report/report_fixture.hpp>
+#include "cli_test_util.hpp"
 
 #include <gtest/gtest.h>
 
@@ -22,31 +23,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Ran {
-    int code = -1;
-    std::string out;
-    std::string err;
-};
+using testing::Ran;
+using testing::slurp;
 
-std::string slurp(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-class ReportFiles : public ::testing::Test {
+class ReportFiles : public testing::CliTest {
 protected:
-    void SetUp() override {
-        m_dir = fs::temp_directory_path() / ("memfail-cli-report-" + std::to_string(::getpid()) + "-" +
-                                             ::testing::UnitTest::GetInstance()->current_test_info()->name());
-        fs::remove_all(m_dir);
-        fs::create_directories(m_dir);
-    }
-    void TearDown() override {
-        std::error_code ec;
-        for (const auto& entry : fs::recursive_directory_iterator(m_dir, ec))
-            fs::permissions(entry.path(), fs::perms::owner_all, fs::perm_options::add, ec);
-        fs::remove_all(m_dir, ec);
-    }
+    ReportFiles() : CliTest("memfail-cli-report") {}
     // A results file of `systems` (one run each), written through the ResultsDb API.
     fs::path results(const std::string& name, std::vector<std::string> systems) {
         const fs::path path = m_dir / name;
@@ -56,19 +38,8 @@ protected:
         report::testing::build_fixture(db, spec);
         return path;
     }
-    Ran memfail(const std::string& args) {
-        const fs::path out = m_dir / "stdout.txt", err = m_dir / "stderr.txt";
-        const std::string command = std::string(MEMFAIL_BINARY) + " " + args + " >" + out.string() + " 2>" + err.string();
-        const int status = std::system(command.c_str());
-        Ran ran;
-        ran.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-        ran.out = slurp(out);
-        ran.err = slurp(err);
-        return ran;
-    }
     // Runs every command that only reads on `file` and checks its bytes and time are unchanged.
     void read_only_commands_leave_alone(const fs::path& file);
-    fs::path m_dir;
 };
 
 TEST_F(ReportFiles, CommandsThatReadNeverWriteTheResultsFile) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Memory-free strategies over the MemFail datasets, and the thresholds a dataset without tells meets.
 #include <memfail/suites/memfail/audit.hpp>
+#include <memfail/suites/memfail/common.hpp>
 
 #include <memfail/core/text.hpp>
 #include <memfail/figures/table.hpp>
@@ -245,18 +246,6 @@ std::optional<bool> answer_polarity(const std::string& answer) {
     if (words.empty()) return std::nullopt;
     if (words[0] == "yes") return true;
     if (words[0] == "no") return false;
-    return std::nullopt;
-}
-
-std::optional<bool> condition_met(const data::Probe& p) {
-    const auto it = p.meta.find("condition_met");
-    if (it == p.meta.end()) return std::nullopt;
-    if (it->is_boolean()) return it->get<bool>();
-    if (it->is_string()) {
-        const std::string v = text::normalize(it->get<std::string>());
-        if (v == "yes" || v == "true") return true;
-        if (v == "no" || v == "false") return false;
-    }
     return std::nullopt;
 }
 

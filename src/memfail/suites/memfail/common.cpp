@@ -209,6 +209,18 @@ void check_dataset_rules(const data::Scenario& s, std::size_t line, std::vector<
     else if (s.dataset == "long_hop") check_long_hop_rules(s, line, out);
 }
 
+std::optional<bool> condition_met(const data::Probe& p) {
+    const auto it = p.meta.find("condition_met");
+    if (it == p.meta.end()) return std::nullopt;
+    if (it->is_boolean()) return it->get<bool>();
+    if (it->is_string()) {
+        const std::string v = text::normalize(it->get<std::string>());
+        if (v == "yes" || v == "true") return true;
+        if (v == "no" || v == "false") return false;
+    }
+    return std::nullopt;
+}
+
 namespace {
 
 // Openers that fit a sentence in any tense, assert rather than hedge ("rumour has it" would make a

@@ -9,6 +9,7 @@
 #pragma once
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,10 @@ std::string add_user_session(data::Scenario& scenario, const std::string& conten
 
 // Sets every probe's checkpoint to the last session (MemFail asks all probes after storage).
 void ask_all_after_last_session(data::Scenario& scenario);
+
+// A Conditional probe's meta.condition_met as the generator ("yes"/"no") or the importer (a
+// boolean) writes it; empty when absent or unreadable.
+std::optional<bool> condition_met(const data::Probe& probe);
 
 // A sentence's frame: its first five words, lower-cased, with the given names and every capitalised
 // word after the first masked ("NAME"): what `memfail datasets audit` counts as recurring.

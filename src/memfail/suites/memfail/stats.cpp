@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Table 2 figures of a dataset.
 #include <memfail/suites/memfail/stats.hpp>
+#include <memfail/suites/memfail/common.hpp>
 
 #include <memfail/core/text.hpp>
 
@@ -33,19 +34,6 @@ std::optional<std::string> meta_string(const data::Probe& p, const char* key) {
 bool meta_true(const data::Probe& p, const char* key) {
     const auto it = p.meta.find(key);
     return it != p.meta.end() && it->is_boolean() && it->get<bool>();
-}
-
-// meta.condition_met as the generator ("yes"/"no") or the importer (a boolean) writes it.
-std::optional<bool> condition_met(const data::Probe& p) {
-    const auto it = p.meta.find("condition_met");
-    if (it == p.meta.end()) return std::nullopt;
-    if (it->is_boolean()) return it->get<bool>();
-    if (it->is_string()) {
-        const std::string v = text::normalize(it->get<std::string>());
-        if (v == "yes" || v == "true") return true;
-        if (v == "no" || v == "false") return false;
-    }
-    return std::nullopt;
 }
 
 // The reference answer's first word: yes, no or neither.
