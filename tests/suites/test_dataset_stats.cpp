@@ -53,6 +53,42 @@ TEST(DatasetStats, CommonFiguresCountEntriesProbesAndTokens) {
     EXPECT_TRUE(stats_json(untokenised)["entries"]["mean_tokens"].is_null());
 }
 
+// Table 2's "mean tokens per dataset entry" counts an entry with its graded questions: a
+// Conditional or Persona essay with the question(s) asked of it, a Long-Hop chain's facts with its
+// question and the options appended as the release's graded_question holds them.
+TEST(DatasetStats, Table2CountsAnEntryWithItsGradedQuestions) {
+    for (const char* name : {"conditional_facts_hard", "persona_retrieval"}) {
+        const auto& s = generated(name);
+        const auto st = dataset_stats(s, word_count);
+        double words = 0;
+        for (const auto& session : s.sessions)
+            for (const auto& m : session.messages) words += static_cast<double>(word_count(m.content));
+        for (const auto& p : s.probes) words += static_cast<double>(word_count(p.question));
+        ASSERT_TRUE(st.table2_entry_tokens.has_value()) << name;
+        EXPECT_DOUBLE_EQ(*st.table2_entry_tokens, words / static_cast<double>(s.sessions.size())) << name;
+        EXPECT_GT(*st.table2_entry_tokens, *st.mean_entry_tokens) << name;
+        EXPECT_EQ(stats_json(st)["entries"]["table2_mean_tokens"], *st.table2_entry_tokens);
+    }
+    const auto& lh = generated("long_hop");
+    const auto st = dataset_stats(lh, word_count);
+    std::map<std::int64_t, double> entry;
+    std::map<std::int64_t, int> rows;
+    for (const auto& p : lh.probes) {
+        const std::int64_t k = p.meta.at("hops").get<std::int64_t>();
+        double w = static_cast<double>(word_count(p.question)) + 1;  // "Options:"
+        for (const auto& c : p.choices) w += 1 + static_cast<double>(word_count(c));  // "A." and the option
+        for (const auto& f : p.evidence)
+            for (const auto& sentence : f.statements) w += static_cast<double>(word_count(sentence));
+        entry[k] += w;
+        ++rows[k];
+    }
+    for (const auto& [k, g] : st.by_hops) {
+        ASSERT_TRUE(g.mean_entry_tokens.has_value());
+        EXPECT_DOUBLE_EQ(*g.mean_entry_tokens, entry[k] / rows[k]) << k;
+    }
+    EXPECT_FALSE(dataset_stats(lh, word_count).table2_entry_tokens.has_value());  // per K instead
+}
+
 TEST(DatasetStats, ConditionalSplitEqualsTheProbesAnswersAndLabels) {
     for (const char* name : {"conditional_facts_easy", "conditional_facts_hard"}) {
         const auto& s = generated(name);

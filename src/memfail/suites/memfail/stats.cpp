@@ -53,9 +53,20 @@ std::size_t fact_tokens(const data::EvidenceFact& f, const TokenCounter& count) 
     return total;
 }
 
+// A graded question as the release's graded_question holds it: a multiple-choice one with its
+// options appended ("...?\n\nOptions:\nA. check email\nB. ..."; the importer takes them off).
+std::string graded_question(const data::Probe& p) {
+    std::string out = p.question;
+    if (!p.choices.empty()) out += "\n\nOptions:";
+    for (std::size_t i = 0; i < p.choices.size(); ++i)
+        out += std::string("\n") + static_cast<char>('A' + i % 26) + ". " + p.choices[i];
+    return out;
+}
+
 struct GroupSums {
     double fact_tokens = 0;
     double question_tokens = 0;
+    double graded_tokens = 0;  // the question with its options
 };
 
 void add_to_group(GroupStats& g, GroupSums& sums, const data::Probe& p, const TokenCounter& count) {
@@ -64,6 +75,7 @@ void add_to_group(GroupStats& g, GroupSums& sums, const data::Probe& p, const To
     if (!count) return;
     for (const auto& f : p.evidence) sums.fact_tokens += static_cast<double>(fact_tokens(f, count));
     sums.question_tokens += static_cast<double>(count(p.question));
+    sums.graded_tokens += static_cast<double>(count(graded_question(p)));
 }
 
 void finish_groups(std::map<std::int64_t, GroupStats>& groups, const std::map<std::int64_t, GroupSums>& sums,
@@ -73,6 +85,7 @@ void finish_groups(std::map<std::int64_t, GroupStats>& groups, const std::map<st
         if (g.rows == 0) continue;
         g.mean_fact_tokens = sums.at(key).fact_tokens / static_cast<double>(g.rows);
         g.mean_question_tokens = sums.at(key).question_tokens / static_cast<double>(g.rows);
+        g.mean_entry_tokens = (sums.at(key).fact_tokens + sums.at(key).graded_tokens) / static_cast<double>(g.rows);
     }
 }
 
@@ -85,7 +98,8 @@ ordered_json groups_json(const std::map<std::int64_t, GroupStats>& groups, const
                        {"rows", g.rows},
                        {"facts", g.facts},
                        {"mean_fact_tokens", optional_number(g.mean_fact_tokens)},
-                       {"mean_question_tokens", optional_number(g.mean_question_tokens)}});
+                       {"mean_question_tokens", optional_number(g.mean_question_tokens)},
+                       {"mean_entry_tokens", optional_number(g.mean_entry_tokens)}});
     return out;
 }
 
@@ -103,11 +117,12 @@ std::string pad_left(const std::string& s, std::size_t width) {
 std::string groups_text(const std::map<std::int64_t, GroupStats>& groups, const std::string& name,
                         const std::string& unit) {
     std::string out = "  " + pad_left(name, 4) + pad_left(unit, 8) + pad_left("facts", 8) +
-                      pad_left("mean tok (facts)", 19) + pad_left("mean tok (question)", 22) + "\n";
+                      pad_left("mean tok (facts)", 19) + pad_left("mean tok (question)", 22) +
+                      pad_left("mean tok (entry, Table 2)", 27) + "\n";
     for (const auto& [k, g] : groups)
         out += "  " + pad_left(std::to_string(k), 4) + pad_left(std::to_string(g.rows), 8) +
                pad_left(std::to_string(g.facts), 8) + pad_left(fixed1(g.mean_fact_tokens), 19) +
-               pad_left(fixed1(g.mean_question_tokens), 22) + "\n";
+               pad_left(fixed1(g.mean_question_tokens), 22) + pad_left(fixed1(g.mean_entry_tokens), 27) + "\n";
     return out;
 }
 
@@ -632,6 +647,7 @@ DatasetStats dataset_stats(const data::Scenario& scenario, const TokenCounter& c
             for (const auto& m : s.messages) entry_tokens += static_cast<double>(count(m.content));
     }
     if (count && st.sessions > 0) st.mean_entry_tokens = entry_tokens / static_cast<double>(st.sessions);
+    double graded_tokens = 0;  // the graded questions, for Table 2's count of an entry
 
     const bool conditional = family(scenario.dataset, "conditional_facts");
     const bool coexisting = family(scenario.dataset, "coexisting_facts");
@@ -650,6 +666,7 @@ DatasetStats dataset_stats(const data::Scenario& scenario, const TokenCounter& c
         st.graded += !ambiguous;
         st.abstain += p.kind == data::ProbeKind::abstain;
         st.facts += static_cast<std::int64_t>(p.evidence.size());
+        if (count && !ambiguous) graded_tokens += static_cast<double>(count(graded_question(p)));
         if (conditional && p.kind == data::ProbeKind::yes_no) {
             const auto yes = polarity(p.answer);
             if (!yes) ++st.unreadable;
@@ -671,6 +688,8 @@ DatasetStats dataset_stats(const data::Scenario& scenario, const TokenCounter& c
         if (persona) st.misleading += meta_true(p, "is_misleading") || p.kind == data::ProbeKind::abstain;
     }
     st.evidence_logs = static_cast<std::int64_t>(evidence_logs.size());
+    if (count && st.sessions > 0 && (conditional || persona))
+        st.table2_entry_tokens = (entry_tokens + graded_tokens) / static_cast<double>(st.sessions);
     finish_groups(st.by_n, n_sums, static_cast<bool>(count));
     finish_groups(st.by_hops, hop_sums, static_cast<bool>(count));
     st.traits = dataset_traits(scenario);
@@ -683,7 +702,8 @@ nlohmann::ordered_json stats_json(const DatasetStats& st) {
                         {"entries",
                          {{"sessions", st.sessions},
                           {"messages", st.messages},
-                          {"mean_tokens", optional_number(st.mean_entry_tokens)}}},
+                          {"mean_tokens", optional_number(st.mean_entry_tokens)},
+                          {"table2_mean_tokens", optional_number(st.table2_entry_tokens)}}},
                         {"probes", st.probes},
                         {"graded", st.graded},
                         {"abstain", st.abstain},
@@ -723,7 +743,10 @@ std::string stats_text(const DatasetStats& st, const std::string& encoding) {
     const std::string tok = encoding.empty() ? "tokens not counted" : encoding;
     std::string out = st.dataset + " (scenario " + st.scenario_id + ")\n";
     out += "  entries          " + std::to_string(st.sessions) + " sessions, " + std::to_string(st.messages) +
-           " messages; mean " + fixed1(st.mean_entry_tokens) + " tokens per entry (" + tok + ")\n";
+           " messages; mean " + fixed1(st.mean_entry_tokens) + " tokens per entry (" + tok + ")";
+    if (st.table2_entry_tokens)
+        out += ", " + fixed1(st.table2_entry_tokens) + " with its graded questions (Table 2's count)";
+    out += "\n";
     out += "  probes           " + std::to_string(st.probes) + " (graded " + std::to_string(st.graded);
     if (st.abstain > 0) out += ", abstain " + std::to_string(st.abstain);
     if (st.ambiguous > 0) out += ", ambiguous " + std::to_string(st.ambiguous) + " not graded";

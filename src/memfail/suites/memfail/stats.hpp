@@ -25,6 +25,9 @@ struct GroupStats {
     std::int64_t facts = 0;  // evidence facts of those probes
     std::optional<double> mean_fact_tokens;      // per row: tokens of the sentences stating its facts
     std::optional<double> mean_question_tokens;  // per row: tokens of its question
+    // Per row as the paper's Table 2 counts an entry: its facts and its graded question, the
+    // options appended for a multiple-choice one (as the release's graded_question holds them).
+    std::optional<double> mean_entry_tokens;
 };
 
 // ---- Difficulty traits: what makes one dataset harder than another of the same family -------------
@@ -122,6 +125,9 @@ struct DatasetStats {
     std::int64_t sessions = 0;  // entries: what is stored, one conversation each
     std::int64_t messages = 0;
     std::optional<double> mean_entry_tokens;  // per session: tokens of its messages' contents
+    // Per session as the paper's Table 2 counts an entry ("mean tokens per dataset entry"): its
+    // messages and the graded questions asked of it (Conditional: one, Persona: three).
+    std::optional<double> table2_entry_tokens;
     std::int64_t probes = 0;
     std::int64_t graded = 0;     // probes less the ambiguous ones (meta.ambiguous), which no rate counts
     std::int64_t abstain = 0;    // kind abstain (misleading questions)
