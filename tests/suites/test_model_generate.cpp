@@ -374,6 +374,21 @@ TEST(ModelGenerate, FaultyRepliesAreRetriedDroppedAndCounted) {
         EXPECT_TRUE(violations.empty()) << dataset << ":\n" << memfail::testing::describe(violations);
         out.emplace(dataset, std::move(*d));
     }
+    // Every request the server saw is in a record: the client's re-asks after a reply that was not
+    // the schema's JSON too, so more requests than calls.
+    std::int64_t sent = 0, calls = 0;
+    for (const auto& [name, d] : out) {
+        sent += d.record["this_run"]["requests_sent"].get<std::int64_t>();
+        calls += d.record["this_run"]["new_calls"].get<std::int64_t>();
+    }
+    std::int64_t logged = 0;
+    {
+        std::ifstream log(dir.file("requests.jsonl"));
+        for (std::string line; std::getline(log, line);)
+            logged += !line.empty() && json::parse(line).value("endpoint", "") == "chat";
+    }
+    EXPECT_EQ(sent, logged);
+    EXPECT_GT(sent, calls);
     const auto& cfe = out.at("conditional_facts_easy");
     EXPECT_EQ(count(cfe, "accepted"), k_rows) << cfe.record.dump(2);
     EXPECT_EQ(count(cfe, "retried_attempts"), 3u) << cfe.record.dump(2);

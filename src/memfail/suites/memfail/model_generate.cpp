@@ -54,6 +54,9 @@ struct Tally {
     json dropped = json::array();  // [{row, stage, attempts, reason, kind}]
     json dedup = json::array();    // [{row, attempt, similar_to}]
     std::int64_t calls = 0, invalid_replies = 0, cached = 0, fresh = 0;
+    // HTTP requests this run sent, every one: the client's re-asks after a reply that was not the
+    // schema's JSON and its retries included (a cached reply sent none).
+    std::int64_t requests_sent = 0;
     std::int64_t prompt_tokens = 0, completion_tokens = 0, new_prompt_tokens = 0, new_completion_tokens = 0;
     std::vector<std::string> drop_lines;
     // Conditional-Facts: rows left out because the pair's other variant was dropped.
@@ -215,6 +218,7 @@ struct ModelGenerator::Impl {
             std::optional<Error> stop;
             for (auto& [i, future] : calls) {
                 Result<llm::ChatReply> reply = future.get();
+                tally.requests_sent += reply ? reply->attempts : reply.error().attempts;
                 if (stop) continue;  // wait for the rest: what they answered is cached
                 ++tally.calls;
                 ++tally.attempts;
@@ -469,6 +473,7 @@ struct ModelGenerator::Impl {
         out.scenario = std::move(s);
         record["this_run"] = {{"cached_calls", tally.cached},
                               {"new_calls", tally.fresh},
+                              {"requests_sent", tally.requests_sent},
                               {"new_prompt_tokens", tally.new_prompt_tokens},
                               {"new_completion_tokens", tally.new_completion_tokens}};
         out.record = std::move(record);
