@@ -319,6 +319,39 @@ TEST(ModelGenerate, PlausibleRepliesMakeFiveDatasetsThatValidateAndImport) {
     }
 }
 
+// A dataset's own model (the paper names one per dataset): its requests carry it, the others the
+// default, and the record names each; a Hard rule is the Hard model's, its Easy source the Easy one's.
+TEST(ModelGenerate, EachDatasetCanHaveItsOwnModel) {
+    memfail::testing::ScratchDir dir;
+    Endpoint e = start(script_of({}, k_all), dir.file("cache.db"), dir.file("requests.jsonl"));
+    mf::GenerateModelOptions o = small_options();
+    o.models = {{"conditional_facts_hard", "hard-writer"}, {"long_hop", "chain-writer"}};
+    mf::ModelGenerator generator(*e.stack.client, o);
+    for (const char* dataset : {"conditional_facts_hard", "long_hop", "persona_retrieval"}) {
+        auto d = generator.generate(dataset);
+        ASSERT_TRUE(d.has_value()) << dataset << ": " << d.error().describe();
+        EXPECT_EQ(d->record["model"], o.model_for(dataset)) << dataset;
+        EXPECT_EQ(d->scenario.meta["model"], o.model_for(dataset)) << dataset;
+    }
+    std::map<std::string, std::set<std::string>> models_of;  // stage -> models its requests named
+    std::ifstream log(dir.file("requests.jsonl"));
+    for (std::string line; std::getline(log, line);) {
+        if (line.empty()) continue;
+        const json entry = json::parse(line);
+        if (entry.value("endpoint", "") != "chat") continue;
+        const std::string schema = entry.value("schema", "");
+        models_of[schema].insert(entry.value("model", ""));
+    }
+    ASSERT_FALSE(models_of.empty());
+    for (const auto& [schema, models] : models_of) {
+        const std::string want = schema.find("conditional_hard") != std::string::npos ? "hard-writer"
+                                 : schema.find("long_hop") != std::string::npos       ? "chain-writer"
+                                                                                       : "fake-writer";
+        EXPECT_EQ(models, (std::set<std::string>{want})) << schema;
+    }
+    EXPECT_TRUE(models_of.count("memfail_gen_long_hop_distractors")) << "the distractors' requests are Long-Hop's";
+}
+
 TEST(ModelGenerate, FaultyRepliesAreRetriedDroppedAndCounted) {
     // No top-up here (the script answers the plan's rows only): the drops themselves are counted.
     mf::GenerateModelOptions o = small_options();

@@ -50,6 +50,7 @@ struct GenerateOptions {
     std::vector<std::string> settings;  // --set KEY=VALUE, handed to the suite as params
     // --model: the model writes the text (the paper's pipeline); the LLM options reach it.
     std::string model;
+    std::vector<std::string> model_for;  // --model-for DATASET=MODEL: a dataset's own model
     std::size_t rows = 0;  // --rows: the first N rows only (a trial run)
     double max_planned = 2.0;  // --max-planned: the top-up bound, a multiple of each dataset's target
     LlmOptions llm;
@@ -290,6 +291,17 @@ void generate_with_model(const GenerateOptions& o) {
 
     mf::GenerateModelOptions options;
     options.model = o.model;
+    for (const auto& spec : o.model_for) {
+        const auto eq = spec.find('=');
+        const std::string dataset = eq == std::string::npos ? spec : spec.substr(0, eq);
+        const std::string model = eq == std::string::npos ? std::string() : spec.substr(eq + 1);
+        if (std::find(memfail_names.begin(), memfail_names.end(), dataset) == memfail_names.end() || model.empty())
+            throw Fatal(make_error(ErrorKind::invalid_input,
+                                   "expected DATASET=MODEL with DATASET one of " + text::join(memfail_names, ", ") +
+                                       "; got '" + spec + "'",
+                                   "--model-for"));
+        options.models[dataset] = model;
+    }
     options.seed = o.seed;
     options.rows = o.rows;
     options.max_planned = o.max_planned;
@@ -378,6 +390,11 @@ void generate_with_model(const GenerateOptions& o) {
 
 void generate(const GenerateOptions& o) {
     if (!o.model.empty()) return generate_with_model(o);
+    if (!o.model_for.empty())
+        throw Fatal(make_error(ErrorKind::invalid_input,
+                               "--model-for names a dataset's own model when generating with a model; give --model "
+                               "too (the model of the other datasets)",
+                               "--model-for"));
     if (o.rows > 0)
         throw Fatal(make_error(ErrorKind::invalid_input, "--rows applies to generating with a model (--model)", "--rows"));
     const std::vector<std::string> names = suites::expand_dataset_names(parse_name_list(o.names));
@@ -722,6 +739,11 @@ void add_datasets_command(CLI::App& app, std::function<void()>& action) {
                   "release-format CSV and generation_config_<dataset>.json. Replies are cached "
                   "(default OUT/generation.llm-cache.db), so a killed generation resumes. Not with --set; the run "
                   "roles (--answer-model, --judge-model, --system-model, --embed-model) do not apply");
+    g->add_option("--model-for", gen->model_for,
+                  "With --model: DATASET=MODEL (repeatable), a dataset's own model, as the paper's Table 2 names one "
+                  "per dataset (conditional_facts_easy=gpt-4.1-mini, conditional_facts_hard=gpt-5-mini, "
+                  "coexisting_facts=gpt-4.1-mini, persona_retrieval=gpt-5-mini, long_hop=gpt-5); a Hard rule is written "
+                  "by the Hard model from its Easy source, Long-Hop's distractors by Long-Hop's; the record names each");
     g->add_option("--rows", gen->rows, "With --model: only the first N rows of each dataset (a trial run; the "
                                        "datasets then fail validate's size rules)");
     g->add_option("--max-planned", gen->max_planned,

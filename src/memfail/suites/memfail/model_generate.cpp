@@ -150,7 +150,8 @@ struct ModelGenerator::Impl {
         llm::ChatRequest r;
         r.role = llm::Role::system;
         r.stage = "generate." + stage.prompt_key;
-        r.model = options.model;
+        // The prompt keys are the datasets' names ("long_hop_distractors" is Long-Hop's).
+        r.model = options.model_for(stage.prompt_key == "long_hop_distractors" ? "long_hop" : stage.prompt_key);
         r.messages = {{"system", prompt.system}, {"user", user}};
         r.temperature = options.temperature;
         r.seed = options.llm_seed;
@@ -429,9 +430,15 @@ struct ModelGenerator::Impl {
                         std::count_if(tally.dropped.begin(), tally.dropped.end(),
                                       [](const json& d) { return d["kind"] == "dedup"; })}};
         if (tally.pair_dropped) counts["pair_dropped"] = *tally.pair_dropped;
+        json record_models = json::object();
+        for (const std::string key : {"conditional_facts_easy", "conditional_facts_hard", "coexisting_facts",
+                                      "persona_retrieval", "long_hop"})
+            if (key == dataset || (dataset == "conditional_facts_hard" && key == "conditional_facts_easy"))
+                record_models[key] = options.model_for(key);
         json record = {{"dataset", dataset},
                        {"generator", k_model_generator_version},
-                       {"model", options.model},
+                       {"model", options.model_for(dataset)},
+                       {"models", record_models},
                        {"seed", options.seed},
                        {"code_version", std::string(code_version())},
                        {"prompts_version", lex.version},
@@ -461,7 +468,7 @@ struct ModelGenerator::Impl {
         s.meta = {{"generator", k_model_generator_version},
                   {"seed", options.seed},
                   {"source", "model"},
-                  {"model", options.model},
+                  {"model", options.model_for(dataset)},
                   {"generation", record},
                   {"skipped_rows", 0},
                   {"incomplete_facts", 0}};

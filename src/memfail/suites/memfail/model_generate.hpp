@@ -41,6 +41,15 @@ inline constexpr const char* k_model_generator_version = "memfail-gen-model/1";
 
 struct GenerateModelOptions {
     std::string model;        // sent as the request's model
+    // A dataset's own model, as the paper's Table 2 names one per dataset (Easy gpt-4.1-mini, Hard
+    // gpt-5-mini, ...): dataset name -> model, for the requests that write that dataset's text (a
+    // Hard rule is the Hard dataset's even though its Easy source is the Easy one's; Long-Hop's
+    // distractors are Long-Hop's). Others use `model`.
+    std::map<std::string, std::string> models;
+    const std::string& model_for(const std::string& dataset) const {
+        const auto it = models.find(dataset);
+        return it == models.end() ? model : it->second;
+    }
     std::uint64_t seed = 42;  // what the code chooses; the model's own sampling is `temperature`/`llm_seed`
     // Rows to plan; 0: the paper's sizes (100 rules, 100 categories, 100 personas, 92 chains).
     // Tests use a few. Long-Hop splits them over K = 1/2/3 as evenly as it can.
