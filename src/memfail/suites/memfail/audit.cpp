@@ -241,14 +241,6 @@ std::vector<std::string> features_of(const Example& e, Features features) {
     return out;
 }
 
-std::optional<bool> answer_polarity(const std::string& answer) {
-    const auto words = text::words(answer);
-    if (words.empty()) return std::nullopt;
-    if (words[0] == "yes") return true;
-    if (words[0] == "no") return false;
-    return std::nullopt;
-}
-
 bool misleading(const data::Probe& p) {
     const auto it = p.meta.find("is_misleading");
     return p.kind == data::ProbeKind::abstain || (it != p.meta.end() && it->is_boolean() && it->get<bool>());

@@ -276,6 +276,14 @@ std::string sentence_frame(const std::string& sentence, const std::vector<std::s
     return text::join(words, " ");
 }
 
+std::optional<bool> answer_polarity(const std::string& answer) {
+    const auto words = text::words(answer);
+    if (words.empty()) return std::nullopt;
+    if (words[0] == "yes") return true;
+    if (words[0] == "no") return false;
+    return std::nullopt;
+}
+
 std::vector<std::string> FrameVariation::vary(std::vector<std::string> sentences, const std::vector<std::string>& names,
                                               Rng& rng) const {
     std::map<std::string, std::size_t> here;  // frames this essay has taken (counted once per essay)

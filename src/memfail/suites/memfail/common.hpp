@@ -40,6 +40,10 @@ std::optional<bool> condition_met(const data::Probe& probe);
 // word after the first masked ("NAME"): what `memfail datasets audit` counts as recurring.
 std::string sentence_frame(const std::string& sentence, const std::vector<std::string>& names);
 
+// A yes/no reference answer's polarity from its first word ("Yes - ...": true); empty when it opens
+// on neither.
+std::optional<bool> answer_polarity(const std::string& answer);
+
 // Sentence openings varied where a dataset would repeat itself. Once a frame opens sentences in
 // `limit` essays of the dataset, a later sentence with that frame takes a tense-neutral opener ("By
 // all accounts, ...", "As it happens, ...") that gives it a frame still under the limit; every

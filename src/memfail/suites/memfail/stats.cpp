@@ -36,15 +36,6 @@ bool meta_true(const data::Probe& p, const char* key) {
     return it != p.meta.end() && it->is_boolean() && it->get<bool>();
 }
 
-// The reference answer's first word: yes, no or neither.
-std::optional<bool> polarity(const std::string& answer) {
-    const auto words = text::words(answer);
-    if (words.empty()) return std::nullopt;
-    if (words[0] == "yes") return true;
-    if (words[0] == "no") return false;
-    return std::nullopt;
-}
-
 // Tokens of the sentences stating a fact (its statements, else its canonical text).
 std::size_t fact_tokens(const data::EvidenceFact& f, const TokenCounter& count) {
     if (f.statements.empty()) return count(f.text);
@@ -668,7 +659,7 @@ DatasetStats dataset_stats(const data::Scenario& scenario, const TokenCounter& c
         st.facts += static_cast<std::int64_t>(p.evidence.size());
         if (count && !ambiguous) graded_tokens += static_cast<double>(count(graded_question(p)));
         if (conditional && p.kind == data::ProbeKind::yes_no) {
-            const auto yes = polarity(p.answer);
+            const auto yes = answer_polarity(p.answer);
             if (!yes) ++st.unreadable;
             else if (*yes) ++st.yes;
             else ++st.no;
