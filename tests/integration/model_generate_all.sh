@@ -67,6 +67,18 @@ for name, target in targets.items():
     for b in record["buckets"]:
         if b["kept"] != b["target"]:
             problems.append(f"{name}: bucket {b['bucket']} kept {b['kept']} of {b['target']}")
+    # The raw copy beside each CSV: every reply that passed its own checks, before deduplication.
+    csv_names = {"conditional_facts_easy": "conditional_facts_dataset_easy", "conditional_facts_hard":
+                 "conditional_facts_dataset_hard", "coexisting_facts": "coexisting_facts_dataset",
+                 "persona_retrieval": "persona_dataset", "long_hop": "long_hop_chains"}
+    import csv as csv_
+    raw = list(csv_.DictReader(open(f"{out}/{csv_names[name]}_raw.csv", newline="")))
+    kept = list(csv_.DictReader(open(f"{out}/{csv_names[name]}.csv", newline="")))
+    if len(raw) != c["raw_rows"] or len(kept) != c["kept"]:
+        problems.append(f"{name}: raw copy has {len(raw)} rows (record {c['raw_rows']}), CSV {len(kept)} (kept {c['kept']})")
+    floor = c["kept"] + c["truncated"] + c["dedup_collisions"]
+    if len(raw) < floor:
+        problems.append(f"{name}: raw copy has {len(raw)} rows, fewer than kept + truncated + near-duplicates {floor}")
     if c["dropped"] > 5:
         problems.append(f"{name}: {c['dropped']} rows dropped; the stand-in should drop at most a few")
 hops = {b["bucket"].split()[0]: 0 for b in records["long_hop"]["buckets"]}

@@ -12,6 +12,7 @@
 #include <memfail/core/text.hpp>
 #include <memfail/data/jsonl.hpp>
 #include <memfail/llm/llm_stack.hpp>
+#include <memfail/suites/memfail/csv.hpp>
 #include <memfail/suites/memfail/import_csv.hpp>
 #include <memfail/suites/memfail/model_generate.hpp>
 
@@ -429,6 +430,24 @@ TEST(ModelGenerate, FaultyRepliesAreRetriedDroppedAndCounted) {
     EXPECT_EQ(cfe.record["dedup"][0]["row"], 2);
     EXPECT_EQ(cfe.record["dedup"][0]["similar_to"], 1);
     EXPECT_EQ(cfe.scenario.meta["dedup"]["dropped"].size(), 1u);
+    // The raw copy lists every reply that passed its checks before deduplication: the kept rows and
+    // row 2's near-duplicate of row 1, which the kept CSV does not hold.
+    EXPECT_EQ(cfe.raw_csv_file, "conditional_facts_dataset_easy_raw.csv");
+    EXPECT_EQ(count(cfe, "raw_rows"), count(cfe, "accepted") + count(cfe, "dedup_collisions"));
+    {
+        auto raw = mf::parse_csv(cfe.raw_csv, cfe.raw_csv_file);
+        auto kept = mf::parse_csv(cfe.csv, cfe.csv_file);
+        ASSERT_TRUE(raw.has_value() && kept.has_value());
+        EXPECT_EQ(raw->header, kept->header);
+        EXPECT_EQ(raw->records.size(), count(cfe, "raw_rows"));
+        std::set<std::vector<std::string>> raw_rows;
+        for (const auto& r : raw->records) raw_rows.insert(r.fields);
+        for (const auto& r : kept->records) EXPECT_TRUE(raw_rows.count(r.fields)) << "a kept row is missing from the raw copy";
+        std::size_t copies_of_row_1 = 0;
+        const std::string behaviour_1 = kept->records[0].fields[2];
+        for (const auto& r : raw->records) copies_of_row_1 += r.fields[2] == behaviour_1;
+        EXPECT_EQ(copies_of_row_1, 2u) << "row 2's duplicate of row 1 is in the raw copy";
+    }
 
     const auto& cfh = out.at("conditional_facts_hard");
     EXPECT_EQ(count(cfh, "accepted"), k_rows);
@@ -454,6 +473,18 @@ TEST(ModelGenerate, FaultyRepliesAreRetriedDroppedAndCounted) {
     EXPECT_EQ(count(per, "retried_attempts"), 1u) << per.record.dump(2);
     const auto& lhp = out.at("long_hop");
     EXPECT_EQ(count(lhp, "accepted"), k_rows);
+    // Long-Hop's raw copy lists the chains as checked, before their options were written.
+    EXPECT_EQ(lhp.raw_csv_file, "long_hop_chains_raw.csv");
+    {
+        auto raw = mf::parse_csv(lhp.raw_csv, lhp.raw_csv_file);
+        ASSERT_TRUE(raw.has_value());
+        EXPECT_EQ(raw->records.size(), count(lhp, "raw_rows"));
+        EXPECT_GE(raw->records.size(), k_rows);
+        for (const auto& r : raw->records) {
+            EXPECT_EQ(r.fields.at(0).rfind("longhop-", 0), 0u);
+            EXPECT_TRUE(r.fields.back().empty()) << "no options before deduplication";
+        }
+    }
     EXPECT_EQ(count(lhp, "retried_attempts"), 2u) << lhp.record.dump(2);
 
     // What the retries said: the same plan with the attempt and the problem.
@@ -494,6 +525,8 @@ TEST(ModelGenerate, DuplicatesFailingEveryAttemptAreDroppedAsDuplicates) {
     EXPECT_EQ(count(*d, "dropped_as_duplicates"), 1u);
     ASSERT_EQ(d->drops.size(), 1u);
     EXPECT_EQ(d->drops[0], "row 2 dropped after 4 attempts: too similar to row 1");
+    // Each of row 2's four near-duplicates is a raw row; none is a kept row.
+    EXPECT_EQ(count(*d, "raw_rows"), count(*d, "accepted") + 4u);
 }
 
 // Rows that fail every attempt are topped up: new rows in their buckets, numbered after the plan's,

@@ -342,6 +342,7 @@ void generate_with_model(const GenerateOptions& o) {
         const std::string& n = d.scenario.dataset;
         writer.add(d.scenario);
         writer.add_file(d.csv_file, d.csv);
+        writer.add_file(d.raw_csv_file, d.raw_csv);
         writer.add_file("generation_config_" + n + ".json", d.record.dump(2) + "\n");
         summary.push_back({{"dataset", n}, {"counts", d.record["counts"]}, {"calls", d.record["calls"]},
                            {"this_run", d.record["this_run"]}, {"shortfall", d.shortfall}});

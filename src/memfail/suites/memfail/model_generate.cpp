@@ -42,6 +42,9 @@ struct Stage {
     std::function<Result<Built>(const Item&, const json&)> check;
     MinHashDeduper deduper;
     std::map<std::string, std::size_t> owners;  // "what\tnormalised text" -> row
+    // Whether the replies this stage accepts are the rows <name>_raw.csv lists (Long-Hop's
+    // distractor stage writes options for rows the chain stage listed already).
+    bool lists_raw = true;
 
     Stage(std::string key, std::string dataset_, double threshold,
           std::function<Result<Built>(const Item&, const json&)> check_)
@@ -59,6 +62,10 @@ struct Tally {
     std::int64_t requests_sent = 0;
     std::int64_t prompt_tokens = 0, completion_tokens = 0, new_prompt_tokens = 0, new_completion_tokens = 0;
     std::vector<std::string> drop_lines;
+    // Every row a reply wrote that passed its own checks, before the checks across rows (near-
+    // duplicates, a value another row holds), in the order judged: the rows of <name>_raw.csv (the
+    // paper writes them before its MinHash pass).
+    std::vector<std::vector<std::string>> raw;
     // Conditional-Facts: rows left out because the pair's other variant was dropped.
     std::optional<std::size_t> pair_dropped;
 };
@@ -178,6 +185,10 @@ struct ModelGenerator::Impl {
         }
         if (!built->cells.empty() && !stage.dataset.empty())
             if (v.problem = import_problem(stage.dataset, built->cells); !v.problem.empty()) return v;
+        if (stage.lists_raw) {
+            const auto& row = built->raw.empty() ? built->cells : built->raw;
+            if (!row.empty()) tally.raw.push_back(row);
+        }
         if (!built->dedup.empty()) ++tally.dedup_candidates;
         for (const auto& text_ : built->dedup)
             if (std::string hit = stage.deduper.collides(text_); !hit.empty()) {
@@ -386,6 +397,9 @@ struct ModelGenerator::Impl {
         out.csv_file = release_csv_name(dataset);
         out.csv = csv_line(csv_columns(dataset));
         for (const auto& r : rows) out.csv += csv_line(r);
+        out.raw_csv_file = raw_csv_name(dataset);
+        out.raw_csv = csv_line(csv_columns(dataset));
+        for (const auto& r : tally.raw) out.raw_csv += csv_line(r);
         ImportReport report;
         auto scenario = import_memfail_csv_text(out.csv, out.csv_file, dataset, report);
         if (!scenario) return scenario.error().with_context("internal: the kept rows do not import");
@@ -421,6 +435,7 @@ struct ModelGenerator::Impl {
                        {"max_planned", plan.bound},
                        {"accepted", tally.accepted},
                        {"kept", rows.size()},
+                       {"raw_rows", tally.raw.size()},
                        {"truncated", whole - rows.size()},
                        {"dropped", tally.dropped.size()},
                        {"attempts", tally.attempts},
@@ -585,6 +600,7 @@ struct ModelGenerator::Impl {
         plan.items = plan_items("long_hop", options);
         Stage chains("long_hop", "", 0.7, check_chain);
         Stage distractors("long_hop_distractors", "long_hop", 0.0, check_distractors);
+        distractors.lists_raw = false;
         Tally tally;
         std::vector<std::vector<std::string>> cells;
         ojson previous = ojson::array();
@@ -655,6 +671,11 @@ std::string release_csv_name(const std::string& dataset) {
     if (dataset == "persona_retrieval") return "persona_dataset.csv";
     if (dataset == "long_hop") return "long_hop_chains.csv";
     return dataset + ".csv";
+}
+
+std::string raw_csv_name(const std::string& dataset) {
+    std::string name = release_csv_name(dataset);
+    return name.substr(0, name.size() - 4) + "_raw.csv";
 }
 
 std::vector<nlohmann::ordered_json> plan_rows(const std::string& dataset, const GenerateModelOptions& options) {

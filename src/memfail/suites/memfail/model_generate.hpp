@@ -69,6 +69,13 @@ struct ModelDataset {
     data::Scenario scenario;   // the import of `csv`; meta["generation"] = record without "this_run"
     std::string csv_file;      // the release's file name ("conditional_facts_dataset_easy.csv", ...)
     std::string csv;           // the kept rows in the release's CSV format
+    // Every row a reply wrote that passed its own checks, before the checks across rows and before
+    // each bucket is cut to its target, in the order judged: the rows refused as near-duplicates
+    // or for a value another row holds, and the top-up surplus, included (the paper writes <name>_raw.csv before its MinHash pass). A Long-Hop
+    // row is listed as its chain was checked, with empty options (the options are written only for
+    // chains that survive deduplication).
+    std::string raw_csv_file;  // "<release name>_raw.csv"
+    std::string raw_csv;
     // The generation record: model, seed, code version, prompts hash, thresholds, schema, counts,
     // drops, dedup collisions, calls and tokens. "this_run" (cached and new calls and the tokens
     // paid for now) depends on the reply cache's state; it is left out of the scenario so a
@@ -109,6 +116,8 @@ private:
 
 // The release's CSV file name for a MemFail dataset ("long_hop" -> "long_hop_chains.csv").
 std::string release_csv_name(const std::string& dataset);
+// Its raw copy's name ("long_hop" -> "long_hop_chains_raw.csv").
+std::string raw_csv_name(const std::string& dataset);
 
 // What the code chooses for each row before the model writes anything, as the PLAN line's object
 // (Long-Hop without `previous`, Hard without the Easy row's behaviour and condition).

@@ -72,6 +72,8 @@ struct Built {
     std::vector<std::string> dedup;  // texts compared (MinHash) with the kept rows' texts
     std::vector<std::pair<std::string, std::string>> unique;  // (what, text) no other kept row may use
     json kept = json::object();      // what later stages need
+    // The row as <name>_raw.csv lists it, when `cells` is empty (a Long-Hop chain before its options).
+    std::vector<std::string> raw;
 };
 
 // The checks of one stage: the reply against its plan; an error's message says what is wrong

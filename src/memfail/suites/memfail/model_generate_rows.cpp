@@ -733,6 +733,10 @@ Result<Built> check_chain(const Item& item, const json& reply) {
         return problem("ground_truth_answer must be the terminal anchor " + quoted(anchors.back()));
     Built b;
     b.dedup = facts;
+    b.raw = {item.context.at("id").get<std::string>(), std::to_string(k)};
+    for (std::size_t f = 0; f < 4; ++f) b.raw.push_back(f < facts.size() ? facts[f] : "");
+    for (std::size_t a = 0; a < 5; ++a) b.raw.push_back(a < anchors.size() ? anchors[a] : "");
+    b.raw.insert(b.raw.end(), {question, answer, "", "", "", "", "", ""});
     for (const auto& a : anchors) b.unique.emplace_back("anchor", a);
     b.kept = {{"anchors", anchors}, {"facts", facts}, {"question", question}};
     return b;
