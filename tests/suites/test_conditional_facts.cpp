@@ -385,14 +385,21 @@ TEST(ConditionalRules, CatchAnIfInAHardEssay) {
     std::string& content = s.sessions[4].messages[0].content;
     const std::size_t end = content.find(". ");
     ASSERT_NE(end, std::string::npos);
-    // "as if" and "even if" state no condition (the release's essays use both); a bare "if" does.
+    // "as if" and "even if" state no condition (the release's essays use both).
     content.insert(end, ", as if by magic, even if nobody watched");
     EXPECT_EQ(find_violation(rule_violations(s, true), essay_path(4)), nullptr);
+    // Nor does an "if" in a sentence stating neither half of the rule (issue 31: the release's
+    // "Her tail paints lazy arcs ... whenever the doorbell rings" in a Hard essay about a toy whale).
     content.insert(end, ", if the weather allowed");
+    EXPECT_EQ(find_violation(rule_violations(s, true), essay_path(4)), nullptr)
+        << describe(rule_violations(s, true));
+    // An "if" joining behaviour and condition in one sentence states the rule: reported.
+    content += " It comes down to " + detail_variant(s, 4, "behaviour") + " if " + detail_variant(s, 4, "condition") + ".";
     const auto vs = rule_violations(s, true);
-    const Violation* v = find_violation(vs, essay_path(4));
-    ASSERT_NE(v, nullptr) << describe(vs);
-    EXPECT_NE(v->message.find("'if'"), std::string::npos) << v->message;
+    bool named = false;
+    for (const auto& v : vs)
+        named = named || (v.field == essay_path(4) && v.message.find("conditional connective 'if'") != std::string::npos);
+    EXPECT_TRUE(named) << describe(vs);
 }
 
 TEST(ConditionalRules, CatchAdjacentRuleSentences) {

@@ -6,8 +6,10 @@
 #include <memfail/suites/memfail/conditional_lexicon.hpp>
 #include <memfail/suites/memfail/rules.hpp>
 
+#include <algorithm>
 #include <map>
 #include <optional>
+#include <set>
 
 namespace memfail::suites::memfail_suite {
 
@@ -58,6 +60,51 @@ bool has_pronoun(const std::string& normalized_sentence) {
 
 std::size_t distance(std::size_t a, std::size_t b) { return a > b ? a - b : b - a; }
 
+// A key detail of two words or more ("childhood keepsake", "blue squeaky whale") places what it
+// names: the sentence holding it states it. One word ("room", "baths", "wistful") may equally sit in
+// a sentence that only mentions it in passing while the essay states the rule in other words, so a
+// check of where the rule is stated cannot rest on it.
+bool distinctive(const data::KeyDetail& detail) {
+    for (const auto& v : detail.variants)
+        if (text::words(v).size() < 2) return false;
+    return !detail.variants.empty();
+}
+
+// The words of a condition phrase that carry its meaning: no stopwords, no connectives ("when her
+// anxiety is above 7 out of 10" -> anxiety, above, 7, 10).
+std::vector<std::string> condition_words(const std::string& condition) {
+    static const std::set<std::string> k_frame = {"when",  "whenever", "only",  "if",    "unless", "after",
+                                                  "before", "during",  "while", "until", "once",   "feels",
+                                                  "feel",   "feeling", "gets",  "get",   "being",  "out"};
+    std::vector<std::string> out;
+    for (const auto& w : text::words(condition))
+        if (!text::is_stopword(w) && !k_frame.count(w)) out.push_back(w);
+    return out;
+}
+
+// True when a question holding the condition's key detail provably repeats the condition: the detail
+// is a phrase of two words or more, or the condition is that one word ("dusk", "Sundays"). One word
+// of a longer condition ("room" of "when ambient room temperature is below 16°C") is not the
+// condition: a question may say "living room" without giving the answer away.
+bool detail_is_the_condition(const data::KeyDetail& detail, const std::string& meta_condition) {
+    if (distinctive(detail)) return true;
+    if (meta_condition.empty()) return false;
+    const std::vector<std::string> words = condition_words(meta_condition);
+    return words.size() == 1 && holds(words[0], detail);
+}
+
+// True when a sentence states a condition in so many words: a conditional connective ("only when",
+// "whenever", "unless", "if" but not "as if"), or "when", "after", "before", "during", "while",
+// "once", "until", "except".
+bool states_a_condition(const std::string& raw_sentence) {
+    if (!conditional::find_forbidden_connective(raw_sentence).empty()) return true;
+    static const std::set<std::string> k_openers = {"when",  "after", "before", "during",
+                                                    "while", "once",  "until",  "except"};
+    for (const auto& w : text::words(raw_sentence))
+        if (k_openers.count(w)) return true;
+    return false;
+}
+
 // "yes", "no" or empty, from the first word of a reference answer.
 std::string answer_polarity(const std::string& answer) {
     const std::vector<std::string> w = text::words(answer);
@@ -86,6 +133,18 @@ std::string sentence_list(const std::vector<std::size_t>& indices) {
 }
 
 }  // namespace
+
+bool refusal_worded(std::string_view text) {
+    static const std::set<std::string> k_negations = {
+        "not",     "never",   "no",      "nor",      "neither", "without", "refuse",   "refuses", "refused",
+        "refusing", "wont",   "avoid",   "avoids",   "avoided", "avoiding", "decline", "declines", "declined",
+        "declining", "dont",  "doesnt",  "didnt",    "wouldnt", "isnt",    "arent",    "wasnt",   "cant",
+        "cannot",  "couldnt", "shouldnt", "stop",    "stops",   "stopped", "resist",   "resists", "refrain",
+        "refrains", "shun",   "shuns",   "unless",   "except"};
+    for (const auto& w : text::words(text))
+        if (k_negations.count(w)) return true;
+    return false;
+}
 
 void check_conditional_facts_rules(const data::Scenario& s, bool hard, std::size_t line,
                                    std::vector<data::Violation>& out) {
@@ -119,9 +178,6 @@ void check_conditional_facts_rules(const data::Scenario& s, bool hard, std::size
             met = p.meta["condition_met"].get<bool>() ? "yes" : "no";
         if (!met.empty() && met != "yes" && met != "no")
             add(path + ".meta.condition_met", "must be \"yes\" or \"no\"; got \"" + met + "\"");
-        else if (!met.empty() && !polarity.empty() && met != polarity)
-            add(path + ".meta.condition_met",
-                "says \"" + met + "\" but the reference answer says " + (polarity == "yes" ? "Yes" : "No"));
 
         const std::string type = meta_string(p.meta, "condition_type");
         const std::string category = meta_string(p.meta, "entity_category");
@@ -140,9 +196,30 @@ void check_conditional_facts_rules(const data::Scenario& s, bool hard, std::size
         const data::KeyDetail* entity = fact ? find_detail(*fact, "entity") : nullptr;
         const data::KeyDetail* link = fact ? find_detail(*fact, "link") : nullptr;
 
+        const std::string meta_behaviour = meta_string(p.meta, "behaviour");
+        const std::string meta_condition = meta_string(p.meta, "condition");
+
+        // The answer says Yes exactly when the condition is met, for a plain behaviour asked about
+        // plainly. A refusal or avoidance ("refuses to ...", "never ...", "won't ..."), a rule with
+        // "unless"/"except", or a question asking about the opposite ("Would she stay on the bus?")
+        // may turn the answer's polarity around legitimately: no contradiction is proven there.
+        if ((met == "yes" || met == "no") && !polarity.empty() && met != polarity) {
+            bool inverted = refusal_worded(p.question) || refusal_worded(meta_behaviour) ||
+                            (behaviour && refusal_worded(behaviour->variants[0]));
+            if (fact)
+                for (const auto& d : fact->key_details)
+                    if ((d.name == "polarity" || d.name == "exclusivity") && !d.variants.empty() &&
+                        refusal_worded(d.variants[0]))
+                        inverted = true;
+            if (!inverted)
+                add(path + ".meta.condition_met", "says \"" + met + "\" but the reference answer says " +
+                                                      (polarity == "yes" ? "Yes" : "No"));
+        }
+
         // The question puts the entity in a context; naming the condition outright would give the
         // answer away without the stored rule.
-        if (condition && holds(text::normalize(p.question), *condition))
+        if (condition && holds(text::normalize(p.question), *condition) &&
+            detail_is_the_condition(*condition, meta_condition))
             add(path + ".question", "the question repeats the condition's key phrase (\"" +
                                         condition->variants[0] +
                                         "\") verbatim; it should describe the situation in other words");
@@ -156,8 +233,6 @@ void check_conditional_facts_rules(const data::Scenario& s, bool hard, std::size
                 add(field,
                     std::string("repeats the ") + what + " of probes[" + std::to_string(it->second) + "]");
         };
-        const std::string meta_behaviour = meta_string(p.meta, "behaviour");
-        const std::string meta_condition = meta_string(p.meta, "condition");
         if (!meta_behaviour.empty())
             unique(seen_behaviours, text::normalize(meta_behaviour), path + ".meta.behaviour", "behaviour");
         else if (behaviour)
@@ -192,24 +267,40 @@ void check_conditional_facts_rules(const data::Scenario& s, bool hard, std::size
             if (!behaviour || !condition) continue;
             // One sentence carries the whole rule: entity (where given), behaviour and condition.
             // The entity may be a pronoun there when an earlier sentence names it ("Selene keeps a
-            // journal. She writes in it only when ..."), as the release's essays do.
-            bool named_before = false;
-            std::optional<std::size_t> rule_sentence;
+            // journal. She writes in it only when ..."), as the release's essays do. A sentence
+            // holding both details is the rule sentence, one stating a condition ("only when")
+            // first; failing that, one holding either detail with a conditional wording: the key
+            // details are words the importer found in the essay, and the rule sentence may word the
+            // other half differently ("only during downpours" for the condition "when it rains",
+            // whose word "rain" the importer found in another sentence).
+            std::vector<bool> named_before(sentences.size(), false);
+            for (std::size_t k = 1; k < sentences.size(); ++k)
+                named_before[k] = named_before[k - 1] || (entity && holds(sentences[k - 1], *entity));
+            auto names_entity = [&](std::size_t k) {
+                return !entity || holds(sentences[k], *entity) || (named_before[k] && has_pronoun(sentences[k]));
+            };
+            std::optional<std::size_t> rule_sentence, both;
             for (std::size_t k = 0; k < sentences.size() && !rule_sentence; ++k) {
-                if (holds(sentences[k], *behaviour) && holds(sentences[k], *condition) &&
-                    (!entity || holds(sentences[k], *entity) || (named_before && has_pronoun(sentences[k]))))
-                    rule_sentence = k;
-                named_before = named_before || (entity && holds(sentences[k], *entity));
+                if (!holds(sentences[k], *behaviour) || !holds(sentences[k], *condition) || !names_entity(k)) continue;
+                if (!both) both = k;
+                if (states_a_condition(raw_sentences[k])) rule_sentence = k;
             }
+            if (!rule_sentence) rule_sentence = both;
+            for (std::size_t k = 0; k < sentences.size() && !rule_sentence; ++k)
+                if ((holds(sentences[k], *behaviour) || holds(sentences[k], *condition)) && names_entity(k) &&
+                    states_a_condition(raw_sentences[k]))
+                    rule_sentence = k;
             if (!rule_sentence) {
                 add(essay_path, "no single sentence of the Easy essay of " + p.id +
                                     " states the whole rule (" + (entity ? "entity, " : "") +
                                     "behaviour and condition)");
                 continue;
             }
-            // Every other sentence is an unconditional fact.
+            // Every other sentence is an unconditional fact. One that holds the behaviour or the
+            // condition restates the rule rather than adding a second one.
             for (std::size_t k = 0; k < raw_sentences.size(); ++k) {
-                if (k == *rule_sentence) continue;
+                if (k == *rule_sentence || holds(sentences[k], *behaviour) || holds(sentences[k], *condition))
+                    continue;
                 const std::string connective = conditional::find_forbidden_connective(raw_sentences[k]);
                 if (!connective.empty())
                     add(essay_path, "sentence " + std::to_string(k + 1) + " of the Easy essay of " + p.id +
@@ -219,38 +310,58 @@ void check_conditional_facts_rules(const data::Scenario& s, bool hard, std::size
             continue;
         }
 
-        const std::string connective = conditional::find_forbidden_connective(essay);
-        if (!connective.empty())
-            add(essay_path, "the Hard essay of " + p.id + " contains the conditional connective '" +
-                                connective + "'; the rule must be spread without one");
-        if (!behaviour || !condition || !link) continue;
+        // Hard spreads the rule without a conditional connective. Only a connective joining the
+        // rule's two halves in one sentence provably states it: "whenever the doorbell rings" in a
+        // sentence about something else is no statement of the rule.
+        if (!behaviour || !condition) continue;
+        for (std::size_t k = 0; k < raw_sentences.size(); ++k) {
+            if (!holds(sentences[k], *behaviour) || !holds(sentences[k], *condition)) continue;
+            const std::string connective = conditional::find_forbidden_connective(raw_sentences[k]);
+            if (!connective.empty())
+                add(essay_path, "sentence " + std::to_string(k + 1) + " of the Hard essay of " + p.id +
+                                    " states the rule with the conditional connective '" + connective +
+                                    "'; the rule must be spread without one");
+        }
+        if (!link) continue;
         const std::vector<std::size_t> b = sentences_holding(sentences, *behaviour);
         const std::vector<std::size_t> c = sentences_holding(sentences, *condition);
         const std::vector<std::size_t> l = sentences_holding(sentences, *link);
-        bool together = false;
-        for (std::size_t x : b)
-            for (std::size_t y : c)
-                if (x == y && !together) {
-                    together = true;
-                    add(essay_path, "sentence " + std::to_string(x + 1) + " of the Hard essay of " + p.id +
-                                        " states both the behaviour and the condition");
-                }
         if (b.empty() || c.empty() || l.empty()) {
             add(essay_path, "the Hard essay of " + p.id + " lacks a rule sentence (behaviour in sentences " +
                                 sentence_list(b) + ", condition in " + sentence_list(c) + ", link in " +
                                 sentence_list(l) + ")");
             continue;
         }
+        // Where the rule is stated is certain only for details of two words or more (see
+        // distinctive()), and not from the link sentence: it points back to the condition and
+        // alludes to the behaviour by design ("It's usually in those wistful, quiet moods that ...").
+        const bool certain = distinctive(*behaviour) && distinctive(*condition) && distinctive(*link);
+        auto outside_link = [&](const std::vector<std::size_t>& v) {
+            std::vector<std::size_t> out;
+            for (std::size_t x : v)
+                if (std::find(l.begin(), l.end(), x) == l.end()) out.push_back(x);
+            return out;
+        };
+        const std::vector<std::size_t> bs = outside_link(b), cs = outside_link(c);
+        if (!certain || bs.empty() || cs.empty()) continue;
+        bool together = false;
+        for (std::size_t x : bs)
+            for (std::size_t y : cs)
+                if (x == y && !together) {
+                    together = true;
+                    add(essay_path, "sentence " + std::to_string(x + 1) + " of the Hard essay of " + p.id +
+                                        " states both the behaviour and the condition");
+                }
         // Some choice of behaviour, condition and link sentences must be pairwise non-adjacent.
         bool spread = false;
-        for (std::size_t x : b)
-            for (std::size_t y : c)
+        for (std::size_t x : bs)
+            for (std::size_t y : cs)
                 for (std::size_t z : l)
                     if (distance(x, y) >= 2 && distance(y, z) >= 2 && distance(x, z) >= 2) spread = true;
         if (!spread && !together)
             add(essay_path, "the behaviour, condition and link sentences of the Hard essay of " + p.id +
                                 " are not three pairwise non-adjacent sentences (behaviour in " +
-                                sentence_list(b) + ", condition in " + sentence_list(c) + ", link in " +
+                                sentence_list(bs) + ", condition in " + sentence_list(cs) + ", link in " +
                                 sentence_list(l) + ")");
     }
 }

@@ -4,6 +4,7 @@
 // the rule set named by the scenario's `dataset` field.
 #pragma once
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <memfail/data/validate.hpp>
@@ -17,6 +18,11 @@ void check_coexisting_facts_rules(const data::Scenario& s, std::size_t line,
 void check_persona_retrieval_rules(const data::Scenario& s, std::size_t line,
                                    std::vector<data::Violation>& out);
 void check_long_hop_rules(const data::Scenario& s, std::size_t line, std::vector<data::Violation>& out);
+
+// True when `text` is worded as a refusal, an avoidance or a negation ("refuses to move", "won't",
+// "never", "avoids", "not", "unless", "except"): a Conditional rule or question so worded may answer
+// No where the condition is met (and Yes where it is not) without contradicting its label.
+bool refusal_worded(std::string_view text);
 
 // Runs the rule set for s.dataset; a dataset name with no rules adds nothing.
 void check_dataset_rules(const data::Scenario& s, std::size_t line, std::vector<data::Violation>& out);
