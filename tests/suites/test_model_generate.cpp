@@ -15,6 +15,7 @@
 #include <memfail/suites/memfail/csv.hpp>
 #include <memfail/suites/memfail/import_csv.hpp>
 #include <memfail/suites/memfail/model_generate.hpp>
+#include <memfail/suites/memfail/model_generate_internal.hpp>
 
 #include <gtest/gtest.h>
 
@@ -527,6 +528,92 @@ TEST(ModelGenerate, DuplicatesFailingEveryAttemptAreDroppedAsDuplicates) {
     EXPECT_EQ(d->drops[0], "row 2 dropped after 4 attempts: too similar to row 1");
     // Each of row 2's four near-duplicates is a raw row; none is a kept row.
     EXPECT_EQ(count(*d, "raw_rows"), count(*d, "accepted") + 4u);
+}
+
+// Long-Hop's cross-chain audit (Appendix B.6): every wave's chains go through a global pass and
+// windows of twice the wave size overlapping by half; a chain the audit drops is topped up like any
+// other drop. Here rows 1 and 2 share a distinctive phrase (not enough for the facts' MinHash) and
+// fake-llm's own audit finds it.
+TEST(ModelGenerate, TheCrossChainAuditDropsInterferingChainsAndTopUpReplacesThem) {
+    mf::GenerateModelOptions o = small_options();
+    o.wave = 1;  // windows of 2 chains over the 4
+    const auto hops = mf::plan_rows("long_hop", o);
+    json first = chain_reply(hops[0]), second = chain_reply(hops[1]);
+    for (json* c : {&first, &second}) {
+        std::string f = (*c)["facts"][0];
+        (*c)["facts"][0] = f.substr(0, f.size() - 1) + " beside crooked copper lighthouse stairs.";
+    }
+    json script = {{"extractive", true},
+                   {"rules", {rule("memfail_gen_long_hop", 1, first), rule("memfail_gen_long_hop", 2, second)}}};
+    memfail::testing::ScratchDir dir;
+    Endpoint e = start(script, dir.file("cache.db"), dir.file("requests.jsonl"));
+    mf::ModelGenerator generator(*e.stack.client, o);
+    auto d = generator.generate("long_hop");
+    ASSERT_TRUE(d.has_value()) << d.error().describe();
+    EXPECT_EQ(count(*d, "kept"), k_rows);
+    EXPECT_EQ(count(*d, "dropped"), 1u) << d->record.dump(2);
+    EXPECT_EQ(count(*d, "top_up"), 1u);
+    ASSERT_EQ(d->record["dropped"].size(), 1u);
+    EXPECT_EQ(d->record["dropped"][0]["row"], 2);
+    EXPECT_EQ(d->record["dropped"][0]["kind"], "cross_chain");
+    const json& audit = d->record["cross_chain"];
+    ASSERT_EQ(audit["dropped"].size(), 1u) << audit.dump(2);
+    const std::string reason = audit["dropped"][0]["reason"];
+    EXPECT_NE(reason.find("crooked"), std::string::npos) << reason;
+    EXPECT_NE(reason.find("longhop-"), std::string::npos) << "the reason names the other chain: " << reason;
+    // The first wave: a global pass and three windows; the top-up wave: one global pass over the
+    // three kept chains (fixed) and the new one, and the windows holding the new one.
+    std::vector<json> plans;
+    {
+        std::ifstream log(dir.file("requests.jsonl"));
+        for (std::string line; std::getline(log, line);) {
+            const json entry = json::parse(line);
+            const std::string user = entry["messages"].back()["content"];
+            const auto at = user.find("PLAN: ");
+            if (at == std::string::npos) continue;
+            const json plan = json::parse(user.substr(at + 6, user.find('\n', at) - at - 6));
+            if (plan.value("dataset", "") == "long_hop_audit") plans.push_back(plan);
+        }
+    }
+    ASSERT_GE(plans.size(), 6u);
+    EXPECT_EQ(audit["requests"].get<std::size_t>(), plans.size());
+    std::size_t globals = 0, fixed_seen = 0;
+    for (const auto& p : plans) {
+        globals += p["pass"] == "global";
+        if (p["pass"] == "global") EXPECT_GE(p["chains"].size(), 4u) << p.dump();
+        else EXPECT_LE(p["chains"].size(), 2u) << p.dump();
+        for (const auto& c : p["chains"]) fixed_seen += c["fixed"].get<bool>();
+    }
+    EXPECT_EQ(globals, 2u);
+    EXPECT_GT(fixed_seen, 0u) << "the top-up wave lists the kept chains as fixed";
+    // The kept rows never hold both chains that interfere.
+    std::size_t with_phrase = 0;
+    for (const auto& p : d->scenario.probes)
+        for (const auto& f : p.evidence) with_phrase += f.text.find("copper lighthouse") != std::string::npos;
+    EXPECT_EQ(with_phrase, 1u);
+}
+
+TEST(ModelGenerate, TheCrossChainAuditMayDropOnlyTheWavesOwnChains) {
+    namespace mg = mf::model_gen;
+    mg::Item item;
+    item.context = {{"fixed", {"longhop-1hop-001"}}, {"new", {"longhop-1hop-002", "longhop-2hop-001"}}};
+    auto reply = [](std::vector<std::pair<std::string, std::string>> drops) {
+        json d = json::array();
+        for (const auto& [id, why] : drops) d.push_back({{"id", id}, {"reason", why}});
+        return json{{"to_drop", d}};
+    };
+    auto fixed = mg::check_audit(item, reply({{"longhop-1hop-001", "shares a phrase with longhop-1hop-002"}}));
+    ASSERT_FALSE(fixed.has_value());
+    EXPECT_NE(fixed.error().message.find("is fixed"), std::string::npos) << fixed.error().message;
+    auto unknown = mg::check_audit(item, reply({{"longhop-3hop-009", "x"}}));
+    ASSERT_FALSE(unknown.has_value());
+    EXPECT_NE(unknown.error().message.find("no chain of the plan"), std::string::npos);
+    EXPECT_FALSE(mg::check_audit(item, reply({{"longhop-1hop-002", " "}})).has_value()) << "a drop needs a reason";
+    auto ok = mg::check_audit(item, reply({{"longhop-2hop-001", "retells longhop-1hop-001"},
+                                           {"longhop-2hop-001", "again"}}));
+    ASSERT_TRUE(ok.has_value()) << ok.error().message;
+    EXPECT_EQ(ok->kept["to_drop"].size(), 1u);
+    EXPECT_TRUE(mg::check_audit(item, reply({})).has_value()) << "no interference, no drop";
 }
 
 // Rows that fail every attempt are topped up: new rows in their buckets, numbered after the plan's,

@@ -1478,12 +1478,67 @@ std::optional<json> write_distractors(Draw& draw, const json& plan, bool last_re
     return json{{"distractors", chosen}};
 }
 
+// ---------------------------------------------------------------------------------------------
+// Long-Hop's cross-chain audit: two chains interfere when they hold the same fact (normalised) or
+// the same run of three content words (a distinctive phrase, not a relation such as "whenever I feel"); of each pair the chain not fixed
+// (the later one when both are new) is dropped, its reason naming the other.
+
+std::set<std::string> content_runs(const json& facts) {
+    std::set<std::string> out;
+    for (const auto& f : facts) {
+        const auto w = text::words(f.get<std::string>());
+        for (std::size_t i = 0; i + 3 <= w.size(); ++i) {
+            int content = 0;
+            for (std::size_t k = i; k < i + 3; ++k)
+                content += !text::is_stopword(w[k]);
+            if (content == 3)
+                out.insert(w[i] + " " + w[i + 1] + " " + w[i + 2]);
+        }
+    }
+    return out;
+}
+
+std::optional<json> write_audit(Draw&, const json& plan, bool) {
+    const json& chains = plan.at("chains");
+    std::vector<std::set<std::string>> facts(chains.size()), runs(chains.size());
+    for (std::size_t i = 0; i < chains.size(); ++i) {
+        for (const auto& f : chains[i].at("facts"))
+            facts[i].insert(norm(f.get<std::string>()));
+        runs[i] = content_runs(chains[i].at("facts"));
+    }
+    std::set<std::size_t> dropped;
+    json to_drop = json::array();
+    for (std::size_t j = 0; j < chains.size(); ++j)
+        for (std::size_t i = 0; i < j && !dropped.count(j); ++i) {
+            if (dropped.count(i))
+                continue;
+            std::string shared;
+            for (const auto& f : facts[j])
+                if (facts[i].count(f))
+                    shared = "the fact '" + f + "'";
+            for (const auto& r : runs[j])
+                if (shared.empty() && runs[i].count(r))
+                    shared = "the phrase '" + r + "'";
+            if (shared.empty())
+                continue;
+            const bool j_fixed = chains[j].value("fixed", false), i_fixed = chains[i].value("fixed", false);
+            if (j_fixed && i_fixed)
+                continue;
+            const std::size_t drop = j_fixed ? i : j, other = drop == j ? i : j;
+            dropped.insert(drop);
+            to_drop.push_back({{"id", chains[drop].at("id")},
+                               {"reason", "shares " + shared + " with " + chains[other].at("id").get<std::string>()}});
+        }
+    return json{{"to_drop", to_drop}};
+}
+
 }  // namespace
 
 bool is_generative_schema(std::string_view schema_name) {
     return schema_name == "memfail_gen_conditional_easy" || schema_name == "memfail_gen_conditional_hard" ||
            schema_name == "memfail_gen_coexisting" || schema_name == "memfail_gen_persona" ||
-           schema_name == "memfail_gen_long_hop" || schema_name == "memfail_gen_long_hop_distractors";
+           schema_name == "memfail_gen_long_hop" || schema_name == "memfail_gen_long_hop_distractors" ||
+           schema_name == "memfail_gen_long_hop_audit";
 }
 
 std::optional<nlohmann::json> generative_reply(std::string_view schema_name, const nlohmann::json& messages) {
@@ -1504,6 +1559,8 @@ std::optional<nlohmann::json> generative_reply(std::string_view schema_name, con
         writer = write_persona;
     else if (schema_name == "memfail_gen_long_hop")
         writer = write_long_hop;
+    else if (schema_name == "memfail_gen_long_hop_audit")
+        writer = write_audit;
     else
         writer = write_distractors;
     return first_valid(*plan, schema_name,

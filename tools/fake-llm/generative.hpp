@@ -16,7 +16,7 @@ namespace memfail::fake_llm {
 
 // True for the six schema names the stand-in writes: memfail_gen_conditional_easy,
 // memfail_gen_conditional_hard, memfail_gen_coexisting, memfail_gen_persona, memfail_gen_long_hop,
-// memfail_gen_long_hop_distractors.
+// memfail_gen_long_hop_distractors, memfail_gen_long_hop_audit.
 bool is_generative_schema(std::string_view schema_name);
 
 // The reply for a chat request whose schema is one of those names, read from the last user message

@@ -157,8 +157,8 @@ struct ModelGenerator::Impl {
         llm::ChatRequest r;
         r.role = llm::Role::system;
         r.stage = "generate." + stage.prompt_key;
-        // The prompt keys are the datasets' names ("long_hop_distractors" is Long-Hop's).
-        r.model = options.model_for(stage.prompt_key == "long_hop_distractors" ? "long_hop" : stage.prompt_key);
+        // The prompt keys are the datasets' names ("long_hop_distractors" and "long_hop_audit" are Long-Hop's).
+        r.model = options.model_for(stage.prompt_key.rfind("long_hop", 0) == 0 ? "long_hop" : stage.prompt_key);
         r.messages = {{"system", prompt.system}, {"user", user}};
         r.temperature = options.temperature;
         r.seed = options.llm_seed;
@@ -593,17 +593,81 @@ struct ModelGenerator::Impl {
         return assemble(dataset, plan, cells, tally, json::object());
     }
 
-    // Long-Hop in waves of `wave` chains: each chain's request lists the chains accepted in earlier
-    // waves; a wave's accepted chains then get their distractors. Top-up chains come in waves too.
+    // Long-Hop's cross-chain audit (Appendix B.6): a global pass over every chain, then windows of
+    // twice `wave` chains overlapping by half (those holding a chain of this wave), each a request
+    // listing {id, facts, fixed}. Chains kept in earlier waves are fixed; only this wave's may be
+    // dropped. Returns the union of the drops: id -> reason. An audit request without a valid reply
+    // after its attempts stops the dataset: its chains cannot be said to be free of interference.
+    Result<std::map<std::string, std::string>> audit_chains(Stage& stage, const json& fixed, const json& fresh,
+                                                            std::size_t first_row, Tally& tally, json& audit) {
+        std::map<std::string, std::string> out;
+        if (fresh.empty()) return out;
+        json all = json::array(), fixed_ids = json::array(), new_ids = json::array();
+        for (const json& c : fixed) {
+            all.push_back({{"id", c["id"]}, {"facts", c["facts"]}, {"fixed", true}});
+            fixed_ids.push_back(c["id"]);
+        }
+        for (const json& c : fresh) {
+            all.push_back({{"id", c["id"]}, {"facts", c["facts"]}, {"fixed", false}});
+            new_ids.push_back(c["id"]);
+        }
+        const std::size_t window = 2 * std::max<std::size_t>(1, options.wave);
+        std::vector<Item> items;
+        auto add = [&](const std::string& pass, std::size_t from, std::size_t to) {
+            Item item;
+            item.row = first_row;
+            json chains(all.begin() + static_cast<std::ptrdiff_t>(from), all.begin() + static_cast<std::ptrdiff_t>(to));
+            item.plan = {{"dataset", "long_hop_audit"}, {"pass", pass}, {"chains", chains}};
+            item.context = {{"fixed", fixed_ids}, {"new", new_ids}};
+            items.push_back(std::move(item));
+        };
+        add("global", 0, all.size());
+        if (all.size() > window)
+            for (std::size_t from = 0; from < all.size(); from += window / 2) {
+                const std::size_t to = std::min(all.size(), from + window);
+                const bool holds_new = to > fixed.size();
+                if (holds_new) add("window " + std::to_string(from + 1) + "-" + std::to_string(to), from, to);
+                if (to == all.size()) break;
+            }
+        MF_TRY_ASSIGN(auto replies, run(stage, items, tally, [](bool) {}));
+        for (std::size_t i = 0; i < items.size(); ++i) {
+            if (!replies[i]) {
+                const json& last = tally.dropped.back();
+                return make_error(ErrorKind::invalid_output,
+                                  "the Long-Hop cross-chain audit (" + items[i].plan["pass"].get<std::string>() +
+                                      " pass) had no valid reply after " + std::to_string(options.max_attempts) +
+                                      " attempts (" + last.value("reason", std::string()) +
+                                      "); the chains cannot be said to be free of interference");
+            }
+            for (const json& d : replies[i]->kept["to_drop"])
+                out.emplace(d["id"].get<std::string>(), d["reason"].get<std::string>());
+        }
+        audit["requests"] = audit.value("requests", 0) + static_cast<int>(items.size());
+        return out;
+    }
+
+    // Long-Hop as Appendix B.6 runs it: chains are proposed in waves of `wave` (each request lists
+    // the head -> terminal of the chains accepted before it) and checked one by one (their facts
+    // deduplicated at MinHash 0.7 as they come); the wave's chains then go through the cross-chain
+    // audit together with the chains kept before; the survivors get their distractors. Top-up
+    // chains come in waves too.
     Result<ModelDataset> long_hop() {
         Plan plan;
         plan.items = plan_items("long_hop", options);
         Stage chains("long_hop", "", 0.7, check_chain);
         Stage distractors("long_hop_distractors", "long_hop", 0.0, check_distractors);
         distractors.lists_raw = false;
+        Stage auditor("long_hop_audit", "", 0.0, check_audit);
+        auditor.lists_raw = false;
         Tally tally;
         std::vector<std::vector<std::string>> cells;
         ojson previous = ojson::array();
+        json kept_chains = json::array();  // {id, facts} of every whole row so far: fixed in later audits
+        json audit = {{"method", "cross-chain audit: a global pass, then windows of " +
+                                     std::to_string(2 * std::max<std::size_t>(1, options.wave)) +
+                                     " chains overlapping by half"},
+                      {"requests", 0},
+                      {"dropped", json::array()}};
         const std::size_t wave_size = std::max<std::size_t>(1, options.wave);
         std::size_t done = 0;
         MF_TRY(plan_and_top_up("long_hop", plan, [&](const std::vector<std::size_t>& wave) -> Result<std::vector<Reach>> {
@@ -611,6 +675,8 @@ struct ModelGenerator::Impl {
             std::vector<Reach> reach(wave.size(), Reach::dropped);
             done = 0;
             auto count = counter(wave_label("long_hop", plan), wave.size(), done);
+            std::vector<Item> batch_items(wave.size());
+            std::vector<std::optional<Built>> chain(wave.size());
             for (std::size_t first = 0; first < wave.size(); first += wave_size) {
                 const std::size_t end = std::min(wave.size(), first + wave_size);
                 std::vector<Item> batch;
@@ -621,28 +687,53 @@ struct ModelGenerator::Impl {
                 MF_TRY_ASSIGN(auto built, run(chains, batch, tally, [&count](bool accepted) {
                                   if (!accepted) count(false);
                               }));
-                std::vector<Item> asks;
-                std::vector<std::size_t> ask_of;  // index into `wave`
-                for (std::size_t b = 0; b < batch.size(); ++b)
-                    if (built[b]) {
-                        asks.push_back(distractor_item(batch[b], built[b]->kept, options.seed));
-                        ask_of.push_back(first + b);
-                        reach[first + b] = Reach::partly;
-                    }
-                MF_TRY_ASSIGN(auto full, run(distractors, asks, tally, count));
-                for (std::size_t a = 0; a < asks.size(); ++a) {
-                    if (!full[a]) continue;
-                    cells[wave[ask_of[a]]] = full[a]->cells;
-                    reach[ask_of[a]] = Reach::whole;
-                    ++tally.accepted;
-                    previous.push_back(chain_summary(asks[a].context));
+                for (std::size_t b = 0; b < batch.size(); ++b) {
+                    batch_items[first + b] = batch[b];
+                    if (!built[b]) continue;
+                    previous.push_back(chain_summary(built[b]->kept));
+                    chain[first + b] = std::move(built[b]);
                 }
                 // At most the last 50, as the contract says.
                 while (previous.size() > 50) previous.erase(previous.begin());
             }
+
+            json fresh = json::array();
+            for (std::size_t w = 0; w < wave.size(); ++w)
+                if (chain[w]) fresh.push_back({{"id", batch_items[w].context.at("id")}, {"facts", chain[w]->kept.at("facts")}});
+            MF_TRY_ASSIGN(auto drops, audit_chains(auditor, kept_chains, fresh, plan.items[wave.front()].row, tally, audit));
+            for (std::size_t w = 0; w < wave.size(); ++w) {
+                if (!chain[w]) continue;
+                const auto it = drops.find(batch_items[w].context.at("id").get<std::string>());
+                if (it == drops.end()) continue;
+                const std::size_t row = batch_items[w].row;
+                audit["dropped"].push_back({{"row", row}, {"id", it->first}, {"reason", it->second}});
+                tally.dropped.push_back({{"row", row}, {"stage", "long_hop_audit"}, {"attempts", 1},
+                                         {"kind", "cross_chain"}, {"reason", it->second}});
+                tally.drop_lines.push_back("row " + std::to_string(row) + " (" + it->first +
+                                           ") dropped by the cross-chain audit: " + it->second);
+                chain[w].reset();
+                count(false);
+            }
+
+            std::vector<Item> asks;
+            std::vector<std::size_t> ask_of;  // index into `wave`
+            for (std::size_t w = 0; w < wave.size(); ++w)
+                if (chain[w]) {
+                    asks.push_back(distractor_item(batch_items[w], chain[w]->kept, options.seed));
+                    ask_of.push_back(w);
+                    reach[w] = Reach::partly;
+                }
+            MF_TRY_ASSIGN(auto full, run(distractors, asks, tally, count));
+            for (std::size_t a = 0; a < asks.size(); ++a) {
+                if (!full[a]) continue;
+                cells[wave[ask_of[a]]] = full[a]->cells;
+                reach[ask_of[a]] = Reach::whole;
+                ++tally.accepted;
+                kept_chains.push_back({{"id", asks[a].context.at("id")}, {"facts", asks[a].context.at("facts")}});
+            }
             return reach;
         }));
-        return assemble("long_hop", plan, cells, tally, {{"wave", wave_size}});
+        return assemble("long_hop", plan, cells, tally, {{"wave", wave_size}, {"cross_chain", audit}});
     }
 };
 

@@ -36,7 +36,7 @@ struct Named {
 struct Lexicon {
     std::string version;
     std::string hash;                      // content hash of the file
-    std::map<std::string, Prompt> prompts;  // by dataset, and "long_hop_distractors"
+    std::map<std::string, Prompt> prompts;  // by dataset, "long_hop_distractors" and "long_hop_audit"
     // Conditional-Facts
     std::vector<std::pair<std::string, std::vector<std::string>>> condition_groups;  // group -> types
     std::vector<std::string> pet_condition_types;
@@ -85,6 +85,9 @@ Result<Built> check_persona(const Item& item, const json& reply);
 Result<Built> check_chain(const Item& item, const json& reply);
 // The chain's item context holds the accepted chain (its `kept`); builds the whole CSV row.
 Result<Built> check_distractors(const Item& item, const json& reply);
+// The cross-chain audit of Long-Hop (Appendix B.6): the context lists the ids the reply may drop
+// ("new") and the ids it may not ("fixed"); `kept` is {to_drop: [{id, reason}]}.
+Result<Built> check_audit(const Item& item, const json& reply);
 
 // The plans (see plan_rows) and the follow-up items.
 std::vector<Item> plan_items(const std::string& dataset, const GenerateModelOptions& options);

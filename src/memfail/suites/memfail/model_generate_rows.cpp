@@ -61,7 +61,7 @@ Result<Lexicon> parse(const std::string& file, std::string_view content) {
     const json& schemas = r.member(doc, "schemas", "$");
     const json& prompts = r.member(doc, "prompts", "$");
     for (const char* key : {"conditional_facts_easy", "conditional_facts_hard", "coexisting_facts", "persona_retrieval",
-                            "long_hop", "long_hop_distractors"}) {
+                            "long_hop", "long_hop_distractors", "long_hop_audit"}) {
         const std::string path = std::string("$.prompts.") + key;
         const json& p = r.member(prompts, key, "$.prompts");
         Prompt prompt;
@@ -739,6 +739,26 @@ Result<Built> check_chain(const Item& item, const json& reply) {
     b.raw.insert(b.raw.end(), {question, answer, "", "", "", "", "", ""});
     for (const auto& a : anchors) b.unique.emplace_back("anchor", a);
     b.kept = {{"anchors", anchors}, {"facts", facts}, {"question", question}};
+    return b;
+}
+
+Result<Built> check_audit(const Item& item, const json& reply) {
+    const json& fixed = item.context.at("fixed");
+    const json& fresh = item.context.at("new");
+    const json& drops = reply.at("to_drop");
+    if (!drops.is_array()) return problem("to_drop must be a list");
+    json kept = json::array();
+    std::set<std::string> seen;
+    for (const json& d : drops) {
+        const std::string id = trimmed(d, "id"), reason = trimmed(d, "reason");
+        if (std::find(fixed.begin(), fixed.end(), id) != fixed.end())
+            return problem("chain " + quoted(id) + " is fixed; drop the other chain of the pair instead");
+        if (std::find(fresh.begin(), fresh.end(), id) == fresh.end()) return problem("no chain of the plan has the id " + quoted(id));
+        if (reason.empty()) return problem("the drop of " + quoted(id) + " gives no reason");
+        if (seen.insert(id).second) kept.push_back({{"id", id}, {"reason", reason}});
+    }
+    Built b;
+    b.kept = {{"to_drop", kept}};
     return b;
 }
 
