@@ -15,8 +15,10 @@
 #include <memfail/suites/memfail/persona_lexicon.hpp>
 
 #include <algorithm>
+#include <cstddef>
 #include <map>
 #include <set>
+#include <vector>
 
 namespace memfail::suites::memfail_suite {
 
@@ -32,7 +34,11 @@ constexpr int k_max_essay_attempts = 20;
 constexpr int k_max_fact_attempts = 12;
 constexpr double k_role_share = 0.3;  // of the facts and fillers not naming the person: by role
 
-// Cycles through 0..size-1 in freshly shuffled rounds, so pool items are used evenly.
+// Cycles through 0..size-1 in freshly shuffled rounds, so pool items are used evenly: no item comes
+// back while one of the round is still undrawn. An item drawn but not used (it contradicted the
+// essay, its sentence was not fresh, its essay was a near-duplicate) is put back and drawn next, so
+// a skip costs no item its turn: a fact pool at least as large as its use gives every essay its own
+// instance, and a direct answer is found in one essay only (`datasets audit`, shared_answers).
 class Deck {
 public:
     Deck(std::size_t size, Rng& rng) : m_size(size), m_rng(rng) {}
@@ -45,6 +51,10 @@ public:
         }
         return m_order[m_next++];
     }
+    // Returns drawn items (in the order drawn) to the front of the round.
+    void put_back(const std::vector<std::size_t>& items) {
+        m_order.insert(m_order.begin() + static_cast<std::ptrdiff_t>(m_next), items.begin(), items.end());
+    }
 
 private:
     std::size_t m_size;
@@ -56,6 +66,8 @@ private:
 struct ChosenFact {
     const persona::FactType* type = nullptr;
     const persona::FactInstance* instance = nullptr;
+    std::size_t type_index = 0;      // in the lexicon's fact_types
+    std::size_t instance_index = 0;  // in the type's instances
     std::vector<std::string> sentences;  // one, or two (the second gives the reason or detail)
     persona::Reference reference = persona::Reference::pronoun;
     std::vector<std::string> written;    // the sentences before their openers were varied
@@ -125,9 +137,14 @@ Essay compose_essay(const persona::PersonName& person, const PersonaSettings& se
         const std::size_t t = allowed[a];
         const persona::FactType& type = types[t];
         ChosenFact fact;
+        std::vector<std::size_t> skipped;  // drawn and passed over: back to the deck, drawn next
         for (int attempt = 0; attempt < k_max_fact_attempts && !fact.instance; ++attempt) {
-            const persona::FactInstance& candidate = type.instances[fact_decks[t].draw()];
-            if (contradicts(candidate, flavor, essay.facts)) continue;
+            const std::size_t drawn = fact_decks[t].draw();
+            const persona::FactInstance& candidate = type.instances[drawn];
+            if (contradicts(candidate, flavor, essay.facts)) {
+                skipped.push_back(drawn);
+                continue;
+            }
             persona::Bindings fb = bind;
             fb.fact = &candidate;
             fb.reference = draw_reference(rng, settings.pronoun_share);
@@ -141,10 +158,14 @@ Essay compose_essay(const persona::PersonName& person, const PersonaSettings& se
             const bool fresh = std::none_of(sentences.begin(), sentences.end(), [&](const std::string& s) {
                 return history.fact_sentences.count(s) || essay_sentences.count(s);
             });
-            if (!fresh) continue;
-            fact = {&type, &candidate, sentences, fb.reference, {}};
+            if (!fresh) {
+                skipped.push_back(drawn);
+                continue;
+            }
+            fact = {&type, &candidate, t, drawn, sentences, fb.reference, {}};
         }
         MF_ASSERT(fact.instance, "every fact type has a fresh instance compatible with any persona");
+        fact_decks[t].put_back(skipped);
         for (const auto& s : fact.sentences) essay_sentences.insert(s);
         essay.facts.push_back(std::move(fact));
     }
@@ -294,6 +315,8 @@ data::Scenario generate_persona_retrieval(const GenerateOptions& options) {
             const std::string id = attempt == 0 ? essay_id : essay_id + "~" + std::to_string(attempt + 1);
             if (deduper.offer(id, essay.text)) break;
             MF_ASSERT(attempt + 1 < k_max_essay_attempts, "could not compose a non-duplicate essay");
+            // The facts of a dropped essay were not used: they go back to their decks.
+            for (const auto& f : essay.facts) fact_decks[f.type_index].put_back({f.instance_index});
         }
         frames.commit(essay.sentences, {name, person.first, person.last});
         const std::string message = add_user_session(s, essay.text);
