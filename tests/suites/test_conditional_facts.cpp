@@ -6,6 +6,7 @@
 #include <memfail/core/text.hpp>
 #include <memfail/data/jsonl.hpp>
 #include <memfail/data/validate.hpp>
+#include <memfail/suites/memfail/audit.hpp>
 #include <memfail/suites/memfail/common.hpp>
 #include <memfail/suites/memfail/conditional_lexicon.hpp>
 #include <memfail/suites/memfail/generators.hpp>

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Shared generator conventions and the dataset/rule dispatch tables.
 #include <memfail/suites/memfail/common.hpp>
+#include <memfail/suites/memfail/audit.hpp>
 #include <memfail/suites/memfail/generators.hpp>
 #include <memfail/suites/memfail/rules.hpp>
 #include <memfail/core/spec.hpp>
@@ -253,28 +254,6 @@ std::string after_opener(const std::string& sentence, const std::vector<std::str
 }
 
 }  // namespace
-
-std::string sentence_frame(const std::string& sentence, const std::vector<std::string>& names) {
-    std::string masked = sentence;
-    for (const auto& n : names)
-        if (!n.empty()) masked = text::replace_all(masked, n, "NAME");
-    std::vector<std::string> words;
-    for (std::size_t i = 0; i < masked.size() && words.size() < 5;) {
-        if (!is_letter(masked[i])) {
-            ++i;
-            continue;
-        }
-        std::size_t j = i;
-        while (j < masked.size() && is_letter(masked[j])) ++j;
-        std::string w = masked.substr(i, j - i);
-        const bool capital = std::isupper(static_cast<unsigned char>(w[0]));
-        if (w == "NAME" || (capital && !words.empty() && w != "I")) w = "NAME";
-        else w = text::to_lower(w);
-        words.push_back(std::move(w));
-        i = j;
-    }
-    return text::join(words, " ");
-}
 
 std::optional<bool> answer_polarity(const std::string& answer) {
     const auto words = text::words(answer);

@@ -36,9 +36,8 @@ void ask_all_after_last_session(data::Scenario& scenario);
 // boolean) writes it; empty when absent or unreadable.
 std::optional<bool> condition_met(const data::Probe& probe);
 
-// A sentence's frame: its first five words, lower-cased, with the given names and every capitalised
-// word after the first masked ("NAME"): what `memfail datasets audit` counts as recurring.
-std::string sentence_frame(const std::string& sentence, const std::vector<std::string>& names);
+// A sentence's frame, what `memfail datasets audit` counts as recurring, is sentence_frame in
+// audit.hpp: the generators vary openings by the very same definition.
 
 // A yes/no reference answer's polarity from its first word ("Yes - ...": true); empty when it opens
 // on neither.
