@@ -723,7 +723,7 @@ void add_datasets_command(CLI::App& app, std::function<void()>& action) {
     g->add_option("--set", gen->settings,
                   "KEY=VALUE (repeatable): a generator's difficulty setting. The five MemFail datasets take "
                   "persona.name_pool (default 30: names drawn with replacement), persona.distinct_names (false), "
-                  "persona.pronoun_share (0.67), persona.multi_sentence_share (0.35), persona.context_share (0.6) and "
+                  "persona.pronoun_share (0.67), persona.multi_sentence_share (0.35), persona.context_share (0.65) and "
                   "long_hop.named_share (0.4: chains naming a person in every fact), conditional.name_reuse (0.2), "
                   "conditional.role_share (0.4), conditional.easy_rule_named_share (0.97), conditional.easy_name_share (0.25), "
                   "conditional.easy_paraphrase_share (0.02), conditional.hard_paraphrase_share "

@@ -36,7 +36,7 @@ struct PersonaSettings {
     // Share of direct questions set in the person's own world ("after a long week at the ferry
     // terminal, ..."), which with the name points to one essay; the others name only the person
     // and a situation (a dinner, a gift, a trip).
-    double context_share = 0.6;
+    double context_share = 0.65;
 };
 
 // Long-Hop difficulty. The defaults match the paper's release; `memfail datasets generate --set
