@@ -313,6 +313,21 @@ TEST(DatasetAudit, PersonaAnswersFoundInTwoEssaysAreShared) {
     const AuditFigure f = figure(r, "persona_retrieval", AuditStrategy::shared_answers, "a");
     EXPECT_EQ(f.n, 3);
     EXPECT_NEAR(f.value, 1.0 / 3, 1e-12);
+    // 33% is over the 30% threshold, which applies to Persona only.
+    const AuditVerdict& v = verdict(r, "shared_answers");
+    EXPECT_FALSE(v.passed());
+    EXPECT_EQ(v.checked, 1);
+    ASSERT_EQ(v.misses.size(), 1u);
+    EXPECT_EQ(v.misses[0].dataset, "persona_retrieval");
+    EXPECT_EQ(v.misses[0].strategy, AuditStrategy::shared_answers);
+    EXPECT_NE(audit_text(r).find("FAIL  direct answers in 2+ essays <= 30.0% (persona_retrieval): 1 of 1 figure(s) over"),
+              std::string::npos)
+        << audit_text(r);
+    // One shared answer in four is 25%: within.
+    direct("per-5", "figs");
+    const AuditReport under = audit({input("a", {t::finished(s)})});
+    EXPECT_NEAR(figure(under, "persona_retrieval", AuditStrategy::shared_answers, "a").value, 0.25, 1e-12);
+    EXPECT_TRUE(verdict(under, "shared_answers").passed());
 }
 
 TEST(DatasetAudit, EasyRulesNamingTheirPersonAreCounted) {
@@ -371,7 +386,7 @@ TEST(DatasetAudit, TheReferenceIsPrintedBesideAndNeverJudged) {
     const auto j = audit_json(r);
     EXPECT_EQ(j["reference"], "release");
     EXPECT_TRUE(j["passed"].get<bool>());
-    EXPECT_EQ(j["verdicts"].size(), 4u);
+    EXPECT_EQ(j["verdicts"].size(), 5u);
 }
 
 TEST(DatasetAudit, OnlyTheFiveDatasetsAreAudited) {

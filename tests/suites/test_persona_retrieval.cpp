@@ -5,6 +5,7 @@
 #include <memfail/core/text.hpp>
 #include <memfail/data/jsonl.hpp>
 #include <memfail/data/validate.hpp>
+#include <memfail/suites/memfail/audit.hpp>
 #include <memfail/suites/memfail/generators.hpp>
 #include <memfail/suites/memfail/persona_lexicon.hpp>
 #include <memfail/suites/memfail/rules.hpp>
@@ -230,7 +231,86 @@ TEST(PersonaLexicon, AMissingFieldIsReportedWithItsJsonPath) {
     EXPECT_FALSE(pr::parse_lexicon("persona.json", broken.dump()).has_value());
 }
 
+TEST(PersonaLexicon, ADetailFoundInAnotherInstanceIsRefusedWithItsJsonPath) {
+    // Two fact types; "figs" (an instance's detail) is also in another instance's key, so an essay
+    // holding that other fact would hold the first fact's answer too.
+    auto lexicon = [](const nlohmann::json& liked, const nlohmann::json& feared) {
+        return nlohmann::json{
+            {"entity_names", {{{"name", "Ada Lovelace"}, {"pronoun", "she"}}}},
+            {"distractor_names", {{{"name", "Bo Nobody"}, {"pronoun", "he"}}}},
+            {"intros", {"{Name} is {profession}."}},
+            {"fillers", {"{Subj} works at {place}."}},
+            {"flavors",
+             {{{"profession", "a baker"}, {"role", "the baker"}, {"place", "the bakery"}, {"interest", "rowing"},
+               {"sentences", {"Bread."}}}}},
+            {"fact_types",
+             {{{"id", "liked"},
+               {"sentences", {"{Subj} likes {key}."}},
+               {"pairs", nlohmann::json::array()},
+               {"questions", {"What does {name} like?"}},
+               {"answer", "{Key}."},
+               {"instances", liked}},
+              {{"id", "feared"},
+               {"sentences", {"{Subj} fears {key}, since {extra}."}},
+               {"pairs", nlohmann::json::array()},
+               {"questions", {"What does {name} fear?"}},
+               {"answer", "{Key}."},
+               {"instances", feared}}}}};
+    };
+    const nlohmann::json liked = {{{"key", "figs"}, {"details", {"figs"}}}, {{"key", "ripe pears"}, {"details", {"ripe pears"}}}};
+    const nlohmann::json feared = {{{"key", "geese"}, {"details", {"geese"}}, {"extra", "one bit {him}"}}};
+    ASSERT_TRUE(pr::parse_lexicon("persona.json", lexicon(liked, feared).dump()).has_value());
+
+    // In another instance's key, normalised ("Dried FIGS!" holds "figs"), across fact types.
+    nlohmann::json bad = feared;
+    bad.push_back({{"key", "Dried FIGS!"}, {"details", {"Dried FIGS"}}, {"extra", "a crate fell on {him}"}});
+    auto r = pr::parse_lexicon("persona.json", lexicon(liked, bad).dump());
+    ASSERT_FALSE(r.has_value());
+    EXPECT_NE(r.error().describe().find("persona.json: $.fact_types[0].instances[0].details[0]"), std::string::npos)
+        << r.error().describe();
+    EXPECT_NE(r.error().describe().find("$.fact_types[1].instances[1].key"), std::string::npos) << r.error().describe();
+
+    // Within one fact type, and in a clause rather than a key.
+    nlohmann::json pears = liked;
+    pears.push_back({{"key", "quinces"}, {"details", {"quinces"}}});
+    bad = feared;
+    bad[0]["extra"] = "a goose chased {him} past the ripe pears";
+    r = pr::parse_lexicon("persona.json", lexicon(pears, bad).dump());
+    ASSERT_FALSE(r.has_value());
+    EXPECT_NE(r.error().describe().find("$.fact_types[0].instances[1].details[0]"), std::string::npos) << r.error().describe();
+    EXPECT_NE(r.error().describe().find("$.fact_types[1].instances[0].extra"), std::string::npos) << r.error().describe();
+
+    // A word inside another word is not the phrase: "fig" is not in "figs".
+    nlohmann::json fig = liked;
+    fig.push_back({{"key", "a fig roll"}, {"details", {"fig roll"}}});
+    EXPECT_TRUE(pr::parse_lexicon("persona.json", lexicon(fig, feared).dump()).has_value());
+}
+
+TEST(PersonaLexicon, EveryFactTypeHasAPoolLargerThanAFilesUse) {
+    // 100 essays of 4-5 facts over the fact types use each type about 37 times: a pool of 45 or
+    // more gives every essay its own instance.
+    for (const auto& t : pr::lexicon().fact_types) EXPECT_GE(t.instances.size(), 45u) << t.id;
+}
+
 // ---- Generator ----
+
+TEST(PersonaRetrieval, DirectAnswersAreFoundInOneEssayEach) {
+    // The audit's shared_answers: direct probes whose detail is in two essays or more (the paper's
+    // release: 26 of 143, 18%). Each essay draws its own instances, so almost none is.
+    mf::AuditInput input;
+    input.name = "seed-42";
+    input.scenarios.push_back({default_scenario(), "seed-42/persona_retrieval.jsonl", 1});
+    const auto report = mf::audit_datasets({input});
+    ASSERT_TRUE(report.has_value()) << report.error().describe();
+    const mf::AuditFigure* shared = nullptr;
+    for (const auto& d : report->datasets)
+        for (const auto& st : d.strategies)
+            if (st.strategy == mf::AuditStrategy::shared_answers && !st.inputs.empty()) shared = &st.inputs[0].figure;
+    ASSERT_NE(shared, nullptr);
+    EXPECT_GE(shared->n, 120);
+    EXPECT_LE(shared->value, 0.20) << shared->n << " direct probes";
+}
+
 
 TEST(PersonaRetrieval, SameSeedSameJsonDifferentSeedDiffers) {
     const auto a = memfail::data::to_json(mf::generate_persona_retrieval(with_seed(7))).dump();

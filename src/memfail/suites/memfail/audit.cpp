@@ -691,7 +691,7 @@ Result<std::optional<AuditFigure>> figure(AuditStrategy strategy, const std::str
 
 std::vector<AuditVerdict> thresholds() {
     using S = AuditStrategy;
-    std::vector<AuditVerdict> out(4);
+    std::vector<AuditVerdict> out(5);
     out[0].name = "question_only";
     out[0].label = "question-only words";
     out[0].strategies = {S::question_only_cross, S::question_only_within};
@@ -713,6 +713,13 @@ std::vector<AuditVerdict> thresholds() {
     out[3].at_most = false;
     out[3].limit = 0.90;
     out[3].datasets = {"conditional_facts_easy"};
+    // A direct answer found in several essays can be answered from the pool of answers without
+    // the person's essay (the release: 26 of 143 direct answers, 18%).
+    out[4].name = "shared_answers";
+    out[4].label = "direct answers in 2+ essays";
+    out[4].strategies = {S::shared_answers};
+    out[4].limit = 0.30;
+    out[4].datasets = {"persona_retrieval"};
     return out;
 }
 

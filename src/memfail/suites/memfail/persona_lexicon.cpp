@@ -11,6 +11,9 @@
 
 #include <optional>
 #include <set>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace memfail::suites::memfail_suite::persona {
 
@@ -114,6 +117,43 @@ FactType read_fact_type(Reader& r, const json& j, const std::string& path) {
     return t;
 }
 
+// A detail identifies its own instance's answer: a detail phrase found in another instance's key,
+// cue or clause (normalised, on word boundaries) would put that answer into other essays too, so
+// a direct answer would be found in two essays (`datasets audit`, shared_answers): refused, naming
+// the detail's JSON path and the instance holding it.
+void check_details_distinct(Reader& r, const std::vector<FactType>& types) {
+    struct Text {
+        std::string normalized;
+        std::string path;
+        std::size_t type = 0, instance = 0;
+    };
+    std::vector<Text> texts;
+    for (std::size_t t = 0; t < types.size(); ++t)
+        for (std::size_t i = 0; i < types[t].instances.size(); ++i) {
+            const FactInstance& inst = types[t].instances[i];
+            const std::string path = at(at("$", "fact_types", t), "instances", i);
+            for (const auto& [field, value] : {std::pair<const char*, const std::string*>{"key", &inst.key},
+                                               {"cue", &inst.cue},
+                                               {"extra", &inst.extra}})
+                if (!value->empty()) texts.push_back({text::normalize(*value), path + "." + field, t, i});
+        }
+    for (std::size_t t = 0; t < types.size(); ++t)
+        for (std::size_t i = 0; i < types[t].instances.size(); ++i) {
+            const FactInstance& inst = types[t].instances[i];
+            for (std::size_t d = 0; d < inst.details.size(); ++d) {
+                const std::string detail = text::normalize(inst.details[d]);
+                for (const Text& other : texts) {
+                    if ((other.type == t && other.instance == i) || !text::normalized_contains(other.normalized, detail))
+                        continue;
+                    r.fail(at(at(at("$", "fact_types", t), "instances", i), "details", d),
+                           "'" + inst.details[d] + "' also occurs in " + other.path +
+                               ": a detail must be found in its own instance only");
+                    break;
+                }
+            }
+        }
+}
+
 }  // namespace
 
 Result<Lexicon> parse_lexicon(const std::string& file, const std::string& content) {
@@ -147,6 +187,7 @@ Result<Lexicon> parse_lexicon(const std::string& file, const std::string& conten
         if (entity_tokens.count(text::normalize(d.first)) || entity_tokens.count(text::normalize(d.last)))
             r.fail(at("$", "distractor_names", i), "'" + d.full() + "' shares a name with an entity name");
     }
+    check_details_distinct(r, lex.fact_types);
     if (r.error()) return *r.error();
     return lex;
 }

@@ -63,6 +63,8 @@ struct Lexicon {
 };
 
 // Parses and checks a lexicon file; the error names the file and the JSON path of the first problem.
+// Among the checks: an instance's `details` are phrases of its own key and occur (normalised, on
+// word boundaries) in no other instance's key, cue or extra, so an essay holds no other fact's answer.
 Result<Lexicon> parse_lexicon(const std::string& file, const std::string& content);
 // The embedded persona.json, parsed once; a broken file stops the program with its JSON path.
 const Lexicon& lexicon();
