@@ -309,9 +309,10 @@ TEST(ImportCsv, ConditionalEasyIsOneSessionAndOneYesNoProbePerRow) {
 TEST(ImportCsv, ConditionalHardFactJoinsTheSentencesHoldingTheRule) {
     mf::ImportReport report;
     const Scenario s = import_fixture("conditional_facts_hard", report);
-    // Rows 2 and 3 link their rule without a "those ..." phrase: no link detail, so incomplete.
-    ASSERT_EQ(report.warnings.size(), 2u);
-    EXPECT_NE(report.warnings[0].find("row 2: no link phrase"), std::string::npos) << report.warnings[0];
+    // Row 3 links its rule without a pointing-back phrase ("Around the time a suitcase appears in the
+    // hall, the sock collection tends to grow."): no link detail, so incomplete.
+    ASSERT_EQ(report.warnings.size(), 1u);
+    EXPECT_NE(report.warnings[0].find("row 3: no link phrase"), std::string::npos) << report.warnings[0];
     ASSERT_EQ(s.probes.size(), 3u);
     const auto& fact = s.probes[0].evidence.at(0);
     EXPECT_EQ(s.probes[0].id, "cfh-001");
@@ -327,11 +328,33 @@ TEST(ImportCsv, ConditionalHardFactJoinsTheSentencesHoldingTheRule) {
     ASSERT_EQ(fact.statements.size(), 4u);
     EXPECT_EQ(fact.statements[0].rfind("Bartholomew has been the night porter", 0), 0u);
     EXPECT_EQ(fact.statements[3].rfind("It's usually in those small, empty hours", 0), 0u);
-    // Row 2's link sentence ("Those are the nights the lullabies ...") is found, its phrase is not.
+    // Row 2's link sentence ("Those are the nights the lullabies ...") is found, and its "those are
+    // the nights" is the link phrase (issue 31: the release points back in more ways than "usually
+    // in those ...").
     const auto& saoirse = s.probes[1].evidence.at(0);
-    EXPECT_FALSE(saoirse.details_complete);
-    EXPECT_EQ(detail_named(saoirse, "link"), nullptr);
+    EXPECT_TRUE(saoirse.details_complete);
+    ASSERT_NE(detail_named(saoirse, "link"), nullptr);
+    EXPECT_EQ(detail_named(saoirse, "link")->variants, (std::vector<std::string>{"Those are the nights"}));
     EXPECT_EQ(saoirse.statements.back(), "Those are the nights the lullabies drift over the fence.");
+    // Row 3's link sentence is found, its phrase is not.
+    const auto& biscotti = s.probes[2].evidence.at(0);
+    EXPECT_FALSE(biscotti.details_complete);
+    EXPECT_EQ(detail_named(biscotti, "link"), nullptr);
+    EXPECT_EQ(biscotti.statements.back(), "Around the time a suitcase appears in the hall, the sock collection tends to grow.");
+
+    // An essay with no sentence pointing back at all: the warning, and the fact goes to the judge.
+    const std::string csv =
+        k_easy_header +
+        "Odo,person,oils the garden gate,weather,after heavy rain,\"[\"\"Odo lives at the end of a muddy lane. He oils "
+        "the garden gate with a feather dipped in a jar. Heavy rain floods the lane most winters. His dog sleeps by "
+        "the stove. That's when the bus leaves for town.\"\"]\",It has poured all night. Will Odo be oiling the "
+        "gate?,a night of rain,yes,Yes.\n";
+    mf::ImportReport alone;
+    auto odo = mf::import_memfail_csv_text(csv, "odo.csv", "conditional_facts_hard", alone);
+    ASSERT_TRUE(odo) << odo.error().describe();
+    EXPECT_EQ(detail_named(odo->probes.at(0).evidence.at(0), "link"), nullptr);
+    EXPECT_FALSE(odo->probes.at(0).evidence.at(0).details_complete);
+    EXPECT_TRUE(std::any_of(alone.warnings.begin(), alone.warnings.end(), [](const std::string& w) { return w.find("odo.csv:2: row 1: no link phrase") != std::string::npos; })) << memfail::text::join(alone.warnings, "\n");
 }
 
 TEST(ImportCsv, CoexistingStoresEachPreferenceInItsOwnSession) {
@@ -486,8 +509,9 @@ TEST(ImportCsvDir, ImportsEveryDatasetInThePapersOrder) {
     for (std::size_t i = 0; i < scenarios.size(); ++i) EXPECT_EQ(scenarios[i].dataset, k_datasets[i]);
     EXPECT_EQ(report.rows, 4u + 3u + 3u + 3u + 4u);
     EXPECT_EQ(report.probes, 4u + 3u + 3u + 9u + 4u);
-    // The stored-distractor count, and the two Hard rows linked without a "those ..." phrase.
-    EXPECT_EQ(report.warnings.size(), 3u);
+    // The stored-distractor count, and the Hard row linked without a pointing-back phrase (row 3's
+    // "Around the time a suitcase appears ...").
+    EXPECT_EQ(report.warnings.size(), 2u);
     EXPECT_TRUE(report.errors.empty());
     EXPECT_TRUE(report.notes.empty());
 }
@@ -912,7 +936,7 @@ TEST(ImportRelease, LongHopStoresOneFactPerMessage) {
         }
     }
     EXPECT_EQ(probe_by_id(s, "lhp-003")->evidence.size(), 4u);  // a 3-hop chain lists 4 facts
-    EXPECT_EQ(facts, 2u + 3u + 4u + 2u);
+    EXPECT_EQ(facts, 2u + 3u + 4u + 2u + 2u);
     EXPECT_EQ(s.sessions.size(), facts);
     for (const auto& session : s.sessions) EXPECT_EQ(session.messages.size(), 1u);
     // Links of one chain are not stored side by side in order.
@@ -967,6 +991,250 @@ TEST(ImportRelease, StatementsAreVerbatimSentencesOfTheCitedMessages) {
                 }
                 for (const auto& d : f.key_details) EXPECT_TRUE(d.role.has_value()) << p.id << " " << d.name;
             }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Issue 31 item 7: false findings of the validator and the importer on the paper's release. Each
+// trait has a release-shaped row of the fixture (the Hard rows in memfail-csv-release/issue31-hard,
+// a folder the release-folder import passes over, so the main fixture keeps its four Hard rows) and
+// a planted fault the relaxed rule must still report.
+
+namespace release {
+
+const Imported& issue31_hard() {
+    static const Imported result = [] {
+        auto r = mf::import_memfail_csv_dir(k_dir + "/issue31-hard");
+        if (!r) ADD_FAILURE() << r.error().describe();
+        return r ? Imported{r->first, r->second} : Imported{};
+    }();
+    return result;
+}
+
+// The essay a Conditional probe's fact cites.
+std::string& essay_of(Scenario& s, const std::string& probe) {
+    for (std::size_t i = 0; i < s.probes.size(); ++i)
+        if (s.probes[i].id == probe)
+            for (auto& session : s.sessions)
+                for (auto& m : session.messages)
+                    if (m.id == s.probes[i].evidence.at(0).message_ids.at(0)) return m.content;
+    ADD_FAILURE() << "no essay for " << probe;
+    static std::string none;
+    return none;
+}
+
+void replace(std::string& text, const std::string& from, const std::string& to) {
+    const auto at = text.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    text.replace(at, from.size(), to);
+}
+
+std::vector<std::string> about(const std::vector<std::string>& lines, const std::string& needle) {
+    std::vector<std::string> out;
+    for (const auto& l : lines)
+        if (l.find(needle) != std::string::npos) out.push_back(l);
+    return out;
+}
+
+}  // namespace release
+
+// Finding 1: a Long-Hop chain whose head is a person named in the possessive ("Mei’s evening tea").
+TEST(ImportRelease, PossessiveHeadAnchorNamesTheAnchor) {
+    const Scenario& s = release::imported().dataset("long_hop");
+    const auto* mei = probe_by_id(s, "lhp-005");
+    ASSERT_NE(mei, nullptr);
+    ASSERT_EQ(mei->meta.at("chain").at(0), "Mei");
+    auto found = release::rule_violations(s);
+    EXPECT_TRUE(release::about(found, "probes[4]").empty()) << memfail::text::join(found, "\n");
+
+    // The rule reads the text, not the importer's key details, and takes either apostrophe.
+    for (const std::string apostrophe : {"\u2019", "'"}) {
+        Scenario bare = s;
+        auto& p = bare.probes[4];
+        for (auto& f : p.evidence) f.key_details.clear();
+        p.evidence[0].text = "Mei" + apostrophe + "s evening tea always leaves her drowsy.";
+        p.question = "What does Mei" + apostrophe + "s evening tea end up making her do?";
+        found = release::rule_violations(bare);
+        EXPECT_FALSE(release::any_contains(found, "must name")) << memfail::text::join(found, "\n");
+    }
+
+    // Planted: a fact and a question that do not name her at all are still reported.
+    Scenario planted = s;
+    planted.probes[4].evidence[0].text = "The evening tea always leaves her drowsy.";
+    planted.probes[4].evidence[0].key_details.clear();
+    planted.probes[4].question = "What does the evening tea end up making her do?";
+    found = release::rule_violations(planted);
+    EXPECT_TRUE(release::any_contains(found, "probes[4].evidence[0].text: fact 1 must name anchor 1 'Mei'"))
+        << memfail::text::join(found, "\n");
+    EXPECT_TRUE(release::any_contains(found, "probes[4].question: must name the head anchor 'Mei'"))
+        << memfail::text::join(found, "\n");
+    // A name that merely starts like hers is no possessive of it.
+    planted.probes[4].question = "What does Meiling's evening tea end up making her do?";
+    EXPECT_TRUE(release::any_contains(release::rule_violations(planted), "must name the head anchor 'Mei'"));
+}
+
+// Finding 2: Easy rows stating the whole rule in one sentence pass, though the importer found the
+// condition's word in another sentence (cfe-007: "rain" in "the smell of rain", the rule says "a
+// downpour") or an earlier sentence holds both details (cfe-008: the intro names the harmonica and
+// a crowded platform, the rule sentence says "only when").
+TEST(ImportRelease, EasyRulesInOneSentencePass) {
+    const Scenario& s = release::imported().dataset("conditional_facts_easy");
+    EXPECT_EQ(release::variants_of(release::fact_of("conditional_facts_easy", "cfe-007"), "condition"),
+              (std::vector<std::string>{"rain"}));
+    EXPECT_EQ(release::variants_of(release::fact_of("conditional_facts_easy", "cfe-008"), "condition"),
+              (std::vector<std::string>{"platform"}));
+    const auto found = release::rule_violations(s);
+    EXPECT_FALSE(release::any_contains(found, "states the whole rule")) << memfail::text::join(found, "\n");
+    EXPECT_FALSE(release::any_contains(found, "second conditional")) << memfail::text::join(found, "\n");
+    EXPECT_TRUE(release::about(found, "content").empty()) << memfail::text::join(found, "\n");
+
+    // Planted: the rule split over two sentences, neither stating a condition, is reported; so is
+    // an unrelated "if" clause beside the rule.
+    Scenario split = s;
+    release::replace(release::essay_of(split, "cfe-007"),
+                     "She wears a yellow sou'wester whenever a downpour rolls in off the estuary.",
+                     "She wears a yellow sou'wester at the stall. Downpours roll in off the estuary most weeks.");
+    release::replace(release::essay_of(split, "cfe-008"), "His lunch is a cheese roll eaten standing up.",
+                     "If the ticket machine jams, he eats his lunch standing up.");
+    const auto planted = release::rule_violations(split);
+    EXPECT_TRUE(release::any_contains(planted, "no single sentence of the Easy essay of cfe-007 states the whole rule"))
+        << memfail::text::join(planted, "\n");
+    EXPECT_TRUE(release::any_contains(planted, "sentence 5 of the Easy essay of cfe-008 adds a second conditional ('if')"))
+        << memfail::text::join(planted, "\n");
+}
+
+// Finding 3: a refusal ("refuses to leave the porch") asked about as the opposite ("Would Pepper
+// run down to herd them?") answers No where the condition is met: no mismatch, from the validator
+// or the importer. A plain behaviour whose answer contradicts the label still is one.
+TEST(ImportRelease, RefusalBehavioursAreNoYesNoMismatch) {
+    const Scenario& s = release::imported().dataset("conditional_facts_easy");
+    const auto* pepper = probe_by_id(s, "cfe-009");
+    ASSERT_NE(pepper, nullptr);
+    EXPECT_EQ(pepper->meta.at("condition_met"), true);
+    EXPECT_EQ(pepper->answer.rfind("No", 0), 0u);
+    auto found = release::rule_violations(s);
+    EXPECT_FALSE(release::any_contains(found, "meta.condition_met")) << memfail::text::join(found, "\n");
+    EXPECT_FALSE(release::any_contains(release::imported().report.warnings, "condition_met is"))
+        << memfail::text::join(release::imported().report.warnings, "\n");
+    for (const char* refusal : {"refuses to move", "won\u2019t budge", "never barks", "avoids the garden",
+                                "Would she not go out?", "won't"})
+        EXPECT_TRUE(mf::refusal_worded(refusal)) << refusal;
+    for (const char* plain : {"wears a yellow sou'wester", "Would she herd the ducks?", "knots her scarf"})
+        EXPECT_FALSE(mf::refusal_worded(plain)) << plain;
+
+    // Planted: the plain rule of cfe-007 (Ilse's sou'wester) with its answer turned to No.
+    Scenario flipped = s;
+    for (auto& p : flipped.probes)
+        if (p.id == "cfe-007") p.answer = "No \u2014 she leaves it on the hook.";
+    found = release::rule_violations(flipped);
+    EXPECT_TRUE(release::any_contains(found, "probes[6].meta.condition_met: says \"yes\" but the reference answer says No"))
+        << memfail::text::join(found, "\n");
+    // And the importer still warns about such a row.
+    const std::string csv = k_easy_header +
+                            "Pip,pet,herds the ducks,weather,when it thunders,\"[\"\"Pip herds the ducks only when it "
+                            "thunders.\"\"]\",A storm is crashing over the farm. Would Pip herd the ducks?,storm,yes,"
+                            "No \u2014 not now.\n";
+    mf::ImportReport report;
+    ASSERT_TRUE(mf::import_memfail_csv_text(csv, "pip.csv", "conditional_facts_easy", report));
+    EXPECT_TRUE(release::any_contains(report.warnings, "condition_met is 'yes' but the answer begins with 'no'"))
+        << memfail::text::join(report.warnings, "\n");
+}
+
+// Finding 4: Hard placement, adjacency, connective and key-phrase findings only where proven.
+// cfh-001 (Corentin): the condition's one word "melancholy" sits in the link sentence only, the
+// condition being stated in sentences 4-5 without it (the paper's cfh-001 with "wistful");
+// cfh-002 (Tansy): "whenever the kettle clicks off" in an unrelated sentence, and the condition's
+// word "Brushing" in a passing mention next to the behaviour while the condition is sentence 5;
+// cfh-003 (Bramble): the question says "kitchen", one word of "when the kitchen radiator is
+// switched off".
+TEST(ImportRelease, HardPlacementIsReportedOnlyWhereProven) {
+    const Scenario& s = release::issue31_hard().dataset("conditional_facts_hard");
+    ASSERT_EQ(s.probes.size(), 5u);
+    EXPECT_EQ(release::variants_of(s.probes[0].evidence.at(0), "condition"), (std::vector<std::string>{"melancholy"}));
+    EXPECT_EQ(release::variants_of(s.probes[1].evidence.at(0), "condition"), (std::vector<std::string>{"Brushing"}));
+    EXPECT_EQ(release::variants_of(s.probes[2].evidence.at(0), "condition"), (std::vector<std::string>{"kitchen"}));
+    auto found = release::rule_violations(s);
+    for (const char* needle : {"conditional connective", "non-adjacent", "key phrase", "states both", "lacks a rule"})
+        EXPECT_FALSE(release::any_contains(found, needle)) << needle << "\n" << memfail::text::join(found, "\n");
+    // The main fixture's Hard rows too.
+    const auto main = release::rule_violations(release::imported().dataset("conditional_facts_hard"));
+    EXPECT_FALSE(release::any_contains(main, "non-adjacent")) << memfail::text::join(main, "\n");
+
+    // Planted, on cfh-005 (Bastien: "bakes a plum cake", "sister visits", both two-word details).
+    Scenario planted = s;
+    std::string& essay = release::essay_of(planted, "cfh-005");
+    // The rule in one sentence joined by "whenever".
+    release::replace(essay, "He supports the local football team with more loyalty than hope.",
+                     "He bakes a plum cake whenever his sister visits.");
+    // A question repeating the condition's two-word phrase.
+    planted.probes[4].question = "Bastien's sister visits this weekend. Will he be baking?";
+    found = release::rule_violations(planted);
+    EXPECT_TRUE(release::any_contains(
+        found, "sentence 5 of the Hard essay of cfh-005 states the rule with the conditional connective 'whenever'"))
+        << memfail::text::join(found, "\n");
+    EXPECT_TRUE(release::any_contains(found, "states both the behaviour and the condition")) << memfail::text::join(found, "\n");
+    EXPECT_TRUE(release::any_contains(found, "probes[4].question: the question repeats the condition's key phrase"))
+        << memfail::text::join(found, "\n");
+
+    // Behaviour and condition sentences moved side by side: adjacency is certain and reported.
+    Scenario adjacent = s;
+    std::string& moved = release::essay_of(adjacent, "cfh-005");
+    release::replace(moved, " Twice a year his sister visits from Lyon with a suitcase of books.", "");
+    release::replace(moved, "belonged to his grandmother.",
+                     "belonged to his grandmother. Twice a year his sister visits from Lyon with a suitcase of books.");
+    found = release::rule_violations(adjacent);
+    EXPECT_TRUE(release::any_contains(found, "of the Hard essay of cfh-005 are not three pairwise non-adjacent sentences"))
+        << memfail::text::join(found, "\n");
+
+    // A one-word condition that is the whole condition ("dusk", the main fixture's cfh-004) is
+    // repeated by a question saying it.
+    Scenario dusk = release::imported().dataset("conditional_facts_hard");
+    dusk.probes[3].question = "It is dusk by the river. Is Maren chatting to her bees?";
+    found = release::rule_violations(dusk);
+    EXPECT_TRUE(release::any_contains(found, "probes[3].question: the question repeats the condition's key phrase (\"dusk\")"))
+        << memfail::text::join(found, "\n");
+}
+
+// Finding 5: link sentences point back in more ways than "usually in those ...".
+TEST(ImportRelease, LinkSentencesPointBackInTheReleasesWays) {
+    const auto& hard = release::issue31_hard();
+    EXPECT_FALSE(release::any_contains(hard.report.warnings, "no link phrase")) << memfail::text::join(hard.report.warnings, "\n");
+    std::vector<std::string> links;
+    for (const auto& p : hard.dataset("conditional_facts_hard").probes) {
+        EXPECT_TRUE(p.evidence.at(0).details_complete) << p.id;
+        const auto v = release::variants_of(p.evidence.at(0), "link");
+        links.push_back(v.empty() ? std::string() : v[0]);
+    }
+    EXPECT_EQ(links, (std::vector<std::string>{"those melancholy, lamplit hours", "days like that", "That's when",
+                                               "It is then that", "Whenever that happens"}));
+
+    // Each family in one essay; a pointer that alludes to no behaviour, "such as" and "like that"
+    // before a noun link nothing.
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {"At times like those, the shed door usually stays shut.", "times like those"},
+        {"In moments like these, the gate gets a fresh coat of oil.", "moments like these"},
+        {"Such grey evenings usually end with the oil can out.", "Such grey evenings"},
+        {"Those are the times the gate gets oiled.", "Those are the times"},
+        {"It's then that the gate gets oiled.", "It's then that"},
+        {"When this happens, the oiling starts before breakfast.", "When this happens"},
+        {"That's when the bus leaves for town.", ""},
+        {"He likes tools such as chisels and planes.", ""},
+        {"He paints gates like that neighbour does.", ""},
+    };
+    for (const auto& [link_sentence, phrase] : cases) {
+        SCOPED_TRACE(link_sentence);
+        const std::string csv =
+            k_easy_header + "Odo,person,oils the garden gate,weather,after heavy rain,\"[\"\"Odo lives at the end of a "
+                            "muddy lane. He oils the garden gate with a feather dipped in a jar. His dog sleeps by the "
+                            "stove. Heavy rain floods the lane most winters. His sister sends postcards from Spain. " +
+            link_sentence + "\"\"]\",It has poured all night. Will Odo be at the gate?,a night of rain,yes,Yes.\n";
+        mf::ImportReport report;
+        auto imported = mf::import_memfail_csv_text(csv, "odo.csv", "conditional_facts_hard", report);
+        ASSERT_TRUE(imported) << imported.error().describe();
+        const auto* link = detail_named(imported->probes.at(0).evidence.at(0), "link");
+        EXPECT_EQ(link ? link->variants.at(0) : std::string(), phrase);
+        EXPECT_EQ(release::any_contains(report.warnings, "no link phrase"), phrase.empty())
+            << memfail::text::join(report.warnings, "\n");
     }
 }
 

@@ -10,6 +10,7 @@
 #include <memfail/suites/memfail/conditional_lexicon.hpp>
 #include <memfail/suites/memfail/csv.hpp>
 #include <memfail/suites/memfail/generators.hpp>
+#include <memfail/suites/memfail/rules.hpp>
 
 #include <algorithm>
 #include <cctype>
@@ -650,11 +651,20 @@ std::optional<std::string> condition_clause(const Sentence& sentence) {
 }
 
 // The link of a Hard essay: the sentence that ties behaviour and condition together by pointing
-// back ("It's usually in those wistful, quiet moods that ..."), and its "those ..." phrase. The
-// release words it freely, so: a sentence with a "those ..." phrase and a word of habit
-// ("usually", "tends", "mostly", ...), or with either and a word of the behaviour without stating
-// it ("Those are the nights the lullabies drift over the fence."); the last one when several
-// qualify. `phrase` is empty when the sentence has no "those ..." phrase to be the link detail.
+// back to the condition and naming or alluding to the behaviour ("It's usually in those wistful,
+// quiet moods that this little ritual reappears."). The release words the pointing back freely:
+//  - a demonstrative phrase: "those wistful moods", "these grey evenings", "such afternoons";
+//  - "<noun> like that/this/those/these": "at times like those", "in moments like these", "on days
+//    like that";
+//  - a formula: "that's when" / "that is when" / "this is when", "it is then that" / "it's then
+//    that", "those are the nights" / "these are the times", "whenever that happens" / "when this
+//    happens".
+// A sentence qualifies with such a pointer and a word of habit ("usually", "tends", "mostly", ...),
+// a word of the behaviour it does not state ("Those are the nights the lullabies drift over the
+// fence."), or a word standing for it ("ritual", "habit", "routine"); the last one when several
+// qualify. A pointer without any of these ("That's when the bus leaves.") links nothing. `phrase`
+// is the pointer as the sentence spells it, empty when the sentence has only a bare "those"/"these"
+// with no words to be the link detail.
 struct Link {
     std::size_t sentence = 0;
     std::string phrase;
@@ -667,29 +677,72 @@ std::optional<Link> find_link(const std::vector<Sentence>& sentences, const std:
     static const std::set<std::string> k_stops = {"that", "when", "which", "is",  "are", "was", "were", "her",
                                                   "his",  "their", "its",  "the", "she", "he",  "they", "it",
                                                   "i",    "we",   "you",  "this", "a",  "an",  "and", "to"};
+    static const std::set<std::string> k_pointed = {"that", "this", "those", "these"};
+    static const std::set<std::string> k_stand_ins = {"ritual", "rituals", "habit",     "habits", "routine",
+                                                      "quirk",  "custom",  "tradition", "ceremony"};
     std::set<std::string> behaviour_stems;
     for (const auto& w : text::words(behaviour_phrase))
         if (is_content_word(w) && w.size() >= 4) behaviour_stems.insert(stem_of(w));
     std::optional<Link> best;
     for (std::size_t i = 1; i < sentences.size(); ++i) {
         const auto& tokens = sentences[i].tokens;
-        bool marked = false, demonstrative = false, echoes = false;
-        std::string phrase;
+        auto word = [&](std::size_t j) -> const std::string& {
+            static const std::string none;
+            return j < tokens.size() ? tokens[j].word : none;
+        };
+        auto spelled = [&](std::size_t first, std::size_t last) {
+            return sentences[i].text.substr(tokens[first].begin, tokens[last].end - tokens[first].begin);
+        };
+        bool marked = false, demonstrative = false, echoes = false, stand_in = false;
+        std::string phrase;      // a demonstrative phrase: "those wistful, quiet moods"
+        std::string formula;     // "that's when", "days like that", "those are the nights"
         for (std::size_t j = 0; j < tokens.size(); ++j) {
-            marked = marked || k_markers.count(tokens[j].word) > 0;
-            echoes = echoes || (tokens[j].word.size() >= 4 && behaviour_stems.count(tokens[j].stem) > 0);
-            if (tokens[j].word != "those" && tokens[j].word != "these") continue;
-            demonstrative = true;
+            const std::string& w = tokens[j].word;
+            marked = marked || k_markers.count(w) > 0;
+            stand_in = stand_in || k_stand_ins.count(w) > 0;
+            echoes = echoes || (w.size() >= 4 && behaviour_stems.count(tokens[j].stem) > 0);
+            if (formula.empty()) {
+                // "that's when", "that is when", "this is when"
+                if (w == "thats" && word(j + 1) == "when")
+                    formula = spelled(j, j + 1);
+                else if ((w == "that" || w == "this") && word(j + 1) == "is" && word(j + 2) == "when")
+                    formula = spelled(j, j + 2);
+                // "it's then that", "it is then that"
+                else if (w == "its" && word(j + 1) == "then" && word(j + 2) == "that")
+                    formula = spelled(j, j + 2);
+                else if (w == "it" && word(j + 1) == "is" && word(j + 2) == "then" && word(j + 3) == "that")
+                    formula = spelled(j, j + 3);
+                // "whenever that happens", "when this happens"
+                else if ((w == "whenever" || w == "when") && k_pointed.count(word(j + 1)) &&
+                         (word(j + 2) == "happens" || word(j + 2) == "happened"))
+                    formula = spelled(j, j + 2);
+                // "days like that", "moments like these", "times like those"
+                else if (w == "like" && j > 0 && j + 1 < tokens.size() && k_pointed.count(word(j + 1)) &&
+                         is_content_word(word(j - 1)) && (j + 2 >= tokens.size() || !is_content_word(word(j + 2))))
+                    formula = spelled(j - 1, j + 1);
+                // "those are the nights", "these were the times"
+                else if ((w == "those" || w == "these") && (word(j + 1) == "are" || word(j + 1) == "were") &&
+                         word(j + 2) == "the" && is_content_word(word(j + 3)))
+                    formula = spelled(j, j + 3);
+            }
+            if (w != "those" && w != "these" && w != "such") continue;
+            if (w == "such" && word(j + 1) == "as") continue;  // "such as gardening" is an example
+            if (w != "such") demonstrative = true;
             if (!phrase.empty()) continue;
             std::size_t k = j + 1;
-            while (k < tokens.size() && k - j <= 5 && !k_stops.count(tokens[k].word)) ++k;
+            while (k < tokens.size() && k - j <= 5 && !k_stops.count(tokens[k].word) && !k_markers.count(tokens[k].word))
+                ++k;
             bool content = false;
             for (std::size_t m = j + 1; m < k; ++m) content = content || is_content_word(tokens[m].word);
-            if (content) phrase = sentences[i].text.substr(tokens[j].begin, tokens[k - 1].end - tokens[j].begin);
+            if (content) {
+                phrase = spelled(j, k - 1);
+                demonstrative = true;  // "such afternoons" points back as "those afternoons" does
+            }
         }
         const bool states_behaviour = behaviour && sentence_covers(sentences[i], *behaviour);
-        if ((!phrase.empty() && marked) || ((demonstrative || marked) && echoes && !states_behaviour))
-            best = Link{i, phrase};
+        if ((!phrase.empty() && marked) || (!formula.empty() && (marked || echoes || stand_in)) ||
+            (!phrase.empty() && stand_in) || ((demonstrative || marked) && echoes && !states_behaviour))
+            best = Link{i, !phrase.empty() ? phrase : formula};
     }
     return best;
 }
@@ -824,7 +877,8 @@ Result<data::Scenario> import_conditional(const CsvTable& table, const std::stri
                                    : lost_detail_warning(row, "condition", p.condition, "the essay"));
         if (hard && !link)
             warnings.push_back(row.at() +
-                               ": no link phrase (\"... usually in those ...\") found in the essay; the fact is "
+                               ": no link phrase (\"... usually in those ...\", \"that's when ...\", \"on days "
+                               "like that ...\") found in the essay; the fact is "
                                "marked details_complete=false, so its summary goes to the judge");
         // The rule's sentences often name the person by pronoun: the sentence naming them is part
         // of what must be kept for the rule to stay linked to its person.
@@ -847,9 +901,15 @@ Result<data::Scenario> import_conditional(const CsvTable& table, const std::stri
         }
         report.warnings.insert(report.warnings.end(), warnings.begin(), warnings.end());
 
-        // Warn when the reference answer contradicts the label: graders read both.
+        // Warn when the reference answer contradicts the label: graders read both. A refusal or
+        // avoidance ("refuses to ...", "never ..."), a rule with "unless", or a question asking about
+        // the opposite may answer No where the condition is met: no contradiction is proven there
+        // (the validator's rule, refusal_worded()).
         const auto answer_words = text::words(p.answer);
-        if (!answer_words.empty() && (answer_words[0] == "yes" || answer_words[0] == "no") &&
+        bool inverted = refusal_worded(p.behaviour) || refusal_worded(p.question);
+        for (const auto& d : fact.key_details)
+            if ((d.name == "polarity" || d.name == "exclusivity") && refusal_worded(d.variants.at(0))) inverted = true;
+        if (!inverted && !answer_words.empty() && (answer_words[0] == "yes" || answer_words[0] == "no") &&
             (answer_words[0] == "yes") != p.condition_met)
             report.warnings.push_back(row.at() + ": condition_met is '" + (p.condition_met ? "yes" : "no") +
                                       "' but the answer begins with '" + answer_words[0] + "'");
