@@ -1096,7 +1096,12 @@ TEST(ImportRelease, EasyRulesInOneSentencePass) {
                      "She wears a yellow sou'wester at the stall. Downpours roll in off the estuary most weeks.");
     release::replace(release::essay_of(split, "cfe-008"), "His lunch is a cheese roll eaten standing up.",
                      "If the ticket machine jams, he eats his lunch standing up.");
+    // A question saying the one-word condition, in another form ("Thunder" for "when it thunders").
+    for (auto& p : split.probes)
+        if (p.id == "cfe-009") p.question = "Thunder is crashing over the farm right now. Would Pepper run down to the pond?";
     const auto planted = release::rule_violations(split);
+    EXPECT_TRUE(release::any_contains(planted, "probes[8].question: the question repeats the condition's key phrase (\"thunder\")"))
+        << memfail::text::join(planted, "\n");
     EXPECT_TRUE(release::any_contains(planted, "no single sentence of the Easy essay of cfe-007 states the whole rule"))
         << memfail::text::join(planted, "\n");
     EXPECT_TRUE(release::any_contains(planted, "sentence 5 of the Easy essay of cfe-008 adds a second conditional ('if')"))

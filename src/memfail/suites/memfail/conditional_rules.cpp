@@ -90,7 +90,18 @@ bool detail_is_the_condition(const data::KeyDetail& detail, const std::string& m
     if (distinctive(detail)) return true;
     if (meta_condition.empty()) return false;
     const std::vector<std::string> words = condition_words(meta_condition);
-    return words.size() == 1 && holds(words[0], detail);
+    if (words.size() != 1) return false;
+    // The one word in another form counts: "thunder" is the condition "when it thunders".
+    auto same_word = [](const std::string& a, const std::string& b) {
+        if (a.size() < b.size() || a.compare(0, b.size(), b) != 0) return false;
+        const std::string rest = a.substr(b.size());
+        return rest.empty() || rest == "s" || rest == "es" || rest == "d" || rest == "ed" || rest == "ing";
+    };
+    for (const auto& v : detail.variants) {
+        const std::string n = text::normalize(v);
+        if (same_word(words[0], n) || same_word(n, words[0])) return true;
+    }
+    return false;
 }
 
 // True when a sentence states a condition in so many words: a conditional connective ("only when",
