@@ -186,8 +186,8 @@ TEST(DatasetStats, ImportedReleaseFixture) {
         EXPECT_EQ(st.probes, static_cast<std::int64_t>(s.probes.size())) << s.dataset;
         EXPECT_EQ(st.graded + st.ambiguous, st.probes) << s.dataset;
         if (s.dataset == "long_hop") {
-            // One fact per session in the release's harness.
-            EXPECT_EQ(st.sessions, st.facts);
+            // Facts bin-packed into conversations, as the paper's harness stores them.
+            EXPECT_LT(st.sessions, st.facts);
             std::int64_t chains = 0;
             for (const auto& [k, g] : st.by_hops) {
                 EXPECT_EQ(g.facts, (k + 1) * g.rows) << k;

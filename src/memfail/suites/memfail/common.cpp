@@ -68,6 +68,70 @@ std::string add_user_session(data::Scenario& scenario, const std::string& conten
     return scenario.sessions.back().messages.back().id;
 }
 
+std::vector<std::vector<ChainFact>> pack_chain_facts(const std::vector<std::size_t>& facts_per_chain, Rng rng) {
+    constexpr std::size_t k_min = 3, k_max = 5;
+    std::vector<ChainFact> facts;
+    std::size_t longest = 0;
+    for (std::size_t c = 0; c < facts_per_chain.size(); ++c) {
+        for (std::size_t f = 0; f < facts_per_chain[c]; ++f) facts.push_back({c, f});
+        longest = std::max(longest, facts_per_chain[c]);
+    }
+    if (facts.empty()) return {};
+    const std::size_t sessions = std::max((facts.size() + 3) / 4, longest);
+    // A handful of facts cannot fill 3 a conversation: fewer then (an import of a few rows).
+    const std::size_t min_size = sessions * k_min <= facts.size() ? k_min : 1;
+    MF_ASSERT(sessions * k_max >= facts.size(), "Long-Hop session sizes cannot hold every fact");
+
+    for (int attempt = 0; attempt < 100; ++attempt) {
+        // Capacities: as even as possible, then jittered within the bounds so sessions differ in length.
+        std::vector<std::size_t> capacity(sessions, facts.size() / sessions);
+        for (std::size_t i = 0; i < facts.size() % sessions; ++i) ++capacity[i];
+        for (std::size_t i = 0; i < sessions; ++i) {
+            const std::size_t a = rng.below(sessions), b = rng.below(sessions);
+            if (a != b && capacity[a] > min_size && capacity[b] < k_max) {
+                --capacity[a];
+                ++capacity[b];
+            }
+        }
+        rng.shuffle(facts);
+        // Longest chains first: they are the hardest to spread out.
+        std::stable_sort(facts.begin(), facts.end(), [&](const ChainFact& x, const ChainFact& y) {
+            return facts_per_chain[x.chain] > facts_per_chain[y.chain];
+        });
+        std::vector<std::vector<ChainFact>> packed(sessions);
+        bool ok = true;
+        for (const ChainFact& slot : facts) {
+            std::vector<std::size_t> best;
+            std::size_t best_room = 0;
+            for (std::size_t s = 0; s < sessions; ++s) {
+                const std::size_t room = capacity[s] - packed[s].size();
+                if (room == 0) continue;
+                const bool clash = std::any_of(packed[s].begin(), packed[s].end(),
+                                               [&](const ChainFact& o) { return o.chain == slot.chain; });
+                if (clash) continue;
+                if (room > best_room) {
+                    best_room = room;
+                    best.clear();
+                }
+                if (room == best_room) best.push_back(s);
+            }
+            if (best.empty()) {
+                ok = false;
+                break;
+            }
+            packed[best[rng.below(best.size())]].push_back(slot);
+        }
+        if (!ok) continue;
+        for (auto& session : packed) rng.shuffle(session);
+        rng.shuffle(packed);
+        // Capacities of 1 may leave a conversation empty when the longest chain sets the count.
+        packed.erase(std::remove_if(packed.begin(), packed.end(), [](const auto& p) { return p.empty(); }), packed.end());
+        return packed;
+    }
+    MF_ASSERT(false, "could not pack Long-Hop facts into sessions");
+    return {};
+}
+
 void ask_all_after_last_session(data::Scenario& scenario) {
     if (scenario.sessions.empty()) return;
     for (auto& p : scenario.probes) p.after_session = scenario.sessions.back().id;

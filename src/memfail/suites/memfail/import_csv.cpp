@@ -1295,17 +1295,24 @@ Result<data::Scenario> import_long_hop(const CsvTable& table, const std::string&
     for (const auto& [number, p] : rows)
         for (const auto& fact : p.facts) df.add(fact);
 
-    // One fact per message, each its own conversation, as the paper's harness stores them ("facts
-    // stored separately"): a chain is read only by retrieving each of its links. The facts of all
-    // chains are shuffled with a fixed seed, so the links of a chain are not stored side by side.
-    std::vector<std::pair<std::size_t, std::size_t>> order;  // (index into rows, fact)
-    for (std::size_t r = 0; r < rows.size(); ++r)
-        for (std::size_t f = 0; f < rows[r].second.facts.size(); ++f) order.emplace_back(r, f);
-    Rng rng(42);
-    rng.shuffle(order);
+    // One fact per message, bin-packed into conversations of 3-5 facts with no two facts of one
+    // chain together, as the paper's harness stores them (Appendix B.6: "every fact across the full
+    // dataset is shuffled and bin-packed into storage conversations") and as the generator does:
+    // a chain is read only by retrieving each of its links. The packing's seed is fixed.
+    std::vector<std::size_t> facts_per_chain;
+    for (const auto& [number, p] : rows) facts_per_chain.push_back(p.facts.size());
     data::Scenario s = new_scenario(dataset, table);
     std::map<std::pair<std::size_t, std::size_t>, std::string> message_of;
-    for (const auto& item : order) message_of[item] = add_user_session(s, rows[item.first].second.facts[item.second]);
+    for (const auto& conversation : pack_chain_facts(facts_per_chain, Rng(42))) {
+        const std::size_t number = s.sessions.size() + 1;
+        data::Session session{session_id(number), session_timestamp(number), {}};
+        for (const ChainFact& slot : conversation) {
+            session.messages.push_back({message_id(number, session.messages.size() + 1), "user",
+                                        rows[slot.chain].second.facts[slot.fact]});
+            message_of[{slot.chain, slot.fact}] = session.messages.back().id;
+        }
+        s.sessions.push_back(std::move(session));
+    }
 
     for (std::size_t r = 0; r < rows.size(); ++r) {
         const auto& [number, p] = rows[r];

@@ -29,8 +29,6 @@ constexpr const char* k_prefix = "lhp";
 constexpr double k_dedup_threshold = 0.7;
 constexpr std::array<std::size_t, 3> k_chains_per_hops = {31, 32, 29}; // K = 1, 2, 3
 constexpr std::size_t k_choices = 5;
-constexpr std::size_t k_min_facts_per_session = 3;
-constexpr std::size_t k_max_facts_per_session = 5;
 
 using long_hop::Kind;
 using long_hop::k_kind_count;
@@ -523,79 +521,6 @@ class ChainBuilder {
     std::vector<std::string> m_kept_anchors; // normalised, of committed chains
 };
 
-struct FactSlot {
-    std::size_t chain = 0;
-    std::size_t fact = 0;
-};
-
-// Bin-packs every fact into sessions of 3-5 facts so that no session holds two facts of one chain.
-// Returns, per session, the facts it holds in message order.
-std::vector<std::vector<FactSlot>> pack_sessions(const std::vector<Chain>& chains, Rng rng) {
-    std::vector<FactSlot> facts;
-    for (std::size_t c = 0; c < chains.size(); ++c)
-        for (std::size_t f = 0; f < chains[c].facts.size(); ++f)
-            facts.push_back({c, f});
-    const std::size_t sessions = (facts.size() + 3) / 4;
-    MF_ASSERT(sessions * k_max_facts_per_session >= facts.size() &&
-                  sessions * k_min_facts_per_session <= facts.size(),
-              "Long-Hop session sizes cannot hold every fact");
-
-    for (int attempt = 0; attempt < 100; ++attempt) {
-        // Capacities: as even as possible, then jittered within 3..5 so sessions differ in length.
-        std::vector<std::size_t> capacity(sessions, facts.size() / sessions);
-        for (std::size_t i = 0; i < facts.size() % sessions; ++i)
-            ++capacity[i];
-        for (std::size_t i = 0; i < sessions; ++i) {
-            const std::size_t a = rng.below(sessions), b = rng.below(sessions);
-            if (a != b && capacity[a] > k_min_facts_per_session &&
-                capacity[b] < k_max_facts_per_session) {
-                --capacity[a];
-                ++capacity[b];
-            }
-        }
-        rng.shuffle(facts);
-        // Longest chains first: they are the hardest to spread out.
-        std::stable_sort(facts.begin(), facts.end(), [&](const FactSlot& x, const FactSlot& y) {
-            return chains[x.chain].facts.size() > chains[y.chain].facts.size();
-        });
-        std::vector<std::vector<FactSlot>> packed(sessions);
-        bool ok = true;
-        for (const FactSlot& slot : facts) {
-            std::vector<std::size_t> best;
-            std::size_t best_room = 0;
-            for (std::size_t s = 0; s < sessions; ++s) {
-                const std::size_t room = capacity[s] - packed[s].size();
-                if (room == 0)
-                    continue;
-                const bool clash =
-                    std::any_of(packed[s].begin(), packed[s].end(),
-                                [&](const FactSlot& o) { return o.chain == slot.chain; });
-                if (clash)
-                    continue;
-                if (room > best_room) {
-                    best_room = room;
-                    best.clear();
-                }
-                if (room == best_room)
-                    best.push_back(s);
-            }
-            if (best.empty()) {
-                ok = false;
-                break;
-            }
-            packed[best[rng.below(best.size())]].push_back(slot);
-        }
-        if (!ok)
-            continue;
-        for (auto& session : packed)
-            rng.shuffle(session);
-        rng.shuffle(packed);
-        return packed;
-    }
-    MF_ASSERT(false, "could not pack Long-Hop facts into sessions");
-    return {};
-}
-
 } // namespace
 
 data::Scenario generate_long_hop(const GenerateOptions& options) {
@@ -655,12 +580,14 @@ data::Scenario generate_long_hop(const GenerateOptions& options) {
     std::vector<std::vector<std::string>> fact_messages(chains.size());
     for (std::size_t c = 0; c < chains.size(); ++c)
         fact_messages[c].resize(chains[c].facts.size());
-    const auto packed = pack_sessions(chains, root.fork("long_hop/sessions"));
+    std::vector<std::size_t> facts_per_chain;
+    for (const auto& c : chains) facts_per_chain.push_back(c.facts.size());
+    const auto packed = pack_chain_facts(facts_per_chain, root.fork("long_hop/sessions"));
     for (std::size_t i = 0; i < packed.size(); ++i) {
         const std::size_t number = i + 1;
         data::Session session{session_id(number), session_timestamp(number), {}};
         for (std::size_t m = 0; m < packed[i].size(); ++m) {
-            const FactSlot& slot = packed[i][m];
+            const ChainFact& slot = packed[i][m];
             session.messages.push_back(
                 {message_id(number, m + 1), "user", chains[slot.chain].facts[slot.fact]});
             fact_messages[slot.chain][slot.fact] = session.messages.back().id;
