@@ -198,22 +198,29 @@ TEST(PersonaLexicon, OpeningsAndFillersRenderCleanly) {
     }
 }
 
+namespace {
+
+// A minimal lexicon: one person, one distractor, one flavour, and the given fact types.
+nlohmann::json small_lexicon(nlohmann::json fact_types) {
+    return {{"entity_names", {{{"name", "Ada Lovelace"}, {"pronoun", "she"}}}},
+            {"distractor_names", {{{"name", "Bo Nobody"}, {"pronoun", "he"}}}},
+            {"intros", {"{Name} is {profession}."}},
+            {"fillers", {"{Subj} works at {place}."}},
+            {"flavors",
+             {{{"profession", "a baker"}, {"role", "the baker"}, {"place", "the bakery"}, {"interest", "rowing"},
+               {"sentences", {"Bread."}}}}},
+            {"fact_types", std::move(fact_types)}};
+}
+
+}  // namespace
+
 TEST(PersonaLexicon, AMissingFieldIsReportedWithItsJsonPath) {
-    nlohmann::json doc = {
-        {"entity_names", {{{"name", "Ada Lovelace"}, {"pronoun", "she"}}}},
-        {"distractor_names", {{{"name", "Bo Nobody"}, {"pronoun", "he"}}}},
-        {"intros", {"{Name} is {profession}."}},
-        {"fillers", {"{Subj} works at {place}."}},
-        {"flavors",
-         {{{"profession", "a baker"}, {"role", "the baker"}, {"place", "the bakery"}, {"interest", "rowing"},
-           {"sentences", {"Bread."}}}}},
-        {"fact_types",
-         {{{"id", "t"},
-           {"sentences", {"{Subj} likes {key}."}},
-           {"pairs", nlohmann::json::array()},
-           {"questions", {"What for {name}?"}},
-           {"answer", "{Key}."},
-           {"instances", {{{"key", "figs"}, {"details", {"figs"}}}}}}}}};
+    nlohmann::json doc = small_lexicon({{{"id", "t"},
+                                         {"sentences", {"{Subj} likes {key}."}},
+                                         {"pairs", nlohmann::json::array()},
+                                         {"questions", {"What for {name}?"}},
+                                         {"answer", "{Key}."},
+                                         {"instances", {{{"key", "figs"}, {"details", {"figs"}}}}}}});
     ASSERT_TRUE(pr::parse_lexicon("persona.json", doc.dump()).has_value());
     nlohmann::json broken = doc;
     broken["fact_types"][0]["instances"][0].erase("details");
@@ -235,27 +242,18 @@ TEST(PersonaLexicon, ADetailFoundInAnotherInstanceIsRefusedWithItsJsonPath) {
     // Two fact types; "figs" (an instance's detail) is also in another instance's key, so an essay
     // holding that other fact would hold the first fact's answer too.
     auto lexicon = [](const nlohmann::json& liked, const nlohmann::json& feared) {
-        return nlohmann::json{
-            {"entity_names", {{{"name", "Ada Lovelace"}, {"pronoun", "she"}}}},
-            {"distractor_names", {{{"name", "Bo Nobody"}, {"pronoun", "he"}}}},
-            {"intros", {"{Name} is {profession}."}},
-            {"fillers", {"{Subj} works at {place}."}},
-            {"flavors",
-             {{{"profession", "a baker"}, {"role", "the baker"}, {"place", "the bakery"}, {"interest", "rowing"},
-               {"sentences", {"Bread."}}}}},
-            {"fact_types",
-             {{{"id", "liked"},
-               {"sentences", {"{Subj} likes {key}."}},
-               {"pairs", nlohmann::json::array()},
-               {"questions", {"What does {name} like?"}},
-               {"answer", "{Key}."},
-               {"instances", liked}},
-              {{"id", "feared"},
-               {"sentences", {"{Subj} fears {key}, since {extra}."}},
-               {"pairs", nlohmann::json::array()},
-               {"questions", {"What does {name} fear?"}},
-               {"answer", "{Key}."},
-               {"instances", feared}}}}};
+        return small_lexicon({{{"id", "liked"},
+                               {"sentences", {"{Subj} likes {key}."}},
+                               {"pairs", nlohmann::json::array()},
+                               {"questions", {"What does {name} like?"}},
+                               {"answer", "{Key}."},
+                               {"instances", liked}},
+                              {{"id", "feared"},
+                               {"sentences", {"{Subj} fears {key}, since {extra}."}},
+                               {"pairs", nlohmann::json::array()},
+                               {"questions", {"What does {name} fear?"}},
+                               {"answer", "{Key}."},
+                               {"instances", feared}}});
     };
     const nlohmann::json liked = {{{"key", "figs"}, {"details", {"figs"}}}, {{"key", "ripe pears"}, {"details", {"ripe pears"}}}};
     const nlohmann::json feared = {{{"key", "geese"}, {"details", {"geese"}}, {"extra", "one bit {him}"}}};
