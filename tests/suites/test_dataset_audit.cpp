@@ -168,6 +168,46 @@ TEST(DatasetAudit, PersonaQuestionsAreClassedDirectOrMisleading) {
     EXPECT_EQ(f.n, 10);
 }
 
+// A Persona file whose stored people and distractors come from two name lists: `stored[i]` is
+// asked about directly, `unknown[i]` in a misleading question, with the same words.
+data::Scenario persona_names(const std::vector<std::string>& stored, const std::vector<std::string>& unknown) {
+    data::Scenario s = t::scenario("persona_retrieval");
+    for (std::size_t i = 0; i < stored.size(); ++i) {
+        t::add_essay(s, "Essay " + std::to_string(i) + " is about " + stored[i] + ".");
+        data::Probe direct;
+        direct.id = "per-" + std::to_string(i) + "-d";
+        direct.question = "What does " + stored[i] + " collect?";
+        direct.kind = data::ProbeKind::open;
+        direct.answer = "Stamps.";
+        direct.meta = {{"entity", stored[i]}, {"is_misleading", false}, {"distractor", nullptr}};
+        s.probes.push_back(direct);
+        data::Probe trick = direct;
+        trick.id = "per-" + std::to_string(i) + "-m";
+        trick.question = "What does " + unknown[i] + " collect?";
+        trick.kind = data::ProbeKind::abstain;
+        trick.answer = "I don't have information about " + unknown[i] + ".";
+        trick.meta = {{"entity", stored[i]}, {"is_misleading", true}, {"distractor", unknown[i]}};
+        s.probes.push_back(trick);
+    }
+    return t::finished(std::move(s));
+}
+
+TEST(DatasetAudit, NamesFromFixedListsTellMisleadingQuestionsApart) {
+    // Masked, the questions are the same words; unmasked, a name stored in one input and never
+    // stored in another is read from the other input: every question of each input.
+    const std::vector<std::string> stored = {"Ada Vale", "Bo Lind", "Cy Moor"}, unknown = {"Dee Kerr", "Eli Pratt", "Fay Rhee"};
+    AuditReport r = audit({input("a", {persona_names(stored, unknown)}), input("b", {persona_names(stored, unknown)})});
+    EXPECT_DOUBLE_EQ(figure(r, "persona_retrieval", AuditStrategy::names_cross, "a").value, 1.0);
+    EXPECT_DOUBLE_EQ(figure(r, "persona_retrieval", AuditStrategy::question_only_cross, "a").value, 0.5);
+    EXPECT_FALSE(verdict(r, "question_only").passed());
+    // Split afresh per input, as the generator now draws it: a name's class in one input says
+    // nothing of its class in another. Half the names keep their class here, half change it.
+    r = audit({input("a", {persona_names(stored, unknown)}),
+               input("b", {persona_names({"Ada Vale", "Eli Pratt", "Fay Rhee"}, {"Dee Kerr", "Bo Lind", "Cy Moor"})})});
+    EXPECT_NEAR(figure(r, "persona_retrieval", AuditStrategy::names_cross, "a").value, 0.5, 0.2);
+    EXPECT_TRUE(verdict(r, "question_only").passed());
+}
+
 // Long-Hop rows whose right answers are never offered as wrong options, and wrong options drawn
 // from one pool, each offered in two rows or more.
 data::Scenario pooled_long_hop(const std::string& tag) {

@@ -411,16 +411,38 @@ TEST(PersonaRetrieval, DistractorsAreStrangersToEveryEssay) {
     std::set<std::string> essay_words, entities;
     for (const auto& session : s.sessions)
         for (const auto& w : text::words(session.messages[0].content)) essay_words.insert(w);
-    for (const auto& p : s.probes) entities.insert(p.meta["entity"].get<std::string>());
-    for (const auto& n : pr::lexicon().entity_names) entities.insert(n.full());
+    std::set<std::string> entity_words;
+    for (const auto& p : s.probes) {
+        entities.insert(p.meta["entity"].get<std::string>());
+        for (const auto& w : text::words(p.meta["entity"].get<std::string>())) entity_words.insert(w);
+    }
     for (const auto& p : s.probes) {
         if (!misleading(p)) continue;
         const std::string d = p.meta["distractor"].get<std::string>();
         EXPECT_FALSE(entities.count(d)) << d;
-        for (const auto& w : text::words(d)) EXPECT_FALSE(essay_words.count(w)) << d << " appears in an essay";
+        for (const auto& w : text::words(d)) {
+            EXPECT_FALSE(essay_words.count(w)) << d << " appears in an essay";
+            EXPECT_FALSE(entity_words.count(w)) << d << " shares a name with a stored person";
+        }
         EXPECT_EQ(p.answer, "I don't have information about " + d + ".");
         EXPECT_TRUE(p.evidence.empty());
     }
+}
+
+// Who is stored and who is a distractor is drawn per file: a name that is never stored in any file
+// would let a system abstain on the name alone.
+TEST(PersonaRetrieval, StoredPeopleAndDistractorsAreSplitAfreshPerSeed) {
+    std::map<std::string, std::set<bool>> roles;  // name -> {misleading?} over the seeds
+    for (std::uint64_t seed : {42u, 1u, 7u, 3u}) {
+        const Scenario s = mf::generate_persona_retrieval(with_seed(seed));
+        for (const auto& p : s.probes) {
+            if (misleading(p)) roles[p.meta["distractor"].get<std::string>()].insert(true);
+            else roles[p.meta["entity"].get<std::string>()].insert(false);
+        }
+    }
+    std::size_t both = 0;
+    for (const auto& [name, seen] : roles) both += seen.size() == 2;
+    EXPECT_GE(both, 20u) << "names stored in one seed's file and distractors in another's";
 }
 
 TEST(PersonaRetrieval, ANameAppearsOnlyInEssaysAboutThatName) {

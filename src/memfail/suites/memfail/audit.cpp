@@ -45,7 +45,8 @@ std::vector<AuditStrategy> strategies_for(const std::string& d) {
         if (d == "conditional_facts_easy") out.push_back(S::easy_rule_named);
         return out;
     }
-    if (d == "persona_retrieval") return {S::question_only_cross, S::question_only_within, S::recurring_frames, S::shared_answers};
+    if (d == "persona_retrieval")
+        return {S::question_only_cross, S::question_only_within, S::names_cross, S::recurring_frames, S::shared_answers};
     if (d == "long_hop")
         return {S::elimination_cross, S::elimination_within, S::question_overlap, S::longest_option, S::recurring_frames};
     if (d == "coexisting_facts") return {S::recurring_frames};
@@ -262,6 +263,23 @@ Result<std::vector<Example>> examples_of(const FileView& f, const std::string& d
                                          "which), so the audit knows its class");
             e.label = *yes;
         }
+        out.push_back(std::move(e));
+    }
+    return out;
+}
+
+// Persona examples whose features are the names the question holds (any person of `names`, in
+// full, normalised), unmasked: a generator whose stored people and distractors came from fixed
+// lists would let a name alone say whether to abstain.
+Result<std::vector<Example>> name_examples_of(const FileView& f, const std::vector<std::string>& names) {
+    std::vector<Example> out;
+    for (const auto& r : probes_of(f)) {
+        const data::Probe& p = r.probe();
+        Example e;
+        const std::string q = text::normalize(p.question);
+        for (const auto& n : names)
+            if (text::normalized_contains(q, n)) e.words.push_back(n);
+        e.label = misleading(p);
         out.push_back(std::move(e));
     }
     return out;
@@ -653,6 +671,23 @@ Result<std::optional<AuditFigure>> figure(AuditStrategy strategy, const std::str
             MF_TRY_ASSIGN(auto tested, examples_of(file, dataset));
             return word_model(tested, nullptr);
         }
+        case S::names_cross: {
+            if (others.empty()) return std::optional<AuditFigure>();
+            std::set<std::string> known;
+            for (const FileView* v : others)
+                for (const auto& n : file_names(*v)) known.insert(text::normalize(n));
+            for (const auto& n : file_names(file)) known.insert(text::normalize(n));
+            known.erase(std::string());
+            const std::vector<std::string> names(known.begin(), known.end());
+            MF_TRY_ASSIGN(auto tested, name_examples_of(file, names));
+            std::vector<Example> train;
+            for (const FileView* o : others) {
+                MF_TRY_ASSIGN(auto more, name_examples_of(*o, names));
+                train.insert(train.end(), more.begin(), more.end());
+            }
+            if (tested.empty() || train.empty()) return std::optional<AuditFigure>();
+            return word_model(tested, &train);
+        }
         case S::elimination_cross:
         case S::elimination_within:
         case S::question_overlap:
@@ -694,7 +729,7 @@ std::vector<AuditVerdict> thresholds() {
     std::vector<AuditVerdict> out(5);
     out[0].name = "question_only";
     out[0].label = "question-only words";
-    out[0].strategies = {S::question_only_cross, S::question_only_within};
+    out[0].strategies = {S::question_only_cross, S::question_only_within, S::names_cross};
     out[0].limit = 0.60;
     out[0].datasets = {"conditional_facts_easy", "conditional_facts_hard", "persona_retrieval"};
     out[1].name = "option_elimination";
@@ -762,6 +797,7 @@ std::string frames_line(const AuditFigure& f) {
 const char* audit_strategy_name(AuditStrategy strategy) {
     switch (strategy) {
         case AuditStrategy::question_only_cross: return "question_only_cross";
+        case AuditStrategy::names_cross: return "names_cross";
         case AuditStrategy::question_only_within: return "question_only_within";
         case AuditStrategy::elimination_cross: return "elimination_cross";
         case AuditStrategy::elimination_within: return "elimination_within";
@@ -777,6 +813,7 @@ const char* audit_strategy_name(AuditStrategy strategy) {
 const char* audit_strategy_label(AuditStrategy strategy) {
     switch (strategy) {
         case AuditStrategy::question_only_cross: return "question-only words (other inputs)";
+        case AuditStrategy::names_cross: return "names in the question (other inputs)";
         case AuditStrategy::question_only_within: return "question-only words (leave-one-out)";
         case AuditStrategy::elimination_cross: return "option elimination (other inputs)";
         case AuditStrategy::elimination_within: return "option elimination (same file)";

@@ -36,6 +36,7 @@ struct AuditInput {
 enum class AuditStrategy {
     question_only_cross,   // naive Bayes over the question's words, trained on the other inputs
     question_only_within,  // the same, leave-one-out within the file
+    names_cross,           // naive Bayes over the names a Persona question holds, trained on the other inputs
     elimination_cross,     // options never seen as a wrong option in the other inputs
     elimination_within,    // options never seen as a wrong option in the file's other rows
     question_overlap,      // the option sharing most content words with the question

@@ -27,6 +27,9 @@ namespace {
 constexpr const char* k_dataset = "persona_retrieval";
 constexpr const char* k_prefix = "per";
 constexpr std::size_t k_rows = 100;
+// Distractor names a file needs at least: a row asks up to three misleading questions, each about
+// another name, and no question may repeat in the file.
+constexpr std::size_t k_min_distractors = 40;
 constexpr std::size_t k_probes_per_row = 3;
 constexpr double k_misleading_share = 0.5;
 constexpr double k_dedup_threshold = 0.7;
@@ -274,11 +277,32 @@ data::Scenario generate_persona_retrieval(const GenerateOptions& options) {
                           {"persona.multi_sentence_share", settings.multi_sentence_share},
                           {"persona.context_share", settings.context_share}};
     const persona::Lexicon& lex = persona::lexicon();
-    const auto& distractors = lex.distractor_names;
+    const Rng root(options.seed);
+    // Who is stored and who is a distractor is drawn per file from every name of the lexicon: a
+    // name stored in one seed's file is a distractor in another's, so no list of names that are
+    // never stored can be learnt from other files (with a fixed split, a question's name alone
+    // told a misleading question from a direct one in every question of another seed). Within a
+    // file a distractor shares no first or last name with a stored person.
+    std::vector<persona::PersonName> entity_pool = lex.entity_names;
+    entity_pool.insert(entity_pool.end(), lex.distractor_names.begin(), lex.distractor_names.end());
+    Rng pool_rng = root.fork("persona/name-pools");
+    pool_rng.shuffle(entity_pool);
     const std::size_t pool = std::min(settings.name_pool, lex.entity_names.size());
     MF_ASSERT(pool > 0, "the Persona name pool is not empty");
     MF_ASSERT(!settings.distinct_names || pool >= k_rows, "distinct Persona names need a pool of at least 100");
-    const Rng root(options.seed);
+    std::vector<persona::PersonName> distractors;
+    {
+        std::set<std::string> stored_words;
+        for (std::size_t i = 0; i < pool; ++i) {
+            stored_words.insert(entity_pool[i].first);
+            stored_words.insert(entity_pool[i].last);
+        }
+        for (std::size_t i = pool; i < entity_pool.size(); ++i)
+            if (!stored_words.count(entity_pool[i].first) && !stored_words.count(entity_pool[i].last))
+                distractors.push_back(entity_pool[i]);
+        entity_pool.resize(pool);
+    }
+    MF_ASSERT(distractors.size() >= k_min_distractors, "too few Persona distractor names left after the stored ones");
     Rng name_rng = root.fork("persona/names");
     Rng essay_rng = root.fork("persona/essays");
     Rng deck_rng = root.fork("persona/decks");
@@ -304,7 +328,7 @@ data::Scenario generate_persona_retrieval(const GenerateOptions& options) {
         for (std::size_t r = 0; r < k_rows; ++r) chosen.push_back(static_cast<std::size_t>(name_rng.below(pool)));
 
     for (std::size_t r = 0; r < k_rows; ++r) {
-        const persona::PersonName& person = lex.entity_names[chosen[r]];
+        const persona::PersonName& person = entity_pool[chosen[r]];
         const std::string name = person.full();
         const std::string essay_id = probe_id(k_prefix, r + 1);
         Essay essay;
