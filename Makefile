@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 # memfail's front door: wraps CMake (as DuckDB does). `make demo` and `make test` do all set-up.
 # Each build folder is configured once (its generator is fixed then); `make clean` starts over.
-.PHONY: all deps deps-sanitizers release debug demo test build-asan test-asan build-tsan test-tsan bench clean help
+.PHONY: all deps deps-sanitizers release debug demo demo-build test build-asan test-asan build-tsan test-tsan bench install package docker clean help
 
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 GEN := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
@@ -22,6 +22,9 @@ help:
 	@echo "make test-asan  the test suite under AddressSanitizer + UndefinedBehaviorSanitizer (clang 14)"
 	@echo "make test-tsan  the concurrent subsystems' tests (core, llm, run, serve, adapters) under ThreadSanitizer (clang 14, two shards)"
 	@echo "make bench      build the benchmarks (bench/README.md says how to run them)"
+	@echo "make install    install memfail, fake-llm, docs and examples under PREFIX (/usr/local)"
+	@echo "make package    the Debian package, in build/release/package/"
+	@echo "make docker     the container image (Debian 12 + the package; IMAGE=memfail:latest)"
 	@echo "(build-asan and build-tsan build without testing; CI=true builds the release tree with -Werror)"
 
 deps:
@@ -43,8 +46,29 @@ $(BUILD_RELEASE)/CMakeCache.txt: | deps
 release: deps $(BUILD_RELEASE)/CMakeCache.txt
 	cmake --build $(BUILD_RELEASE) -j $(JOBS)
 
-demo: release
+# The demo needs only the memfail program: build that target alone (not the tests and benchmarks).
+demo-build: deps $(BUILD_RELEASE)/CMakeCache.txt
+	cmake --build $(BUILD_RELEASE) -j $(JOBS) --target memfail_cli
+
+demo: demo-build
 	scripts/demo $(BUILD_RELEASE)/bin/memfail $(DEMO_DIR)
+
+# `make install` (PREFIX=/usr/local by default; DESTDIR honoured): memfail, fake-llm, the tokenizer
+# rank files, the demo script, docs and examples (cmake/install.cmake).
+PREFIX ?= /usr/local
+install: deps $(BUILD_RELEASE)/CMakeCache.txt
+	cmake --build $(BUILD_RELEASE) -j $(JOBS) --target memfail_cli fake_llm
+	DESTDIR=$(DESTDIR) cmake --install $(BUILD_RELEASE) --prefix $(PREFIX)
+
+# The Debian package (CPack): build/release/package/memfail_<version>_<arch>.deb.
+package: deps $(BUILD_RELEASE)/CMakeCache.txt
+	cmake --build $(BUILD_RELEASE) -j $(JOBS) --target memfail_cli fake_llm
+	cd $(BUILD_RELEASE) && cpack -G DEB
+
+# The container image the cluster examples name (Debian 12 with the package): needs docker or podman.
+IMAGE ?= memfail:latest
+docker: package
+	scripts/build-image $(BUILD_RELEASE)/package $(IMAGE)
 
 test: release
 	cd $(BUILD_RELEASE) && ctest -j $(JOBS) $(CTEST_FLAGS)

@@ -308,8 +308,16 @@ bool split_rank_string(std::string_view text, nlohmann::json& rest, std::string_
 
 std::string default_tokenizer_dir() {
     if (const char* env = std::getenv("MEMFAIL_TOKENIZER_DIR"); env && *env) return env;
+    // Installed (`make install`, the Debian package): <prefix>/bin/memfail beside
+    // <prefix>/share/memfail/tokenizers. A binary in the build tree has no such folder beside it.
+    std::error_code ec;
+    const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+    if (!ec) {
+        const auto installed = exe.parent_path().parent_path() / "share" / "memfail" / "tokenizers";
+        if (std::filesystem::is_directory(installed, ec)) return installed.string();
+    }
 #ifdef MEMFAIL_DEFAULT_TOKENIZER_DIR
-    return MEMFAIL_DEFAULT_TOKENIZER_DIR;
+    return MEMFAIL_DEFAULT_TOKENIZER_DIR;  // the source tree's, where scripts/install-deps puts them
 #else
     return {};
 #endif
