@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // memfail serve under hostile clients, over raw loopback sockets with bounded loops and time
 // limits: an unauthenticated endless chunked body, an authenticated chunked body over --max-body,
-// idle connections beyond the worker count, a slow header sender, a full accept queue, and
+// idle connections beyond the worker count, a slow header sender, too many connections, slow
+// bodies next to a legitimate client, conflicting length headers, and
 // --embeddings without a memory system.
 #include "serve_test_util.hpp"
 
@@ -11,8 +12,12 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <memfail/serve/protocol_server.hpp>
@@ -230,21 +235,101 @@ TEST(ServeHostile, SlowHeaderSenderIsCutOff) {
     EXPECT_LT(seconds_since(start), 3.0);
 }
 
-TEST(ServeHostile, AFullAcceptQueueRefusesWith503) {
+TEST(ServeHostile, TooManyConnectionsAreRefusedWith503) {
     serve::ServerOptions options;
     options.threads = 1;
     options.max_queued = 1;
+    options.max_connections = 2;
     options.header_timeout_ms = 2000;
     auto server = start_server(std::move(options));
     std::vector<std::unique_ptr<RawSocket>> held;
     for (int i = 0; i < 4; ++i) held.push_back(std::make_unique<RawSocket>(server->port()));
-    // One is served, one waits; the others are told to come back later.
+    // Two are held open; the others are told to come back later.
     int refused = 0;
     for (auto& sock : held) {
         const std::string answer = sock->read_until_close(500);
         if (status_of(answer) == 503) ++refused;
     }
     EXPECT_GE(refused, 1);
+}
+
+// Issue 32: slow-body and idle connections (no token needed on the loopback default) must not hold
+// the workers: a legitimate request is answered within a second while 30 clients trickle a body a
+// few bytes a second and 200 more sit idle, all on the default options.
+TEST(ServeHostile, SlowBodiesAndIdleConnectionsDoNotDelayALegitimateClient) {
+    auto server = start_server(serve::ServerOptions{});
+    const int port = server->port();
+    std::vector<std::unique_ptr<RawSocket>> slow;
+    for (int i = 0; i < 30; ++i) {
+        slow.push_back(std::make_unique<RawSocket>(port));
+        ASSERT_TRUE(slow.back()->connected());
+        ASSERT_TRUE(slow.back()->send_all("POST /v1/store_conversation HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                                          "Content-Length: 100000\r\n\r\n{\"sessions\": ["));
+    }
+    std::vector<std::unique_ptr<RawSocket>> idle;
+    for (int i = 0; i < 200; ++i) {
+        idle.push_back(std::make_unique<RawSocket>(port));
+        ASSERT_TRUE(idle.back()->connected());
+    }
+    // The slow clients go on trickling a few bytes a second while the legitimate one is timed.
+    std::atomic<bool> done{false};
+    std::thread trickle([&] {
+        while (!done.load()) {
+            for (auto& sock : slow) (void)sock->send_all(" ");
+            std::this_thread::sleep_for(std::chrono::milliseconds(250));
+        }
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));  // every connection accepted and held
+    double first = 0;
+    double worst = 0;
+    int answered = 0;
+    for (int i = 0; i < 3; ++i) {
+        const auto start = Clock::now();
+        httplib::Client client("127.0.0.1", port);
+        client.set_connection_timeout(5, 0);
+        client.set_read_timeout(5, 0);
+        auto res = client.Post("/v1/hello", R"({"protocol": 1})", "application/json");
+        const double took = seconds_since(start);
+        if (i == 0) first = took;
+        worst = std::max(worst, took);
+        if (res && res->status == 200) ++answered;
+    }
+    done = true;
+    trickle.join();
+    std::printf("legitimate client under 30 slow-body + 200 idle connections: first %.3f s, worst %.3f s\n", first, worst);
+    EXPECT_EQ(answered, 3);
+    EXPECT_LT(worst, 1.0);
+}
+
+// Issue 32: a request with both Content-Length and Transfer-Encoding is refused with 400 and the
+// connection closed, so bytes that one reading would take for a second request are never served.
+TEST(ServeHostile, ContentLengthWithTransferEncodingIsRefusedNotSmuggled) {
+    auto server = start_server(serve::ServerOptions{});
+    for (const std::string te : {"chunked", "Chunked", "gzip, chunked"}) {
+        RawSocket sock(server->port());
+        ASSERT_TRUE(sock.connected());
+        const std::string smuggled = "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n";
+        const std::string chunked_body = "0\r\n\r\n";
+        ASSERT_TRUE(sock.send_all("POST /v1/hello HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                                  "Content-Length: " + std::to_string(chunked_body.size() + smuggled.size()) +
+                                  "\r\nTransfer-Encoding: " + te + "\r\n\r\n" + chunked_body + smuggled));
+        const std::string answer = sock.read_until_close(3000);
+        EXPECT_TRUE(sock.closed()) << te;
+        EXPECT_EQ(status_of(answer), 400) << te << ": " << answer;
+        std::size_t responses = 0;
+        for (std::size_t at = answer.find("HTTP/1."); at != std::string::npos; at = answer.find("HTTP/1.", at + 1)) ++responses;
+        EXPECT_EQ(responses, 1u) << te << ": " << answer;
+    }
+    // Two different Content-Length values, and a transfer coding other than chunked: refused too.
+    for (const std::string headers : {"Content-Length: 3\r\nContent-Length: 40\r\n", "Transfer-Encoding: gzip\r\n"}) {
+        RawSocket sock(server->port());
+        ASSERT_TRUE(sock.send_all("POST /v1/hello HTTP/1.1\r\nHost: x\r\n" + headers + "\r\n{}\r\n" +
+                                  "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"));
+        const std::string answer = sock.read_until_close(3000);
+        EXPECT_TRUE(sock.closed()) << headers;
+        EXPECT_GE(status_of(answer), 400) << headers << ": " << answer;
+        EXPECT_EQ(answer.find("HTTP/1.", 1), std::string::npos) << headers << ": " << answer;
+    }
 }
 
 TEST(ServeHostile, EmbeddingsWithoutASystem) {

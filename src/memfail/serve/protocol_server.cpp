@@ -24,6 +24,7 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <fcntl.h>
 #include <unistd.h>
 #include <nlohmann/json.hpp>
 
@@ -102,64 +103,231 @@ std::string base64(const std::vector<float>& values) {
 
 using Clock = std::chrono::steady_clock;
 
-// What a worker thread knows about the connection it serves. httplib calls the pre-routing
-// handler and the route handlers on the thread that reads the request, so a thread-local is
-// race-free.
+// What a worker thread knows about the request it serves. httplib calls the pre-routing handler
+// and the route handlers on the thread that runs process_request, so a thread-local is race-free.
 class ConnectionStream;
 thread_local ConnectionStream* t_connection = nullptr;
-// Set by the accept queue while it hands a connection over that it has no room for.
-thread_local bool t_refuse = false;
-// When the connection handed to this thread was accepted.
-thread_local Clock::time_point t_accepted_at{};
 
 constexpr std::size_t k_header_allowance = 64u * 1024u;  // request line and headers, raw bytes
+constexpr int k_linger_ms = 300;
 
-// The socket side of one connection, in place of httplib's own stream: every read waits at most
-// until the current phase's deadline (headers, then body), and reads at most a byte allowance per
-// phase, so neither a slow client nor an endless one (a chunked body, a header line without end)
-// can hold a thread or memory past the limits.
+// Whether `header` (an Authorization value) carries `token` as a bearer token.
+bool bearer_matches(std::string_view header, const std::string& token) {
+    constexpr std::string_view k_scheme = "bearer ";
+    if (header.size() <= k_scheme.size() || text::to_lower(std::string(header.substr(0, k_scheme.size()))) != k_scheme)
+        return false;
+    return same_token(text::trim(header.substr(k_scheme.size())), token);
+}
+
+// A complete answer the gate writes itself (the connection is then closed).
+std::string canned_answer(int status, const char* reason, const std::string& message, const char* extra_header = "") {
+    const std::string body = dump(json{{"error", {{"kind", status == 503 ? "internal" : "invalid_request"}, {"message", message}}}});
+    return "HTTP/1.1 " + std::to_string(status) + " " + reason + "\r\nContent-Type: application/json\r\nConnection: close\r\n" +
+           extra_header + "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+}
+
+std::string_view trim_view(std::string_view s) {
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+    return s;
+}
+
+bool iequals(std::string_view a, std::string_view b) {
+    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+               return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+           });
+}
+
+// How much of a connection's buffered bytes make one request, read from its framing alone (RFC
+// 9112 6): the gate hands a request to a worker only once all of it has arrived, or at once, on
+// the headers, when the worker will refuse it without reading a body. Resumable: each call goes on
+// from where the previous one stopped, so a request sent a byte at a time is scanned once.
+struct Framing {
+    enum class State {
+        more,          // the request is not complete yet
+        ready,         // `end` bytes are one whole request
+        headers_only,  // refused on the headers: the worker gets `end` (the head) and closes after answering
+        too_large,     // the head exceeds k_header_allowance
+    };
+    State state = State::more;
+    std::size_t end = 0;
+    bool head_complete = false;
+    bool body_too_large = false;         // with headers_only: answer 413
+    std::size_t expect_continue_at = 0;  // offset of an "Expect: 100-continue" header name, or 0
+
+    void scan(const std::string& buffer, std::size_t max_body, const std::string& token) {
+        if (state != State::more) return;
+        if (!head_complete && !scan_head(buffer, max_body, token)) return;
+        if (!head_complete || state != State::more) return;
+        if (m_chunked) scan_chunks(buffer, max_body);
+        else if (buffer.size() - m_head_end >= m_length) ready(m_head_end + m_length);
+    }
+
+private:
+    static std::string_view line_at(const std::string& buffer, std::size_t pos, std::size_t nl) {
+        std::string_view line(buffer.data() + pos, nl - pos);
+        if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+        return line;
+    }
+    void ready(std::size_t at) {
+        state = State::ready;
+        end = at;
+    }
+    void refuse_on_headers(bool too_large = false) {
+        state = State::headers_only;
+        end = m_head_end;
+        body_too_large = too_large;
+    }
+
+    // False while the head is incomplete.
+    bool scan_head(const std::string& buffer, std::size_t max_body, const std::string& token) {
+        for (;;) {
+            const std::size_t nl = buffer.find('\n', m_pos);
+            if (nl == std::string::npos || nl + 1 > k_header_allowance) {
+                if (buffer.size() > k_header_allowance) state = State::too_large;
+                return false;
+            }
+            const std::string_view line = line_at(buffer, m_pos, nl);
+            const std::size_t at = m_pos;
+            m_pos = nl + 1;
+            if (m_lines++ == 0) continue;  // the request line
+            if (line.empty()) break;       // end of the head
+            const std::size_t colon = line.find(':');
+            // No colon, a folded line, or space before the colon: httplib and an intermediary could
+            // disagree on what it means, so the request is refused.
+            if (colon == std::string_view::npos || colon == 0 || line.front() == ' ' || line.front() == '\t' ||
+                line[colon - 1] == ' ' || line[colon - 1] == '\t') {
+                m_malformed = true;
+                continue;
+            }
+            const std::string_view name = line.substr(0, colon);
+            const std::string_view value = trim_view(line.substr(colon + 1));
+            if (iequals(name, "Content-Length")) {
+                ++m_content_lengths;
+                m_content_length = std::string(value);
+            } else if (iequals(name, "Transfer-Encoding")) {
+                ++m_transfer_encodings;
+                m_chunked = iequals(value, "chunked");
+            } else if (iequals(name, "Authorization")) {
+                m_authorized = !token.empty() && bearer_matches(value, token);
+            } else if (iequals(name, "Expect") && iequals(value, "100-continue")) {
+                expect_continue_at = at;
+            }
+        }
+        head_complete = true;
+        m_head_end = m_pos;
+        // Anything the worker refuses on the headers (pre_routing) is handed over without its body.
+        if ((!token.empty() && !m_authorized) || m_malformed || m_content_lengths > 1 || m_transfer_encodings > 1 ||
+            (m_content_lengths > 0 && m_transfer_encodings > 0) || (m_transfer_encodings > 0 && !m_chunked)) {
+            refuse_on_headers();
+            return true;
+        }
+        if (m_transfer_encodings == 0) {
+            const std::string& value = m_content_length;
+            const bool digits = !value.empty() && value.size() <= 19 &&
+                                std::all_of(value.begin(), value.end(), [](char c) { return c >= '0' && c <= '9'; });
+            if (m_content_lengths > 0 && !digits) {
+                refuse_on_headers();
+                return true;
+            }
+            const std::uint64_t length = m_content_lengths > 0 ? std::stoull(value) : 0;
+            if (length > max_body) {
+                refuse_on_headers(true);
+                return true;
+            }
+            m_length = static_cast<std::size_t>(length);
+        }
+        return true;
+    }
+
+    // Chunked: sizes in hex (extensions after ';' ignored), each chunk's data followed by CRLF, a
+    // zero-size chunk, then trailer lines up to an empty line.
+    void scan_chunks(const std::string& buffer, std::size_t max_body) {
+        if (m_pos < m_head_end) m_pos = m_head_end;
+        for (;;) {
+            if (m_pos - m_head_end > 2 * max_body + k_header_allowance) return refuse_on_headers(true);
+            if (m_data_left > 0) {  // inside a chunk's data and its CRLF
+                const std::size_t take = std::min(m_data_left, buffer.size() - m_pos);
+                m_pos += take;
+                m_data_left -= take;
+                if (m_data_left > 0) return;
+                continue;
+            }
+            const std::size_t nl = buffer.find('\n', m_pos);
+            if (nl == std::string::npos) {
+                if (buffer.size() - m_pos > 4096) refuse_on_headers();
+                return;
+            }
+            std::string_view line = line_at(buffer, m_pos, nl);
+            m_pos = nl + 1;
+            if (m_in_trailers) {
+                if (line.empty()) return ready(m_pos);
+                continue;
+            }
+            if (m_after_data) {  // the CRLF closing a chunk's data
+                m_after_data = false;
+                if (!line.empty()) return refuse_on_headers();
+                continue;
+            }
+            line = trim_view(line.substr(0, line.find(';')));
+            if (line.empty() || line.size() > 15 ||
+                !std::all_of(line.begin(), line.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; }))
+                return refuse_on_headers();
+            const std::size_t size = std::stoull(std::string(line), nullptr, 16);
+            if (size == 0) {
+                m_in_trailers = true;
+                continue;
+            }
+            if (size > max_body - m_data) return refuse_on_headers(true);
+            m_data += size;
+            m_data_left = size;
+            m_after_data = true;
+        }
+    }
+
+    std::size_t m_pos = 0;
+    std::size_t m_lines = 0;
+    std::size_t m_head_end = 0;
+    std::size_t m_content_lengths = 0;
+    std::size_t m_transfer_encodings = 0;
+    std::string m_content_length;
+    bool m_chunked = false;
+    bool m_malformed = false;
+    bool m_authorized = false;
+    std::size_t m_length = 0;
+    std::size_t m_data = 0;       // chunk data so far
+    std::size_t m_data_left = 0;  // of the current chunk
+    bool m_after_data = false;
+    bool m_in_trailers = false;
+};
+
+// The worker's side of one request: it reads only the bytes the gate collected (the whole
+// request, or its head when it is refused on the headers), never the socket, so no client can
+// hold a worker by sending slowly; it writes to the socket with a deadline.
 class ConnectionStream final : public httplib::Stream {
 public:
-    ConnectionStream(socket_t sock, const std::atomic<socket_t>& listening, int write_timeout_ms)
-        : m_sock(sock), m_listening(listening), m_write_timeout_ms(write_timeout_ms) {}
+    ConnectionStream(socket_t sock, std::string_view request, bool body_too_large, int write_timeout_ms)
+        : m_sock(sock), m_request(request), m_body_too_large(body_too_large), m_write_timeout_ms(write_timeout_ms) {}
 
-    void begin_phase(Clock::time_point deadline, std::size_t allowance) {
-        m_deadline = deadline;
-        m_allowance = allowance;
-    }
     bool over_allowance() const { return m_over_allowance; }
-    bool timed_out() const { return m_timed_out; }
     // Something a handler decided means this connection must not serve another request.
     void close_after_answer() { m_close = true; }
     bool closing() const { return m_close; }
-    bool buffered() const { return m_begin < m_end; }
 
-    bool is_readable() const override { return buffered() || wait(POLLIN, m_deadline); }
-    bool is_writable() const override {
-        return wait(POLLOUT, Clock::now() + std::chrono::milliseconds(m_write_timeout_ms));
-    }
+    bool is_readable() const override { return m_pos < m_request.size(); }
+    bool is_writable() const override { return wait_writable(Clock::now() + std::chrono::milliseconds(m_write_timeout_ms)); }
 
     ssize_t read(char* ptr, std::size_t size) override {
         if (size == 0) return 0;
-        if (!buffered()) {
-            if (m_allowance == 0) {
-                m_over_allowance = true;
-                return -1;
-            }
-            if (!wait(POLLIN, m_deadline)) {
-                m_timed_out = true;
-                return -1;
-            }
-            const std::size_t want = std::min(sizeof m_buffer, m_allowance);
-            const ssize_t n = ::recv(m_sock, m_buffer, want, 0);
-            if (n <= 0) return n < 0 ? -1 : 0;
-            m_allowance -= static_cast<std::size_t>(n);
-            m_begin = 0;
-            m_end = static_cast<std::size_t>(n);
+        if (m_pos >= m_request.size()) {
+            // httplib wants more than the gate handed over: the body was refused as too large, or
+            // the request is malformed; either way it ends here.
+            if (m_body_too_large) m_over_allowance = true;
+            return -1;
         }
-        const std::size_t n = std::min(size, m_end - m_begin);
-        std::memcpy(ptr, m_buffer + m_begin, n);
-        m_begin += n;
+        const std::size_t n = std::min(size, m_request.size() - m_pos);
+        std::memcpy(ptr, m_request.data() + m_pos, n);
+        m_pos += n;
         return static_cast<ssize_t>(n);
     }
 
@@ -167,8 +335,8 @@ public:
         std::size_t done = 0;
         const auto deadline = Clock::now() + std::chrono::milliseconds(m_write_timeout_ms);
         while (done < size) {
-            if (!wait(POLLOUT, deadline)) return -1;
-            const ssize_t n = ::send(m_sock, ptr + done, size - done, MSG_NOSIGNAL);
+            if (!wait_writable(deadline)) return -1;
+            const ssize_t n = ::send(m_sock, ptr + done, size - done, MSG_NOSIGNAL | MSG_DONTWAIT);
             if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)) continue;
             if (n <= 0) return -1;
             done += static_cast<std::size_t>(n);
@@ -180,22 +348,17 @@ public:
     void get_local_ip_and_port(std::string& ip, int& port) const override { address(true, ip, port); }
     socket_t socket() const override { return m_sock; }
 
-    // Waits for `events` until `deadline`, in short slices so a stopping server is noticed.
-    bool wait(short events, Clock::time_point deadline) const {
+private:
+    bool wait_writable(Clock::time_point deadline) const {
         for (;;) {
-            if (m_listening.load() == INVALID_SOCKET) return false;
-            // Past the deadline, what already arrived is still taken (a request that waited in the
-            // accept queue was sent in time), but nothing more is waited for.
-            const auto left = std::max<long long>(
-                0, std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count());
-            pollfd fd{m_sock, events, 0};
-            const int ready = ::poll(&fd, 1, static_cast<int>(std::min<long long>(left, 100)));
-            if (ready > 0) return true;  // readable, writable, or an error the next call reports
-            if (left == 0 || (ready < 0 && errno != EINTR)) return false;
+            const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+            pollfd fd{m_sock, POLLOUT, 0};
+            const int ready = ::poll(&fd, 1, static_cast<int>(std::max<long long>(0, left)));
+            if (ready > 0) return true;  // writable, or an error the next send reports
+            if (left <= 0 || (ready < 0 && errno != EINTR)) return false;
         }
     }
 
-private:
     void address(bool local, std::string& ip, int& port) const {
         sockaddr_storage addr{};
         socklen_t len = sizeof addr;
@@ -218,42 +381,44 @@ private:
     }
 
     socket_t m_sock;
-    const std::atomic<socket_t>& m_listening;
+    std::string_view m_request;
+    std::size_t m_pos = 0;
+    bool m_body_too_large;
     int m_write_timeout_ms;
-    Clock::time_point m_deadline{};
-    std::size_t m_allowance = 0;
     bool m_over_allowance = false;
-    bool m_timed_out = false;
     bool m_close = false;
-    char m_buffer[4096];
-    std::size_t m_begin = 0;
-    std::size_t m_end = 0;
 };
 
-// The accept queue: `threads` workers, and at most `max_queued` accepted connections waiting for
-// one. A connection beyond that is handed over at once with t_refuse set, which answers 503.
-class BoundedPool final : public httplib::TaskQueue {
+// httplib's accept loop hands each connection to this queue; it runs the hand-over at once on
+// the accepting thread, which only passes the socket to the gate (Server::process_and_close_socket).
+class InlineQueue final : public httplib::TaskQueue {
 public:
-    BoundedPool(int threads, int max_queued) : m_max_queued(static_cast<std::size_t>(max_queued)) {
+    void enqueue(std::function<void()> fn) override { fn(); }
+    void shutdown() override {}
+};
+
+// The workers: `threads` of them, and at most `max_queued` complete requests waiting for one.
+class WorkerPool {
+public:
+    WorkerPool(int threads, int max_queued) : m_max_queued(static_cast<std::size_t>(max_queued)) {
         for (int i = 0; i < threads; ++i) m_threads.emplace_back([this] { work(); });
     }
-    ~BoundedPool() override { shutdown(); }
+    ~WorkerPool() { shutdown(); }
+    WorkerPool(const WorkerPool&) = delete;
+    WorkerPool& operator=(const WorkerPool&) = delete;
 
-    void enqueue(std::function<void()> fn) override {
+    // False when the queue is full (or the pool shut down): the caller refuses the request.
+    bool try_enqueue(std::function<void()> fn) {
         {
             std::lock_guard lock(m_mutex);
-            if (!m_shutdown && m_jobs.size() < m_max_queued) {
-                m_jobs.push_back({std::move(fn), Clock::now()});
-                m_ready.notify_one();
-                return;
-            }
+            if (m_shutdown || m_jobs.size() >= m_max_queued + m_idle) return false;
+            m_jobs.push_back(std::move(fn));
         }
-        t_refuse = true;
-        fn();
-        t_refuse = false;
+        m_ready.notify_one();
+        return true;
     }
 
-    void shutdown() override {
+    void shutdown() {
         {
             std::lock_guard lock(m_mutex);
             if (m_shutdown) return;
@@ -265,66 +430,55 @@ public:
     }
 
 private:
-    struct Job {
-        std::function<void()> fn;
-        Clock::time_point accepted_at;
-    };
-
     void work() {
         for (;;) {
-            Job job;
+            std::function<void()> job;
             {
                 std::unique_lock lock(m_mutex);
+                ++m_idle;
                 m_ready.wait(lock, [&] { return m_shutdown || !m_jobs.empty(); });
+                --m_idle;
                 if (m_jobs.empty()) return;  // shut down and drained
                 job = std::move(m_jobs.front());
                 m_jobs.pop_front();
             }
-            t_accepted_at = job.accepted_at;
-            job.fn();
+            job();
         }
     }
 
     std::size_t m_max_queued;
+    std::size_t m_idle = 0;  // workers waiting: a job for one of them does not count as queued
     std::mutex m_mutex;
     std::condition_variable m_ready;
-    std::deque<Job> m_jobs;
+    std::deque<std::function<void()>> m_jobs;
     bool m_shutdown = false;
     std::vector<std::thread> m_threads;
 };
 
 struct ConnectionLimits {
     int header_timeout_ms = 5000;
-    int body_timeout_ms = 30000;
+    int body_timeout_ms = 10000;
     int idle_timeout_ms = 1000;
     int write_timeout_ms = 5000;
     std::size_t max_body = k_default_max_body;
     std::size_t max_requests = 100;  // per connection
+    int threads = 8;
+    int max_queued = 64;
+    int max_connections = 512;
+    std::string token;
 };
 
-// Discards what a refused client is still sending for a moment after the answer, so closing
-// does not reset the connection before the client has read the answer.
-void linger_close(socket_t sock) {
-    ::shutdown(sock, SHUT_WR);
-    const auto deadline = Clock::now() + std::chrono::milliseconds(300);
-    std::size_t drained = 0;
-    char sink[16384];
-    while (drained < 4u * 1024u * 1024u) {
-        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-        if (left <= 0) break;
-        pollfd fd{sock, POLLIN, 0};
-        if (::poll(&fd, 1, static_cast<int>(left)) <= 0) break;
-        const ssize_t n = ::recv(sock, sink, sizeof sink, 0);
-        if (n <= 0) break;
-        drained += static_cast<std::size_t>(n);
-    }
-    ::close(sock);
-}
-
-// httplib's server with memfail's connection handling in place of its own (see ConnectionStream).
+// httplib's server with memfail's connection handling in place of its own. One gate thread reads
+// every open connection without blocking (poll), under a deadline per phase (the request line and
+// headers, then the body) and a byte allowance, and hands a request to a worker only once all of it
+// has arrived (or on its headers alone, when it is refused on them). Idle, slow and endless clients
+// thus cost a file descriptor and a buffer each, never a worker, and a complete request from anyone
+// else is served at once. A kept-alive connection returns to the gate after each answer.
 class Server : public httplib::Server {
 public:
     ConnectionLimits limits;
+
+    ~Server() override { stop_gate(); }
 
     // httplib 0.11 listens with a backlog of 5; listening again on the bound socket raises it, so a
     // burst of clients is not left waiting for SYN retries.
@@ -333,50 +487,261 @@ public:
         if (sock != INVALID_SOCKET) ::listen(sock, SOMAXCONN);
     }
 
-private:
-    bool process_and_close_socket(socket_t sock) override {
-        if (t_refuse) {
-            static const std::string k_busy = [] {
-                const std::string body =
-                    R"({"error": {"kind": "internal", "message": "memfail serve: too many connections, try again later"}})";
-                return "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nConnection: close\r\n"
-                       "Retry-After: 1\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
-            }();
-            (void)::send(sock, k_busy.data(), k_busy.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
-            ::shutdown(sock, SHUT_RDWR);
-            ::close(sock);
-            return false;
-        }
-        ConnectionStream stream(sock, svr_sock_, limits.write_timeout_ms);
-        t_connection = &stream;
-        const auto accepted = t_accepted_at == Clock::time_point{} ? Clock::now() : t_accepted_at;
-        t_accepted_at = {};
-        bool ret = false;
-        bool refused = false;
-        for (std::size_t count = 0; count < limits.max_requests; ++count) {
-            const auto start = count == 0 ? accepted : Clock::now();
-            // The next request must begin within the idle timeout (the first one: the header timeout)
-            // and its headers must be complete within the header timeout.
-            const auto header_deadline = start + std::chrono::milliseconds(limits.header_timeout_ms);
-            if (count > 0 && !stream.buffered() &&
-                !stream.wait(POLLIN, std::min(header_deadline, start + std::chrono::milliseconds(limits.idle_timeout_ms))))
-                break;
-            stream.begin_phase(header_deadline, k_header_allowance);
-            bool connection_closed = false;
-            const bool last = count + 1 == limits.max_requests || svr_sock_.load() == INVALID_SOCKET;
-            ret = process_request(stream, last, connection_closed, nullptr);
-            if (stream.closing() || stream.over_allowance() || stream.timed_out()) refused = true;
-            if (!ret || connection_closed || refused) break;
-        }
-        t_connection = nullptr;
-        if (refused) {
-            linger_close(sock);
-        } else {
-            ::shutdown(sock, SHUT_RDWR);
-            ::close(sock);
-        }
-        return ret;
+    // Starts the gate and the workers; once bound, before listening.
+    void start_gate() {
+        new_task_queue = [] { return new InlineQueue(); };
+        if (::pipe2(m_wake, O_NONBLOCK | O_CLOEXEC) != 0) m_wake[0] = m_wake[1] = -1;
+        m_pool = std::make_unique<WorkerPool>(limits.threads, limits.max_queued);
+        m_gate = std::thread([this] { run_gate(); });
     }
+
+    // Closes every connection and joins the gate and the workers; after stop(). Idempotent.
+    void stop_gate() {
+        {
+            std::lock_guard lock(m_inbox_mutex);
+            m_gate_stopping = true;
+        }
+        wake();
+        if (m_gate.joinable()) m_gate.join();
+        if (m_pool) m_pool->shutdown();
+        std::lock_guard lock(m_inbox_mutex);
+        for (auto& c : m_inbox) ::close(c.sock);
+        m_inbox.clear();
+        for (int& fd : m_wake)
+            if (fd >= 0) {
+                ::close(fd);
+                fd = -1;
+            }
+    }
+
+private:
+    struct Connection {
+        socket_t sock = INVALID_SOCKET;
+        std::string buffer;
+        Clock::time_point phase_start{};  // accepted, or the previous answer sent
+        Clock::time_point deadline{};     // of the current phase
+        bool body_phase = false;
+        bool continued = false;  // "100 Continue" sent
+        bool draining = false;   // answered and refused: read and discard until the deadline, then close
+        std::size_t served = 0;
+        Framing framing;  // of the request being read
+    };
+
+    bool process_and_close_socket(socket_t sock) override {
+        Connection c;
+        c.sock = sock;
+        c.phase_start = Clock::now();
+        c.deadline = c.phase_start + std::chrono::milliseconds(limits.header_timeout_ms);
+        hand_to_gate(std::move(c));
+        return true;
+    }
+
+    void wake() {
+        if (m_wake[1] >= 0) {
+            const char byte = 1;
+            (void)!::write(m_wake[1], &byte, 1);
+        }
+    }
+
+    void hand_to_gate(Connection c) {
+        {
+            std::lock_guard lock(m_inbox_mutex);
+            if (!m_gate_stopping) {
+                m_inbox.push_back(std::move(c));
+                c.sock = INVALID_SOCKET;
+            }
+        }
+        if (c.sock != INVALID_SOCKET) {
+            ::close(c.sock);
+            return;
+        }
+        wake();
+    }
+
+    // Answers with `answer` (best effort, never blocking) and lets the gate drain and close.
+    void refuse(Connection& c, const std::string& answer) {
+        (void)::send(c.sock, answer.data(), answer.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+        linger(c);
+    }
+    // Closing with unread bytes would reset the connection before the client read the answer: the
+    // gate discards what still arrives for a moment first.
+    void linger(Connection& c) {
+        ::shutdown(c.sock, SHUT_WR);
+        c.draining = true;
+        c.deadline = Clock::now() + std::chrono::milliseconds(k_linger_ms);
+        c.buffer.clear();
+        c.buffer.shrink_to_fit();
+    }
+    void close_connection(Connection& c) {
+        ::close(c.sock);
+        c.sock = INVALID_SOCKET;
+    }
+
+    // Reading more is paused for connections in their body while the gate holds this much.
+    std::size_t buffer_budget() const { return std::max<std::size_t>(64u * 1024u * 1024u, 4 * limits.max_body); }
+
+    void run_gate() {
+        std::vector<Connection> conns;
+        std::vector<pollfd> fds;
+        std::vector<char> chunk(64 * 1024);
+        for (;;) {
+            {
+                std::lock_guard lock(m_inbox_mutex);
+                if (m_gate_stopping || svr_sock_.load() == INVALID_SOCKET) break;
+                for (auto& c : m_inbox) {
+                    const std::size_t held = static_cast<std::size_t>(std::count_if(
+                        conns.begin(), conns.end(), [](const Connection& x) { return !x.draining; }));
+                    if (c.served == 0 && held >= static_cast<std::size_t>(limits.max_connections)) {
+                        static const std::string k_busy = canned_answer(
+                            503, "Service Unavailable", "memfail serve: too many connections, try again later",
+                            "Retry-After: 1\r\n");
+                        refuse(c, k_busy);
+                    }
+                    // A kept-alive connection may come back with a whole pipelined request already.
+                    if (!c.draining && !c.buffer.empty()) advance(c);
+                    if (c.sock != INVALID_SOCKET) conns.push_back(std::move(c));
+                }
+                m_inbox.clear();
+            }
+            std::erase_if(conns, [](const Connection& c) { return c.sock == INVALID_SOCKET; });
+
+            auto now = Clock::now();
+            auto next = now + std::chrono::milliseconds(100);
+            fds.assign(1, pollfd{m_wake[0], POLLIN, 0});
+            std::size_t buffered = 0;
+            for (const auto& c : conns) buffered += c.buffer.size();
+            const bool over_budget = buffered >= buffer_budget();
+            for (const auto& c : conns) {
+                next = std::min(next, c.deadline);
+                const bool paused = over_budget && c.body_phase && !c.draining;
+                fds.push_back(pollfd{c.sock, static_cast<short>(paused ? 0 : POLLIN), 0});
+            }
+            const auto wait_ms = std::max<long long>(0, std::chrono::duration_cast<std::chrono::milliseconds>(next - now).count());
+            const int ready = ::poll(fds.data(), fds.size(), static_cast<int>(wait_ms) + 1);
+            if (ready < 0 && errno != EINTR) break;
+            if (fds[0].revents & POLLIN) {
+                char sink[256];
+                while (::read(m_wake[0], sink, sizeof sink) > 0) {
+                }
+            }
+            now = Clock::now();
+            for (std::size_t i = 0; i < conns.size(); ++i) {
+                Connection& c = conns[i];
+                if (fds[i + 1].revents != 0) receive(c, chunk);
+                if (c.sock == INVALID_SOCKET || now < c.deadline) continue;
+                if (c.draining || c.buffer.empty()) {
+                    close_connection(c);  // done lingering, or idle
+                } else {
+                    static const std::string k_slow = canned_answer(
+                        408, "Request Timeout", "memfail serve: the request did not arrive whole in time (too slow)");
+                    refuse(c, k_slow);
+                }
+            }
+            std::erase_if(conns, [](const Connection& c) { return c.sock == INVALID_SOCKET; });
+        }
+        for (auto& c : conns) close_connection(c);
+    }
+
+    void receive(Connection& c, std::vector<char>& chunk) {
+        const ssize_t n = ::recv(c.sock, chunk.data(), chunk.size(), MSG_DONTWAIT);
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return;
+        if (n <= 0) {
+            close_connection(c);  // the client left (or reset), mid-request or not
+            return;
+        }
+        if (c.draining) return;
+        if (c.buffer.empty() && c.served > 0) {
+            // The first byte of a next request: its head is due a header timeout from the last answer.
+            c.deadline = c.phase_start + std::chrono::milliseconds(limits.header_timeout_ms);
+        }
+        c.buffer.append(chunk.data(), static_cast<std::size_t>(n));
+        advance(c);
+    }
+
+    // Decides what the buffered bytes are: more to wait for, a request for a worker, or a refusal.
+    void advance(Connection& c) {
+        Framing& f = c.framing;
+        f.scan(c.buffer, limits.max_body, limits.token);
+        switch (f.state) {
+        case Framing::State::too_large: {
+            static const std::string k_431 = canned_answer(431, "Request Header Fields Too Large",
+                                                           "memfail serve: the request line and headers exceed 64 KiB");
+            refuse(c, k_431);
+            return;
+        }
+        case Framing::State::more:
+            if (f.head_complete && !c.body_phase) {
+                c.body_phase = true;
+                c.deadline = Clock::now() + std::chrono::milliseconds(limits.body_timeout_ms);
+                if (f.expect_continue_at > 0 && !c.continued) {
+                    // Answered here, since the worker sees the request only once its body arrived;
+                    // the header is renamed (same length) so httplib does not answer it again.
+                    static const std::string k_continue = "HTTP/1.1 100 Continue\r\n\r\n";
+                    (void)::send(c.sock, k_continue.data(), k_continue.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+                    c.buffer.replace(f.expect_continue_at, 6, "X-Sent");
+                    c.continued = true;
+                }
+            }
+            return;
+        case Framing::State::ready:
+        case Framing::State::headers_only:
+            dispatch(c, f);
+            return;
+        }
+    }
+
+    void dispatch(Connection& c, const Framing& f) {
+        const bool headers_only = f.state == Framing::State::headers_only;
+        const std::size_t end = f.end;
+        const bool too_large = f.body_too_large;
+        auto job = std::make_shared<Connection>(std::move(c));
+        c.sock = INVALID_SOCKET;  // the worker owns it now
+        const bool queued = m_pool->try_enqueue([this, job, end, headers_only, too_large] {
+            serve_request(*job, end, headers_only, too_large);
+        });
+        if (!queued) {
+            static const std::string k_busy = canned_answer(503, "Service Unavailable",
+                                                            "memfail serve: too many requests waiting, try again later",
+                                                            "Retry-After: 1\r\n");
+            c = std::move(*job);
+            refuse(c, k_busy);
+        }
+    }
+
+    // On a worker: answers one whole request, then hands the connection back to the gate (kept
+    // alive, with any pipelined bytes) or closes it.
+    void serve_request(Connection& c, std::size_t end, bool headers_only, bool too_large) {
+        ConnectionStream stream(c.sock, std::string_view(c.buffer).substr(0, end), too_large, limits.write_timeout_ms);
+        t_connection = &stream;
+        bool connection_closed = false;
+        const bool last = headers_only || c.served + 1 >= limits.max_requests || svr_sock_.load() == INVALID_SOCKET;
+        const bool ok = process_request(stream, last, connection_closed, nullptr);
+        t_connection = nullptr;
+        const bool refused = headers_only || stream.closing() || stream.over_allowance() || !ok;
+        c.buffer.erase(0, end);
+        c.served += 1;
+        c.body_phase = false;
+        c.continued = false;
+        c.framing = Framing{};
+        c.phase_start = Clock::now();
+        c.deadline = c.phase_start + std::chrono::milliseconds(c.buffer.empty() ? std::min(limits.idle_timeout_ms, limits.header_timeout_ms)
+                                                                                : limits.header_timeout_ms);
+        if (refused) {
+            linger(c);
+        } else if (connection_closed || last) {
+            ::shutdown(c.sock, SHUT_RDWR);
+            ::close(c.sock);
+            return;
+        }
+        hand_to_gate(std::move(c));
+    }
+
+    std::unique_ptr<WorkerPool> m_pool;
+    std::thread m_gate;
+    int m_wake[2] = {-1, -1};
+    std::mutex m_inbox_mutex;
+    std::vector<Connection> m_inbox;
+    bool m_gate_stopping = false;
 };
 
 // Reads a body through httplib's content reader up to `max_body` bytes. False, with a 413 answer
@@ -472,6 +837,22 @@ struct ProtocolServer::Impl {
             return httplib::Server::HandlerResponse::Handled;
         };
         if (v1 && !authorized(req, res, openai)) return refuse();
+        // One framing only (RFC 9112 6.1, 6.3): a body announced twice, or in two ways, could be
+        // read one way here and another by an intermediary, which then takes the rest for a second
+        // request (request smuggling); and no transfer coding but chunked is understood.
+        const std::size_t lengths = req.get_header_value_count("Content-Length");
+        const std::size_t codings = req.get_header_value_count("Transfer-Encoding");
+        if (lengths > 1 || codings > 1 || (lengths > 0 && codings > 0)) {
+            send_error(res, 400, ErrorKind::invalid_input,
+                       "the request gives its body's length more than once (Content-Length and Transfer-Encoding, or "
+                       "either twice)",
+                       openai);
+            return refuse();
+        }
+        if (codings > 0 && text::to_lower(text::trim(req.get_header_value("Transfer-Encoding"))) != "chunked") {
+            send_error(res, 400, ErrorKind::invalid_input, "the only transfer coding understood is chunked", openai);
+            return refuse();
+        }
         if (req.has_header("Content-Length")) {
             const std::string value = req.get_header_value("Content-Length");
             const bool digits = !value.empty() && value.size() <= 19 &&
@@ -512,9 +893,8 @@ struct ProtocolServer::Impl {
     bool authorized(const httplib::Request& req, httplib::Response& res, bool openai = false) {
         if (options.token.empty()) return true;
         const std::string header = req.get_header_value("Authorization");
-        constexpr std::string_view k_scheme = "bearer ";
-        const bool bearer = header.size() > k_scheme.size() && text::to_lower(header.substr(0, k_scheme.size())) == k_scheme;
-        if (bearer && same_token(text::trim(std::string_view(header).substr(k_scheme.size())), options.token)) return true;
+        if (bearer_matches(header, options.token)) return true;
+        const bool bearer = header.size() > 7 && text::to_lower(header.substr(0, 7)) == "bearer ";
         res.set_header("WWW-Authenticate", "Bearer");
         send_error(res, 401, ErrorKind::auth,
                    bearer ? "the bearer token is wrong" : "this server needs an Authorization: Bearer token", openai);
@@ -614,21 +994,18 @@ struct ProtocolServer::Impl {
     }
 
     void install_routes() {
-        server.new_task_queue = [n = options.threads, q = options.max_queued] { return new BoundedPool(n, q); };
         server.set_payload_max_length(options.max_body);
         server.limits.header_timeout_ms = options.header_timeout_ms;
         server.limits.body_timeout_ms = options.body_timeout_ms;
         server.limits.idle_timeout_ms = options.idle_timeout_ms;
         server.limits.write_timeout_ms = options.write_timeout_ms;
         server.limits.max_body = options.max_body;
-        server.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
-            const auto handled = pre_routing(req, res);
-            // Past the headers: the body (if any) gets its own deadline and allowance.
-            if (handled == httplib::Server::HandlerResponse::Unhandled && t_connection)
-                t_connection->begin_phase(Clock::now() + std::chrono::milliseconds(options.body_timeout_ms),
-                                          2 * options.max_body + k_header_allowance);
-            return handled;
-        });
+        server.limits.threads = options.threads;
+        server.limits.max_queued = options.max_queued;
+        server.limits.max_connections = options.max_connections;
+        server.limits.token = options.token;
+        server.set_pre_routing_handler(
+            [this](const httplib::Request& req, httplib::Response& res) { return pre_routing(req, res); });
         // SO_REUSEADDR without httplib's default SO_REUSEPORT: a second server on a busy port must
         // fail loudly, not share it. TCP_NODELAY: httplib writes headers and body separately.
         server.set_socket_options([](socket_t sock) {
@@ -637,8 +1014,10 @@ struct ProtocolServer::Impl {
             ::setsockopt(sock, IPPROTO_TCP, TCP_NODELAY, &yes, sizeof yes);
         });
         server.set_tcp_nodelay(true);
-        // Idle keep-alive connections are re-checked for shutdown only after this timeout.
-        server.set_keep_alive_timeout(1);
+        // Only announced (the Keep-Alive header): the gate closes an idle kept-alive connection
+        // after idle_timeout_ms and serves at most max_requests on one connection.
+        server.set_keep_alive_timeout(std::max(1, options.idle_timeout_ms / 1000));
+        server.set_keep_alive_max_count(server.limits.max_requests);
         server.Get("/healthz", guarded(&Impl::handle_healthz));
         if (options.embeddings) {
             server.Post("/v1/embeddings", guarded_body(&Impl::handle_embeddings, true));
@@ -672,6 +1051,7 @@ struct ProtocolServer::Impl {
         stopping = true;
         server.stop();
         if (thread.joinable()) thread.join();
+        server.stop_gate();
     }
 };
 
@@ -695,6 +1075,8 @@ Result<std::unique_ptr<ProtocolServer>> ProtocolServer::start(ServerOptions opti
                           "embedding_dim must be between 1 and " + std::to_string(k_max_embedding_dim), "embedding_dim");
     if (options.threads < 1 || options.threads > 1024)
         return make_error(ErrorKind::invalid_input, "threads must be between 1 and 1024", "threads");
+    if (options.max_connections < 1)
+        return make_error(ErrorKind::invalid_input, "max_connections must be at least 1", "max_connections");
 
     auto impl = std::make_unique<Impl>(std::move(options));
     impl->install_routes();
@@ -709,6 +1091,7 @@ Result<std::unique_ptr<ProtocolServer>> ProtocolServer::start(ServerOptions opti
         impl->port = impl->options.port;
     }
     impl->server.widen_backlog();
+    impl->server.start_gate();
     Impl* raw = impl.get();
     raw->thread = std::thread([raw] {
         raw->server.listen_after_bind();

@@ -31,17 +31,22 @@ struct ServerOptions {
     // Also serve POST /v1/embeddings and GET /v1/models (OpenAI-compatible).
     bool embeddings = false;
     int embedding_dim = k_default_embedding_dim;  // when a request names no "dimensions"
-    int threads = 8;                              // connections served at the same time
-    // Connections accepted while every thread is busy wait in a queue of at most this many; beyond
-    // it they get 503 and are closed at once.
+    // Requests are read by one thread that waits on every connection at once (poll) and hands a
+    // request to a worker only once all of it has arrived, so idle and slow clients never hold a
+    // worker: they cost a file descriptor and a buffer each, within the limits below.
+    int threads = 8;  // requests answered at the same time
+    // Whole requests waiting for a free worker; beyond this many they get 503 and the connection is
+    // closed.
     int max_queued = 64;
+    // Open connections; a new one beyond this gets 503 at once and is closed.
+    int max_connections = 512;
     // The request line and headers must arrive within this many milliseconds of the connection
-    // being accepted (time spent queued counts), or of the previous answer on a kept-alive
-    // connection; otherwise the connection is closed. Idle and slow-header clients cannot hold a
-    // thread longer than this.
+    // being accepted, or of the previous answer on a kept-alive connection; otherwise the
+    // connection is closed (408 when part of a request had arrived).
     int header_timeout_ms = 5000;
-    // The whole body must arrive within this many milliseconds of the headers.
-    int body_timeout_ms = 30000;
+    // The whole body must arrive within this many milliseconds of the headers (else 408 and the
+    // connection is closed): a request has header_timeout_ms + body_timeout_ms at most.
+    int body_timeout_ms = 10000;
     // A kept-alive connection with no next request is closed after this many milliseconds.
     int idle_timeout_ms = 1000;
     // Writing the answer to a client that does not read it gives up after this many milliseconds.

@@ -42,8 +42,9 @@ struct ServeOptions {
     bool stdio = false;
     int threads = 8;
     int max_queued = 64;
+    int max_connections = 512;
     double header_timeout = 5.0;
-    double body_timeout = 30.0;
+    double body_timeout = 10.0;
     LlmOptions llm;
 };
 
@@ -173,6 +174,7 @@ void serve_command(const ServeOptions& opts) {
     server_options.embedding_dim = opts.embedding_dim;
     server_options.threads = opts.threads;
     server_options.max_queued = opts.max_queued;
+    server_options.max_connections = opts.max_connections;
     server_options.header_timeout_ms = static_cast<int>(opts.header_timeout * 1000.0);
     server_options.body_timeout_ms = static_cast<int>(opts.body_timeout * 1000.0);
 
@@ -228,19 +230,27 @@ void add_serve_command(CLI::App& app, std::function<void()>& action) {
                     "Largest request body in bytes, chunked ones included; larger ones are refused with 413 and the "
                     "connection closed")
         ->capture_default_str();
-    cmd->add_option("--threads", opts->threads, "Connections served at the same time")
+    cmd->add_option("--threads", opts->threads,
+                    "Requests answered at the same time (a request reaches a thread only once all of it has "
+                    "arrived, so slow and idle clients hold none)")
         ->capture_default_str()
         ->check(CLI::Range(1, 1024));
     cmd->add_option("--max-queued", opts->max_queued,
-                    "Connections that may wait for a free thread; more are answered 503 at once")
+                    "Whole requests that may wait for a free thread; more are answered 503 at once")
         ->capture_default_str()
         ->check(CLI::Range(0, 100000));
+    cmd->add_option("--max-connections", opts->max_connections,
+                    "Open connections; a new one beyond this is answered 503 at once")
+        ->capture_default_str()
+        ->check(CLI::Range(1, 100000));
     cmd->add_option("--header-timeout", opts->header_timeout,
-                    "Seconds a client has, from connecting (time spent waiting for a thread included), to send "
-                    "the request line and headers; idle and slow clients are disconnected after it")
+                    "Seconds a client has, from connecting or from the previous answer, to send the request line "
+                    "and headers; idle and slow clients are disconnected after it")
         ->capture_default_str()
         ->check(CLI::Range(0.001, 86400.0));
-    cmd->add_option("--body-timeout", opts->body_timeout, "Seconds a client has to send the whole request body")
+    cmd->add_option("--body-timeout", opts->body_timeout,
+                    "Seconds a client has, after the headers, to send the whole request body (else 408 and the "
+                    "connection closed)")
         ->capture_default_str()
         ->check(CLI::Range(0.001, 86400.0));
     cmd->add_flag("--embeddings", opts->embeddings,
