@@ -5,7 +5,7 @@
 
 #include <memfail/memory/memory_system.hpp>
 #include <memfail/store/results_db.hpp>
-#include <memfail/suites/memfail/generators.hpp>
+#include <memfail/suites/suite.hpp>
 
 #include <CLI/CLI.hpp>
 #include <memory>
@@ -28,10 +28,19 @@ void add_ls_command(CLI::App& app, std::function<void()>& action) {
         };
     });
 
-    CLI::App* datasets = cmd->add_subcommand("datasets", "Datasets memfail can generate");
+    CLI::App* datasets = cmd->add_subcommand(
+        "datasets", "Every suite's datasets (what `datasets generate` writes and `run --datasets` takes by name) and the "
+                    "formats `datasets import --from` reads; one per line, tab-separated: kind, suite, name");
     datasets->callback([&action] {
         action = [] {
-            for (const auto& n : suites::memfail_suite::dataset_names()) std::printf("%s\n", n.c_str());
+            for (const suites::Suite* suite : suites::all_suites()) {
+                for (const auto& n : suite->dataset_names())
+                    std::printf("dataset\t%s\t%s\n", suite->name().c_str(), n.c_str());
+                // The MemFail release's CSV importer is the command's own (`--from memfail-csv`).
+                if (suite->name() == "memfail") std::printf("import\tmemfail\tmemfail-csv\n");
+                for (const auto& f : suite->import_formats())
+                    std::printf("import\t%s\t%s\n", suite->name().c_str(), f.c_str());
+            }
         };
     });
 
