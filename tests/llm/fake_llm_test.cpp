@@ -5,6 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -163,6 +167,31 @@ TEST(FakeLlm, TimesFallsThroughAndResetRestartsCounts) {
     // The HTTP reset endpoint does the same.
     EXPECT_EQ(post(*server, "/_fake/reset", json::object()).status, 200);
     EXPECT_EQ(server->stats()["requests"], 0);
+}
+
+// A bare `curl -X POST .../_fake/reset` sends no Content-Length: the HTTP library refuses it before
+// any handler, and the refusal says what to send instead of a bare "HTTP 400".
+TEST(FakeLlm, APostWithoutALengthIsToldWhatToSend) {
+    auto server = start_script({{"rules", json::array()}});
+    ASSERT_TRUE(server);
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    ASSERT_GE(fd, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<std::uint16_t>(server->port()));
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+    const std::string request = "POST /_fake/reset HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
+    ASSERT_EQ(::send(fd, request.data(), request.size(), 0), static_cast<ssize_t>(request.size()));
+    std::string response;
+    char buffer[4096];
+    for (ssize_t n; (n = ::recv(fd, buffer, sizeof buffer, 0)) > 0;) response.append(buffer, static_cast<std::size_t>(n));
+    ::close(fd);
+    EXPECT_NE(response.find("400"), std::string::npos) << response;
+    EXPECT_NE(response.find("needs a Content-Length header"), std::string::npos) << response;
+    EXPECT_NE(response.find("missing_content_length"), std::string::npos) << response;
+    // With a length (empty body) the reset works.
+    EXPECT_EQ(post(*server, "/_fake/reset", std::string()).status, 200);
 }
 
 TEST(FakeLlm, HttpFaultsAreOpenAiShapedAndCarryRetryAfter) {

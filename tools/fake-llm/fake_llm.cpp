@@ -1391,6 +1391,14 @@ struct FakeLlmServer::Impl {
                 } else if (res.status == 413) {
                     message =
                         "The request body exceeds " + std::to_string(k_max_body_bytes) + " bytes.";
+                } else if (res.status == 400 && req.method == "POST" && !req.has_header("Content-Length") &&
+                           !req.has_header("Transfer-Encoding")) {
+                    // The HTTP library refuses a POST that says nothing of its body's length
+                    // before any handler runs (`curl -X POST URL` sends no Content-Length).
+                    message = "POST " + req.path +
+                              " needs a Content-Length header (or a chunked body); for an empty body send "
+                              "Content-Length: 0 (curl -d '' ...)";
+                    code = "missing_content_length";
                 }
                 send_error(res, res.status, message, "invalid_request_error", nullptr,
                            code.empty() ? json(nullptr) : json(code));
