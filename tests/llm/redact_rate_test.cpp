@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // API key redaction and the token-bucket rate limiter.
 #include <chrono>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -13,6 +14,27 @@ namespace memfail::llm {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// Issue 32 item 7: the base URL as stored and printed.
+TEST(Redact, UrlKeepsNoCredentialInItsPathQueryOrUserinfo) {
+    const std::string key = "sk-proj-Zq7Rt2Lm9Xw4Kp8Vb3Nc6Hd1Jf5Gs0Ay";
+    EXPECT_EQ(redact_url("http://proxy:8080/" + key + "/v1", key), "http://proxy:8080/[redacted]/v1");
+    // Without the key, by its look.
+    EXPECT_EQ(redact_url("http://proxy/" + key + "/v1"), "http://proxy/[redacted]/v1");
+    EXPECT_EQ(redact_url("http://proxy/Ak9dPq2Lw8Rt5Zy3Xn7Vb1Mc/v1"), "http://proxy/[redacted]/v1");
+    EXPECT_EQ(redact_url("http://proxy/0123456789abcdef0123456789abcdef/v1"), "http://proxy/[redacted]/v1");
+    EXPECT_EQ(redact_url("https://u:pw@h/v1?api-version=2024-02-01&x#frag"), "https://[redacted]@h/v1?api-version=[redacted]&x");
+    // Names stay.
+    for (const std::string url : {"https://api.openai.com/v1", "http://127.0.0.1:8000/v1",
+                                  "https://x.openai.azure.com/openai/deployments/gpt-4o-mini-2024-07-18"})
+        EXPECT_EQ(redact_url(url), url);
+    EXPECT_FALSE(looks_like_secret("text-embedding-3-small"));
+    EXPECT_FALSE(looks_like_secret("sk-short"));
+    EXPECT_TRUE(looks_like_secret("token_abcdef123456"));
+    // Messages: every secret part of the URL, wherever it is echoed.
+    EXPECT_EQ(redact_with_url("404 for /Ak9dPq2Lw8Rt5Zy3Xn7Vb1Mc/v1/chat?d=qv-7Hd2Lm9X", "http://h/Ak9dPq2Lw8Rt5Zy3Xn7Vb1Mc/v1?d=qv-7Hd2Lm9X", ""),
+              "404 for /[redacted]/v1/chat?d=[redacted]");
+}
 
 TEST(Redact, ReplacesTheKeyAndLongFragmentsOfIt) {
     const std::string key = "sk-proj-ABCDEFGHIJKLMNOP";

@@ -3,6 +3,7 @@
 #include <memfail/core/spec.hpp>
 #include <memfail/core/text.hpp>
 #include <memfail/llm/llm_config.hpp>
+#include <memfail/llm/redact.hpp>
 
 #include <cctype>
 #include <cstdlib>
@@ -11,7 +12,8 @@
 namespace memfail::llm {
 
 nlohmann::json LlmSettings::to_json() const {
-    nlohmann::json j = {{"base_url", base_url},
+    // Stored with every run and shown in reports: never the credential parts (redact_url).
+    nlohmann::json j = {{"base_url", redact_url(base_url, api_key_from_environment(*this))},
                         {"api_key_env", api_key_env},
                         {"models",
                          {{"answer", answer_model}, {"judge", judge_model}, {"system", system_model},
@@ -75,7 +77,7 @@ Result<void> LlmSettings::validate() const {
                    "recorded with every run: put the key in an environment variable and name it with --api-key-env "
                    "(default OPENAI_API_KEY)");
     if (base_url.rfind("http://", 0) != 0 && base_url.rfind("https://", 0) != 0)
-        return bad("base URL must start with http:// or https://, got '" + base_url + "'");
+        return bad("base URL must start with http:// or https://, got '" + redact_url(base_url) + "'");
     if (temperature && (*temperature < 0 || *temperature > 2)) return bad("temperature must be between 0 and 2");
     return {};
 }

@@ -157,7 +157,7 @@ class OpenAiClient final : public LlmClient {
 public:
     explicit OpenAiClient(ClientOptions options)
         : m_options(std::move(options)),
-          m_identity(url_identity(m_options.base_url)),
+          m_identity(url_identity(m_options.base_url, m_options.api_key)),
           m_permits(m_options.concurrency),
           m_requests(m_options.requests_per_minute),
           m_tokens(m_options.tokens_per_minute),
@@ -211,7 +211,10 @@ private:
         return rng.unit() * std::max(0.0, window);
     }
 
-    std::string redacted(std::string_view text) const { return redact(text, m_options.api_key); }
+    // Errors may echo the URL (a server's 404 names the path): its secret parts go too.
+    std::string redacted(std::string_view text) const {
+        return redact_with_url(text, m_options.base_url, m_options.api_key);
+    }
 
     // The error for a failed exchange that will not be retried: transport failures and HTTP
     // statuses mapped to ErrorKinds, with the server's own words, redacted.
@@ -485,7 +488,7 @@ Result<EmbeddingReply> OpenAiClient::embed(const EmbeddingRequest& request) {
 
 }  // namespace
 
-std::string url_identity(std::string_view base_url) {
+std::string url_identity(std::string_view base_url, std::string_view api_key) {
     std::string url(base_url);
     if (auto cut = url.find_first_of("?#"); cut != std::string::npos) url.erase(cut);
     const auto scheme_end = url.find("://");
@@ -493,6 +496,7 @@ std::string url_identity(std::string_view base_url) {
     const auto path_start = url.find('/', host_start);
     const auto at = url.rfind('@', path_start == std::string::npos ? std::string::npos : path_start);
     if (at != std::string::npos && at >= host_start) url.erase(host_start, at + 1 - host_start);
+    url = redact_url(url, api_key);  // a key or a key-like segment in the path
     while (!url.empty() && url.back() == '/') url.pop_back();
     return url;
 }
@@ -514,7 +518,7 @@ std::optional<double> parse_retry_after(std::string_view value) {
 Result<std::unique_ptr<LlmClient>> make_openai_client(ClientOptions options) {
     auto bad = [](std::string message) { return make_error(ErrorKind::invalid_input, std::move(message)); };
     if (options.base_url.rfind("http://", 0) != 0 && options.base_url.rfind("https://", 0) != 0)
-        return bad("base URL must start with http:// or https://, got \"" + redact(options.base_url, options.api_key) + "\"");
+        return bad("base URL must start with http:// or https://, got \"" + redact_url(options.base_url, options.api_key) + "\"");
     if (options.concurrency < 1) return bad("concurrency must be at least 1");
     if (!(options.timeout_seconds > 0)) return bad("timeout must be positive");
     if (options.max_retries < 0 || options.max_schema_retries < 0) return bad("retry counts cannot be negative");

@@ -33,9 +33,11 @@ struct ClientOptions {
 // and builds the client. Errors are ErrorKind::invalid_input naming the option.
 Result<std::unique_ptr<LlmClient>> make_openai_client(ClientOptions options);
 
-// The base URL without credentials, query or fragment, and without a trailing slash: what
-// identifies the model server in cache keys ("https://user:pw@h/v1/?x" -> "https://h/v1").
-std::string url_identity(std::string_view base_url);
+// The base URL without credentials, query or fragment, and without a trailing slash, and with
+// any path segment holding `api_key` or looking like a credential replaced by "[redacted]"
+// (redact_url): what identifies the model server in cache keys and messages
+// ("https://user:pw@h/v1/?x" -> "https://h/v1").
+std::string url_identity(std::string_view base_url, std::string_view api_key = {});
 
 // Seconds to wait from a Retry-After header value: delta-seconds (fractions accepted) or an
 // HTTP-date; nullopt when unparsable. A date in the past gives 0.
