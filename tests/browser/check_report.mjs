@@ -158,14 +158,27 @@ try {
       const r = entry.getBoundingClientRect();
       if (r.right > Math.min(wrap.right, width) + 0.5) out.problems.push(`svg legend entry cut off: ${name(entry)}`);
     }
+    // Every chart fits the screen whole (scaled down, never cut off behind a scroll box: a stage bar
+    // that showed its first 10-25% made a run 59% not_retrieved look 100% so).
+    out.charts = 0;
+    for (const svg of document.querySelectorAll("svg.chart")) {
+      if (svg.closest("[hidden]") || svg.closest("details:not([open])")) continue;
+      out.charts++;
+      const r = svg.getBoundingClientRect();
+      if (r.width === 0) continue;
+      if (r.right > width + 0.5) out.problems.push(`chart wider than the screen (${Math.round(r.width)} px): ${name(svg)}`);
+      const wrap = svg.closest(".chart-wrap");
+      if (wrap && wrap.scrollWidth > wrap.clientWidth + 1) out.problems.push(`chart scrolls in its box: ${name(svg)}`);
+    }
     if (document.documentElement.scrollWidth > width + 1)
       out.problems.push(`the page scrolls sideways (${document.documentElement.scrollWidth} px wide)`);
     return out;
   });
   console.log(
-    `phone width ${legends.width}px: ${legends.legends} legends, ${legends.entries} entries, ${legends.svgEntries} in svgs`,
+    `phone width ${legends.width}px: ${legends.legends} legends, ${legends.entries} entries, ${legends.svgEntries} in svgs, ${legends.charts} charts`,
   );
   check(legends.legends > 0 && legends.entries > 0, "the charts have legends at phone width");
+  check(legends.charts > 0, "charts are measured at phone width");
   check(
     legends.problems.length === 0,
     `no legend is cut off at phone width${legends.problems.length ? ": " + legends.problems.slice(0, 8).join(" | ") : ""}`,

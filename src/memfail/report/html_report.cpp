@@ -865,7 +865,7 @@ figcaption{color:var(--muted);font-size:.9em}
 .legend{display:flex;flex-wrap:wrap;gap:2px 14px;list-style:none;margin:4px 0;padding:0;max-width:100%;font-size:.85em}
 .legend-entry{display:flex;align-items:baseline;gap:6px;min-width:0;overflow-wrap:anywhere}
 .swatch{flex:none;display:inline-block;width:11px;height:11px;border-radius:2px;border:1px solid rgba(0,0,0,.2)}
-svg.chart{max-width:none;display:block}
+svg.chart{max-width:100%;height:auto;display:block}
 .table-wrap{overflow-x:auto;margin:10px 0}
 table{border-collapse:collapse;font-size:.86em}
 caption{text-align:left;font-weight:600;padding:4px 0}
