@@ -15,8 +15,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <filesystem>
+#include <fstream>
 #include <set>
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 namespace memfail::run {
 namespace {
@@ -51,7 +57,7 @@ std::vector<std::string> rows_of(const std::string& file) {
         while (s.step().value()) tables.push_back(s.column_text(0));
     }
     const std::set<std::string> timing = {"micros", "retrieve_micros", "latency_micros", "started_at", "finished_at",
-                                          "id", "pid", "host", "since"};
+                                          "id", "pid", "host", "since", "digest"};
     for (const auto& table : tables) {
         std::vector<std::string> cols;
         auto info = db.prepare("SELECT name FROM pragma_table_info(?)").value();
@@ -267,6 +273,171 @@ TEST(Merge, JoinsThePartsReplyCachesAndMovesTheirPaymentsToTheMergedFile) {
     std::set<std::string> seen;
     while (ledgers.step().value()) seen.insert(ledgers.column_text(0));
     EXPECT_EQ(seen, std::set<std::string>{fs::absolute(dir.file("m.db")).lexically_normal().string()});
+}
+
+
+// Two finished parts of one run and their clean merge, made once for the corruption tests.
+struct CleanParts {
+    TempDir dir;
+    std::string p1, p2, merged;
+    std::vector<std::string> rows;
+};
+
+const CleanParts& clean_parts() {
+    static CleanParts c;  // its folder is removed at exit
+    static const bool made = [] {
+        c.p1 = c.dir.file("p1.db");
+        c.p2 = c.dir.file("p2.db");
+        run_part(c.p1, {1, 2});
+        run_part(c.p2, {2, 2});
+        c.merged = c.dir.file("clean.db");
+        auto report = merge_shards(c.merged, {c.p1, c.p2});
+        EXPECT_TRUE(report.has_value()) << report.error().describe();
+        if (report.has_value()) c.rows = rows_of(c.merged);
+        return true;
+    }();
+    (void)made;
+    return c;
+}
+
+std::string read_bytes(const std::string& file) {
+    std::ifstream in(file, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+void write_bytes(const std::string& file, const std::string& bytes) {
+    std::ofstream out(file, std::ios::binary | std::ios::trunc);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+// Nothing of OUT left: neither OUT nor a temporary file beside it.
+void expect_nothing_written(const TempDir& dir, const std::string& out_name) {
+    EXPECT_FALSE(fs::exists(dir.file(out_name))) << out_name;
+    for (const auto& entry : fs::directory_iterator(dir.path()))
+        EXPECT_EQ(entry.path().filename().string().find(out_name + ".merging-"), std::string::npos)
+            << "left behind: " << entry.path();
+}
+
+TEST(Merge, APartWithBytesChangedIsRefusedOrMergesIdentically) {
+    // Bytes changed at twenty places in the part's pages (past the first, which holds the header and
+    // the schema's root): each merge is refused naming the part, or, where the change touched
+    // nothing the part holds (free space), equals the clean merge. Never another result.
+    const CleanParts& clean = clean_parts();
+    ASSERT_FALSE(clean.rows.empty());
+    TempDir dir;
+    const std::string bytes = read_bytes(clean.p1);
+    const std::size_t page = 4096;
+    ASSERT_GT(bytes.size(), 8 * page);
+    const std::size_t pages = bytes.size() / page;
+    int refused = 0, identical = 0;
+    for (int i = 0; i < 20; ++i) {
+        const std::size_t at_page = 1 + static_cast<std::size_t>(i) * (pages - 1) / 20;
+        const std::size_t offset = at_page * page + 100 + (static_cast<std::size_t>(i) * 733) % (page - 200);
+        std::string damaged = bytes;
+        for (std::size_t j = 0; j < 3; ++j) damaged[offset + j] = static_cast<char>(damaged[offset + j] ^ 0x5a);
+        const std::string part = dir.file("damaged-" + std::to_string(i) + ".db");
+        write_bytes(part, damaged);
+        const std::string out = "out-" + std::to_string(i) + ".db";
+        auto merged = merge_shards(dir.file(out), {part, clean.p2});
+        if (!merged.has_value()) {
+            ++refused;
+            EXPECT_NE(merged.error().describe().find(part), std::string::npos)
+                << "offset " << offset << ": " << merged.error().describe();
+            expect_nothing_written(dir, out);
+        } else {
+            ++identical;
+            EXPECT_TRUE(rows_of(dir.file(out)) == clean.rows)
+                << "offset " << offset << ": merged with exit 0 into a result that differs from the clean merge";
+        }
+    }
+    std::printf("[          ] 20 damaged parts: %d refused, %d merged identically\n", refused, identical);
+    EXPECT_GT(refused, 10) << "most changes inside a part's pages change what it holds";
+}
+
+TEST(Merge, ATruncatedPartIsRefused) {
+    const CleanParts& clean = clean_parts();
+    TempDir dir;
+    const std::string bytes = read_bytes(clean.p1);
+    for (const std::size_t keep : {bytes.size() / 2, bytes.size() - 4096}) {
+        const std::string part = dir.file("truncated.db");
+        write_bytes(part, bytes.substr(0, keep));
+        auto merged = merge_shards(dir.file("out.db"), {part, clean.p2});
+        ASSERT_FALSE(merged.has_value()) << "kept " << keep << " of " << bytes.size() << " bytes";
+        const std::string says = merged.error().describe();
+        EXPECT_NE(says.find(part), std::string::npos) << says;
+        EXPECT_NE(says.find("damaged"), std::string::npos) << says;
+        expect_nothing_written(dir, "out.db");
+    }
+}
+
+TEST(Merge, APartMissingARowIsRefusedByItsIntegrityRecord) {
+    // Valid SQLite, one probe row fewer than the part recorded when its run finished.
+    const CleanParts& clean = clean_parts();
+    TempDir dir;
+    const std::string part = dir.file("edited.db");
+    fs::copy_file(clean.p1, part);
+    {
+        auto db = store::Database::open(part).value();
+        ASSERT_TRUE(db.exec("DELETE FROM probe_results WHERE rowid = (SELECT MAX(rowid) FROM probe_results)").has_value());
+    }
+    auto merged = merge_shards(dir.file("out.db"), {part, clean.p2});
+    ASSERT_FALSE(merged.has_value()) << "a part missing a row merged";
+    const std::string says = merged.error().describe();
+    EXPECT_NE(says.find(part), std::string::npos) << says;
+    EXPECT_NE(says.find("probe_results"), std::string::npos) << says;
+    expect_nothing_written(dir, "out.db");
+    // A changed value (valid SQLite, same row count) is refused too.
+    const std::string changed = dir.file("changed.db");
+    fs::copy_file(clean.p1, changed);
+    {
+        auto db = store::Database::open(changed).value();
+        ASSERT_TRUE(db.exec("UPDATE fact_results SET stage = 'not_stored' WHERE rowid = 1").has_value());
+    }
+    auto refused = merge_shards(dir.file("out.db"), {changed, clean.p2});
+    ASSERT_FALSE(refused.has_value());
+    EXPECT_NE(refused.error().describe().find("fact_results"), std::string::npos) << refused.error().describe();
+    // A part written before integrity records existed still merges, said to be unverified.
+    const std::string old = dir.file("old.db");
+    fs::copy_file(clean.p1, old);
+    {
+        auto db = store::Database::open(old).value();
+        ASSERT_TRUE(db.exec("DROP TABLE run_integrity").has_value());
+    }
+    auto unverified = merge_shards(dir.file("old-out.db"), {old, clean.p2});
+    ASSERT_TRUE(unverified.has_value()) << unverified.error().describe();
+    EXPECT_TRUE(rows_of(dir.file("old-out.db")) == clean.rows);
+    bool said = false;
+    for (const auto& note : unverified->notes) said = said || (note.find(old) != std::string::npos &&
+                                                                note.find("unverified") != std::string::npos);
+    EXPECT_TRUE(said) << "the old part is named unverified";
+}
+
+TEST(Merge, RemovesTheTemporaryFilesOfDeadMergesAndKeepsLiveOnes) {
+    const CleanParts& clean = clean_parts();
+    TempDir dir;
+    const std::string out = dir.file("out.db");
+    ASSERT_EQ(::kill(999999, 0), -1);
+    ASSERT_EQ(errno, ESRCH) << "pid 999999 is alive here";
+    const pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+        ::pause();
+        ::_exit(0);
+    }
+    const std::string dead = out + ".merging-999999", live = out + ".merging-" + std::to_string(child);
+    for (const auto& f : {dead, dead + "-wal", live}) write_bytes(f, "half a merge");
+    auto merged = merge_shards(out, {clean.p1, clean.p2});
+    const bool live_kept = fs::exists(live);
+    ::kill(child, SIGKILL);
+    ::waitpid(child, nullptr, 0);
+    ASSERT_TRUE(merged.has_value()) << merged.error().describe();
+    EXPECT_FALSE(fs::exists(dead)) << "a dead merge's temporary file is removed";
+    EXPECT_FALSE(fs::exists(dead + "-wal"));
+    EXPECT_TRUE(live_kept) << "a live merge's temporary file is kept";
+    bool said = false;
+    for (const auto& note : merged->notes) said = said || note.find(dead) != std::string::npos;
+    EXPECT_TRUE(said) << "the removal is noted";
+    EXPECT_TRUE(rows_of(out) == clean.rows);
 }
 
 }  // namespace

@@ -2,9 +2,13 @@
 #include <memfail/run/merge.hpp>
 
 #include <algorithm>
+#include <cctype>
+#include <cerrno>
 #include <filesystem>
 #include <map>
 #include <set>
+
+#include <signal.h>
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
@@ -29,6 +33,81 @@ struct Part {
 };
 
 std::string short_hash(const std::string& hash) { return hash.substr(0, std::min<std::size_t>(hash.size(), 12)); }
+
+// SQLite's full integrity check of `file` (every page, record and index; quick_check skips the
+// indexes' agreement with their tables). Refused naming the file and SQLite's first complaints.
+Result<void> check_sqlite(const std::string& file, const std::string& what) {
+    auto damaged = [&](const std::string& detail) {
+        return make_error(ErrorKind::invalid_input,
+                          what + " is damaged: " + detail + "; nothing was merged (run that part again, or restore it)",
+                          file);
+    };
+    auto db = store::Database::open_read_only(file);
+    if (!db) return damaged("it cannot be read as SQLite (" + db.error().message + ")");
+    auto check = db->prepare("PRAGMA integrity_check(5)");
+    if (!check) return damaged("SQLite's integrity check cannot run (" + check.error().message + ")");
+    std::vector<std::string> found;
+    auto ran = check->for_each_row([&] { found.push_back(check->column_text(0)); });
+    if (!ran) return damaged("SQLite's integrity check failed (" + ran.error().message + ")");
+    if (found.size() == 1 && found.front() == "ok") return {};
+    std::string said;
+    for (const auto& line : found) said += (said.empty() ? "" : "; ") + line;
+    return damaged("SQLite's integrity check found: " + (said.empty() ? std::string("no answer") : said));
+}
+
+// Every check of a part before anything is read from it: SQLite's integrity check, a memfail
+// results file of a schema this build knows, and each run's rows against the integrity record its
+// run wrote when it finished. A run finished before records existed is merged, noted as unverified.
+Result<void> check_part(const std::string& file, std::vector<std::string>& notes) {
+    MF_TRY(check_sqlite(file, "this part"));
+    auto damaged = [&](const std::string& detail) {
+        return make_error(ErrorKind::invalid_input,
+                          "this part is damaged: " + detail + "; nothing was merged (run that part again, or restore it)",
+                          file);
+    };
+    {
+        MF_TRY_ASSIGN(store::Database raw, store::Database::open_read_only(file));
+        MF_TRY_ASSIGN(const int version, raw.user_version());
+        if (version < 1 || version > store::k_results_schema_version)
+            return make_error(ErrorKind::invalid_input,
+                              "not a memfail results file of a known schema version (it has version " +
+                                  std::to_string(version) + "; this build reads 1 to " +
+                                  std::to_string(store::k_results_schema_version) + ")",
+                              file);
+    }
+    MF_TRY_ASSIGN(store::ResultsDb db, store::ResultsDb::open_read_only(file));
+    MF_TRY_ASSIGN(auto runs, db.runs());
+    std::set<std::int64_t> ids;
+    std::vector<std::int64_t> unverified;
+    for (const auto& run : runs) {
+        ids.insert(run.id);
+        MF_TRY_ASSIGN(auto problems, db.verify_run(run.id));
+        if (!problems) {
+            if (run.status == "finished") unverified.push_back(run.id);
+            continue;
+        }
+        if (!problems->empty()) {
+            std::string said;
+            for (const auto& p : *problems) said += (said.empty() ? "" : "; ") + p;
+            return damaged("run " + std::to_string(run.id) + " no longer matches the integrity record written when "
+                                                               "it finished: " + said);
+        }
+    }
+    // A record of a run the file does not have: a run's id or its record's changed.
+    MF_TRY_ASSIGN(store::Statement sealed, db.database().prepare("SELECT DISTINCT run_id FROM run_integrity ORDER BY 1"));
+    std::vector<std::int64_t> orphans;
+    MF_TRY(sealed.for_each_row([&] {
+        if (!ids.count(sealed.column_int(0))) orphans.push_back(sealed.column_int(0));
+    }));
+    if (!orphans.empty())
+        return damaged("it holds an integrity record for run " + std::to_string(orphans.front()) +
+                       ", which its runs table lacks");
+    for (const auto id : unverified)
+        notes.push_back(file + ": run " + std::to_string(id) +
+                        " is unverified (it finished before memfail wrote integrity records; SQLite's integrity "
+                        "check passed)");
+    return {};
+}
 
 Result<std::vector<Part>> read_parts(const std::string& file) {
     MF_TRY_ASSIGN(store::ResultsDb db, store::ResultsDb::open_read_only(file));
@@ -97,7 +176,8 @@ Result<std::vector<TableCopy>> copy_plan(store::Database& db) {
     }
     std::vector<TableCopy> plan;
     for (const auto& table : tables) {
-        if (table == "runs" || table == "run_writers") continue;
+        // run_integrity: each part's record is of its own rows; the merged run gets its own.
+        if (table == "runs" || table == "run_writers" || table == "run_integrity") continue;
         MF_TRY_ASSIGN(auto ours, columns(db, "main", table));
         MF_TRY_ASSIGN(auto theirs, columns(db, "src", table));
         if (std::find(ours.begin(), ours.end(), "run_id") == ours.end()) continue;
@@ -159,6 +239,42 @@ std::string temp_name(const std::string& target) {
     return target + ".merging-" + std::to_string(::getpid());
 }
 
+// Removes the temporary files (TARGET.merging-PID and its -wal, -shm and -journal) of merges that
+// died: those whose process no longer exists, and any named after this process (it has not begun
+// writing). Those of a live process are left alone. One note per removed file.
+void remove_stale_temps(const std::string& target, std::vector<std::string>& notes) {
+    const fs::path path(target);
+    const fs::path dir = path.parent_path().empty() ? fs::path(".") : path.parent_path();
+    const std::string prefix = path.filename().string() + ".merging-";
+    std::error_code ec;
+    std::vector<std::pair<fs::path, long long>> stale;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+        const std::string name = it->path().filename().string();
+        if (name.rfind(prefix, 0) != 0) continue;
+        std::size_t at = prefix.size(), digits = 0;
+        while (at + digits < name.size() && std::isdigit(static_cast<unsigned char>(name[at + digits]))) ++digits;
+        const std::string rest = name.substr(at + digits);
+        if (digits == 0 || digits > 9 || !(rest.empty() || rest == "-wal" || rest == "-shm" || rest == "-journal"))
+            continue;
+        const long long pid = std::stoll(name.substr(at, digits));
+        if (pid <= 0) continue;
+        const bool mine = pid == static_cast<long long>(::getpid());
+        if (!mine && !(::kill(static_cast<pid_t>(pid), 0) == -1 && errno == ESRCH)) continue;
+        stale.emplace_back(it->path(), pid);
+    }
+    std::sort(stale.begin(), stale.end());
+    for (const auto& [file, pid] : stale) {
+        std::error_code removed;
+        if (fs::remove(file, removed))
+            notes.push_back("removed " + (dir / file.filename()).string() + ", left by a merge (pid " +
+                            std::to_string(pid) + ") that " +
+                            (pid == static_cast<long long>(::getpid()) ? "had this process's pid and died"
+                                                                       : "is no longer running"));
+        else if (removed)
+            notes.push_back("cannot remove " + file.string() + ", left by a merge that died: " + removed.message());
+    }
+}
+
 Result<void> publish(TempFile& temp, const std::string& target) {
     std::error_code ec;
     fs::rename(temp.path, target, ec);
@@ -181,6 +297,13 @@ Result<MergeReport> merge_shards(const std::string& out, const std::vector<std::
         const std::string canon = fs::canonical(in, ec).string();
         if (!seen.insert(canon).second)
             return make_error(ErrorKind::invalid_input, "named twice: each part is merged once", in);
+    }
+    // Every part (and the reply cache beside it) is checked whole before anything is read from any.
+    std::vector<std::string> notes;
+    for (const auto& in : inputs) {
+        MF_TRY(check_part(in, notes));
+        const std::string cache = llm::default_cache_path(in);
+        if (fs::is_regular_file(cache, ec)) MF_TRY(check_sqlite(cache, "this part's reply cache"));
     }
 
     // Every input run, grouped by the configuration it is a part of, in order of first appearance.
@@ -235,6 +358,10 @@ Result<MergeReport> merge_shards(const std::string& out, const std::vector<std::
     }
 
     MergeReport report;
+    report.notes = std::move(notes);
+    // Left by merges that were killed: removed now that this one writes.
+    remove_stale_temps(out, report.notes);
+    remove_stale_temps(llm::default_cache_path(out), report.notes);
     TempFile temp{temp_name(out)};
     {
         MF_TRY_ASSIGN(store::ResultsDb db, store::ResultsDb::open(temp.path));
@@ -301,10 +428,11 @@ Result<MergeReport> merge_shards(const std::string& out, const std::vector<std::
                 rows += *copied;
                 if (unit.scenario) ++scenarios;
             }
-            MF_TRY(db.finish_run(id, "finished"));
-            MF_TRY_ASSIGN(store::Statement when, raw.prepare("UPDATE runs SET finished_at = ? WHERE id = ?"));
+            MF_TRY_ASSIGN(store::Statement when,
+                          raw.prepare("UPDATE runs SET status = 'finished', finished_at = ?, error = NULL WHERE id = ?"));
             when.bind(1, finished).bind(2, id);
             MF_TRY(when.run());
+            MF_TRY(db.seal_run(id));  // the merged run's own integrity record
             report.runs.push_back(id);
             report.lines.push_back("run " + std::to_string(id) + ": " + record.system_spec + ", " +
                                    std::to_string(parts.size()) + " part(s), " + std::to_string(scenarios) +

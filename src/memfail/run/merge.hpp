@@ -7,8 +7,12 @@
 // Refused, with nothing written: an input run that is not a shard, or is unfinished or failed
 // (finish it with --resume first); parts of one configuration that overlap (the same part twice,
 // or a scenario in two parts) or leave a part out; parts whose configurations or code versions
-// differ (they are different runs: each must be complete on its own). OUT must not exist; it is
-// written under a temporary name and renamed when complete.
+// differ (they are different runs: each must be complete on its own); a damaged part, checked whole
+// before anything is read: SQLite's integrity_check, a results file of a known schema version, and
+// each run's rows against the integrity record (store::ResultsDb::verify_run) written when it
+// finished (a part from before those records is merged and noted as unverified). OUT must not
+// exist; it is written under a temporary name (OUT.merging-PID) and renamed when complete; such
+// files left by merges whose process no longer exists are removed before writing, with a note.
 #pragma once
 #include <cstdint>
 #include <string>

@@ -3,11 +3,14 @@
 #include <memfail/store/results_db.hpp>
 #include <memfail/store/leaky_sql.hpp>
 
+#include <memfail/core/hash.hpp>
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <ctime>
 #include <filesystem>
 #include <map>
@@ -226,6 +229,18 @@ CREATE TABLE IF NOT EXISTS memory_texts(
   sources_json    TEXT NOT NULL,
   PRIMARY KEY(run_id, scenario_id, checkpoint, memory_id)
 );
+-- A finished run's integrity record (ResultsDb::seal_run), written when it finishes: for the run's
+-- row in runs and each table holding its rows, the columns covered, how many rows and a digest of
+-- their contents, which `memfail merge` checks a part against. Added within schema 3: older files
+-- lack it and their runs read as unverified.
+CREATE TABLE IF NOT EXISTS run_integrity(
+  run_id          INTEGER NOT NULL,
+  table_name      TEXT NOT NULL,
+  columns         TEXT NOT NULL,
+  row_count       INTEGER NOT NULL,
+  digest          TEXT NOT NULL,
+  PRIMARY KEY(run_id, table_name)
+);
 )sql";
 
 constexpr const char* k_migrate_1_to_2 = R"sql(
@@ -430,13 +445,179 @@ Result<std::vector<RunRecord>> ResultsDb::runs() {
 }
 
 Result<void> ResultsDb::finish_run(std::int64_t id, const std::string& status, const std::string& error) {
-    MF_TRY_ASSIGN(Statement s,
-                  m_db.prepare("UPDATE runs SET status = ?, finished_at = ?, error = ? WHERE id = ?"));
-    s.bind(1, status).bind(2, utc_now());
-    if (error.empty()) s.bind_null(3);
-    else s.bind(3, error);
-    s.bind(4, id);
-    return s.run();
+    auto update = [&]() -> Result<void> {
+        MF_TRY_ASSIGN(Statement s,
+                      m_db.prepare("UPDATE runs SET status = ?, finished_at = ?, error = ? WHERE id = ?"));
+        s.bind(1, status).bind(2, utc_now());
+        if (error.empty()) s.bind_null(3);
+        else s.bind(3, error);
+        s.bind(4, id);
+        return s.run();
+    };
+    if (status != "finished") {
+        // Not finished (error, interrupted): whatever record an earlier finish left no longer holds.
+        MF_TRY(update());
+        MF_TRY_ASSIGN(Statement drop, m_db.prepare("DELETE FROM run_integrity WHERE run_id = ?"));
+        drop.bind(1, id);
+        return drop.run();
+    }
+    // Finished: the status and the integrity record together, or neither.
+    MF_TRY_ASSIGN(Transaction tx, Transaction::begin(m_db));
+    MF_TRY(update());
+    MF_TRY(seal_rows(id));
+    return tx.commit();
+}
+
+namespace {
+
+std::string quote_name(const std::string& name) {
+    std::string out = "\"";
+    for (char c : name) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return out + "\"";
+}
+
+// One table's share of a run, as the integrity record holds it.
+struct TableDigest {
+    std::string table;
+    std::string run_column;            // "id" for runs, else "run_id"
+    std::vector<std::string> columns;  // every column, in the table's order
+    std::int64_t rows = 0;
+    std::string digest;
+};
+
+Result<std::vector<std::string>> main_columns(Database& db, const std::string& table) {
+    MF_TRY_ASSIGN(Statement s, db.prepare("SELECT name FROM pragma_table_info(?1, 'main')"));
+    s.bind(1, table);
+    std::vector<std::string> out;
+    MF_TRY(s.for_each_row([&] { out.push_back(s.column_text(0)); }));
+    return out;
+}
+
+// The file's tables that hold a run's rows (by its run_id; runs by its id), with their columns:
+// all but run_writers (who is writing, not what was written) and the record itself.
+Result<std::vector<TableDigest>> run_tables(Database& db) {
+    MF_TRY_ASSIGN(Statement s, db.prepare(
+        "SELECT name FROM main.sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name"));
+    std::vector<std::string> names;
+    MF_TRY(s.for_each_row([&] { names.push_back(s.column_text(0)); }));
+    std::vector<TableDigest> out;
+    for (const auto& name : names) {
+        if (name == "run_writers" || name == "run_integrity") continue;
+        MF_TRY_ASSIGN(auto columns, main_columns(db, name));
+        TableDigest t;
+        t.table = name;
+        t.columns = std::move(columns);
+        t.run_column = name == "runs" ? "id" : "run_id";
+        if (std::find(t.columns.begin(), t.columns.end(), t.run_column) == t.columns.end()) continue;
+        out.push_back(std::move(t));
+    }
+    return out;
+}
+
+// Counts and digests the run's rows of `t` over `t.columns`: each row's values as SQLite quotes them
+// (exact for every type), hashed twice with XXH3-64 under two seeds and summed, so the digest does
+// not depend on the order rows are stored in.
+Result<void> digest_rows(Database& db, TableDigest& t, std::int64_t run_id) {
+    std::string select;
+    for (const auto& c : t.columns) select += (select.empty() ? "" : " || char(31) || ") + ("quote(" + quote_name(c) + ")");
+    MF_TRY_ASSIGN(Statement s, db.prepare("SELECT " + (select.empty() ? std::string("''") : select) + " FROM main." +
+                                          quote_name(t.table) + " WHERE " + quote_name(t.run_column) + " = ?1"));
+    s.bind(1, run_id);
+    std::uint64_t a = 0, b = 0;
+    t.rows = 0;
+    MF_TRY(s.for_each_row([&] {
+        const std::string_view row = s.column_text_view(0);
+        a += hash64(row, 0x6d656d6661696c31ULL);
+        b += hash64(row, 0x6d656d6661696c32ULL);
+        ++t.rows;
+    }));
+    char hex[33];
+    std::snprintf(hex, sizeof hex, "%016llx%016llx", static_cast<unsigned long long>(a),
+                  static_cast<unsigned long long>(b));
+    t.digest = hex;
+    return {};
+}
+
+std::string join_columns(const std::vector<std::string>& columns) {
+    std::string out;
+    for (const auto& c : columns) out += (out.empty() ? "" : ",") + c;
+    return out;
+}
+
+}  // namespace
+
+Result<void> ResultsDb::seal_rows(std::int64_t run_id) {
+    MF_TRY_ASSIGN(auto tables, run_tables(m_db));
+    MF_TRY_ASSIGN(Statement drop, m_db.prepare("DELETE FROM run_integrity WHERE run_id = ?"));
+    drop.bind(1, run_id);
+    MF_TRY(drop.run());
+    MF_TRY_ASSIGN(Statement put, m_db.prepare(
+        "INSERT INTO run_integrity(run_id, table_name, columns, row_count, digest) VALUES(?, ?, ?, ?, ?)"));
+    for (auto& t : tables) {
+        MF_TRY(digest_rows(m_db, t, run_id));
+        put.reset();
+        put.bind(1, run_id).bind(2, t.table).bind(3, join_columns(t.columns)).bind(4, t.rows).bind(5, t.digest);
+        MF_TRY(put.run());
+    }
+    return {};
+}
+
+Result<void> ResultsDb::seal_run(std::int64_t run_id) {
+    MF_TRY_ASSIGN(Transaction tx, Transaction::begin(m_db));
+    MF_TRY(seal_rows(run_id));
+    return tx.commit();
+}
+
+Result<std::optional<std::vector<std::string>>> ResultsDb::verify_run(std::int64_t run_id) {
+    struct Sealed {
+        std::string table, columns, digest;
+        std::int64_t rows = 0;
+    };
+    std::vector<Sealed> sealed;
+    {
+        MF_TRY_ASSIGN(Statement s, m_db.prepare(
+            "SELECT table_name, columns, row_count, digest FROM run_integrity WHERE run_id = ? ORDER BY table_name"));
+        s.bind(1, run_id);
+        MF_TRY(s.for_each_row([&] { sealed.push_back({s.column_text(0), s.column_text(1), s.column_text(3), s.column_int(2)}); }));
+    }
+    if (sealed.empty()) return std::optional<std::vector<std::string>>{};
+    std::vector<std::string> problems;
+    MF_TRY_ASSIGN(auto present, run_tables(m_db));
+    std::set<std::string> covered;
+    for (const auto& record : sealed) {
+        covered.insert(record.table);
+        const auto it = std::find_if(present.begin(), present.end(),
+                                     [&](const TableDigest& t) { return t.table == record.table; });
+        if (it == present.end()) {
+            problems.push_back("table " + record.table + " is missing");
+            continue;
+        }
+        TableDigest t = *it;
+        t.columns = split_commas(record.columns);
+        bool columns_ok = true;
+        for (const auto& c : t.columns)
+            if (std::find(it->columns.begin(), it->columns.end(), c) == it->columns.end()) {
+                problems.push_back("table " + record.table + " lacks its column " + c);
+                columns_ok = false;
+            }
+        if (!columns_ok) continue;
+        MF_TRY(digest_rows(m_db, t, run_id));
+        if (t.rows != record.rows)
+            problems.push_back("table " + record.table + " holds " + std::to_string(t.rows) + " row(s) of run " +
+                               std::to_string(run_id) + " where its integrity record says " +
+                               std::to_string(record.rows));
+        else if (t.digest != record.digest)
+            problems.push_back("the contents of table " + record.table + " for run " + std::to_string(run_id) +
+                               " differ from its integrity record");
+    }
+    for (auto& t : present) {
+        if (covered.count(t.table)) continue;
+        MF_TRY(digest_rows(m_db, t, run_id));
+        if (t.rows > 0)
+            problems.push_back("table " + t.table + " holds " + std::to_string(t.rows) + " row(s) of run " +
+                               std::to_string(run_id) + " that its integrity record does not cover");
+    }
+    return std::optional<std::vector<std::string>>{std::move(problems)};
 }
 
 namespace {

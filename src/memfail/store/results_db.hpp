@@ -308,7 +308,18 @@ public:
     Result<std::int64_t> clear_error_probes(std::int64_t run_id);
     // Marks a run being resumed as running again and clears its last error.
     Result<void> reopen_run(std::int64_t id);
+    // Marks the run `status` (finished, error, interrupted). Finishing also writes the run's integrity
+    // record (seal_run) in the same transaction; any other status drops the record an earlier finish
+    // left.
     Result<void> finish_run(std::int64_t id, const std::string& status, const std::string& error = {});
+    // Writes the run's integrity record (table run_integrity), replacing any: for its row in runs and
+    // each table holding its rows (run_writers aside), the columns, the row count and a digest of the
+    // rows' contents (XXH3 over each row's exact values, independent of row order).
+    Result<void> seal_run(std::int64_t id);
+    // Checks the run's rows against its integrity record: empty when they match, else one line per
+    // table that differs (missing, other row count, other contents, rows the record does not
+    // cover); no value when the run has no record (finished before records existed, or unfinished).
+    Result<std::optional<std::vector<std::string>>> verify_run(std::int64_t id);
 
     Result<void> upsert_scenario(const ScenarioRecord& scenario);
     Result<void> set_scenario_status(std::int64_t run_id, const std::string& scenario_id,
@@ -403,6 +414,7 @@ private:
     // The statement for `sql` (a string literal: its address is the key), prepared on first use and
     // reset for reuse: the writes made once per probe or call are parsed once per connection.
     Result<Statement*> cached(const char* sql);
+    Result<void> seal_rows(std::int64_t run_id);  // seal_run inside the caller's transaction
     Result<LatencySummary> latency_query(const std::string& sql, std::int64_t run_id,
                                          const std::string& dataset);
     Database m_db;
