@@ -90,6 +90,13 @@ struct EmbeddingReply {
     std::optional<Payment> payment;
 };
 
+// True when the server refused this one request as sent: an HTTP 4xx other than 401/403 (auth),
+// 404 (not_found), 408 and 429, which the clients report as ErrorKind::protocol quoting the status
+// ("POST <url>: HTTP 400 after 1 attempt: ..."). A content filter's 400 or a 422 for one prompt is
+// that call's own error (its row ends in error and counts in the run's error rate), not a sign that
+// the endpoint is down, so the run's fail-fast guard does not count it (run/call_recorder.hpp).
+bool request_refused(const Error& error);
+
 class LlmClient {
 public:
     virtual ~LlmClient() = default;

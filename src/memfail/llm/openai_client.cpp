@@ -8,11 +8,15 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
 #include <ctime>
 #include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -34,6 +38,34 @@ std::string_view role_name(Role role) {
         case Role::embed: return "embed";
     }
     return "answer";
+}
+
+namespace {
+
+// The status failure() quotes right after the URL ("POST <url>: HTTP <status> after ..."), nullopt
+// when there is none (a transport failure, a broken reply; the server's own words come later and are
+// never read).
+std::optional<int> quoted_status(const std::string& message) {
+    static constexpr std::string_view k_head = ": HTTP ", k_tail = " after ";
+    const std::size_t at = message.find(": ");
+    if (at == std::string::npos || message.compare(at, k_head.size(), k_head) != 0) return std::nullopt;
+    const std::size_t digits = at + k_head.size();
+    if (digits + 3 + k_tail.size() > message.size() || message.compare(digits + 3, k_tail.size(), k_tail) != 0)
+        return std::nullopt;
+    int status = 0;
+    for (std::size_t i = digits; i < digits + 3; ++i) {
+        if (!std::isdigit(static_cast<unsigned char>(message[i]))) return std::nullopt;
+        status = status * 10 + (message[i] - '0');
+    }
+    return status;
+}
+
+}  // namespace
+
+bool request_refused(const Error& error) {
+    if (error.kind != ErrorKind::protocol) return false;
+    const auto status = quoted_status(error.message);
+    return status && *status >= 400 && *status < 500;
 }
 
 namespace {
@@ -217,7 +249,8 @@ private:
     }
 
     // The error for a failed exchange that will not be retried: transport failures and HTTP
-    // statuses mapped to ErrorKinds, with the server's own words, redacted.
+    // statuses mapped to ErrorKinds, with the server's own words, redacted. The "HTTP <status> after"
+    // words are what request_refused() reads: keep them.
     Error failure(const std::string& shown_url, const HttpReply& http, int attempts) const {
         const std::string head = "POST " + shown_url + ": ";
         if (http.code != CURLE_OK) {

@@ -25,11 +25,14 @@ namespace memfail::run {
 // accounting exact across kill and --resume: docs/LLM.md, "Accounting").
 //
 // Fail fast: `max_consecutive_failures` calls in a row to one endpoint (the server and the model)
-// that fail after their retries with an outside error (network, timeout, rate_limited, auth,
-// not_found, protocol) trip the recorder: from then on every call returns the tripping error at
-// once, without being sent and without a row, and aborted() returns it. A call answered by the
-// network resets its endpoint's count; cache hits tell nothing about the endpoint and do not.
-// 0 never trips.
+// that fail after their retries with an error saying the endpoint is down or unusable (network:
+// connection refused or reset, 5xx; timeout; rate_limited: 429 after the retries; auth: 401/403;
+// not_found: 404; protocol: a broken reply) trip the recorder: from then on every call returns the
+// tripping error at once, without being sent and without a row, and aborted() returns it. A request
+// the server refused as sent (HTTP 400, 422, ...: a content filter, one prompt too long;
+// llm::request_refused) is that call's error, counted in the run's error rate, and neither counts
+// nor resets, like a reply that breaks its schema. A call answered by the network resets its
+// endpoint's count; cache hits tell nothing about the endpoint and do not. 0 never trips.
 class CallRecorder final : public llm::LlmClient {
 public:
     static constexpr int k_default_max_consecutive_failures = 8;
@@ -146,15 +149,16 @@ private:
         row.latency_micros = micros;
         row.attempts = error.attempts;
     }
-    // Failures that say something about the endpoint (not the model's output, not our cache).
+    // Failures that say the endpoint is down or unusable (not the model's output, not one refused
+    // request, not our cache).
     static bool endpoint_failure(const Error& error) {
         switch (error.kind) {
             case ErrorKind::network:
             case ErrorKind::timeout:
             case ErrorKind::rate_limited:
             case ErrorKind::auth:
-            case ErrorKind::not_found:
-            case ErrorKind::protocol: return error.attempts > 0;
+            case ErrorKind::not_found: return error.attempts > 0;
+            case ErrorKind::protocol: return error.attempts > 0 && !llm::request_refused(error);
             default: return false;
         }
     }

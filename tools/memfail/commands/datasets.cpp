@@ -78,6 +78,7 @@ struct ImportOptions {
     std::string from = "memfail-csv";
     std::string dir;
     std::string out = "data-imported";
+    bool allow_partial = false;  // a refused file or skipped element is accepted: exit 0
 };
 
 struct AuditOptions {
@@ -636,6 +637,36 @@ void audit(const AuditOptions& o) {
     if (!report.passed()) throw ExitStatus{1};
 }
 
+// "1 file", "3 rows".
+std::string counted(std::size_t n, const std::string& noun) {
+    return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
+}
+
+// The last line of an import that left something out, after every note: what was refused and
+// skipped, counted. Without --allow-partial the import fails (exit 2, what could be imported is
+// written), so a script or a supervisor never takes a partial import for a whole one.
+void end_partial_import(const std::vector<std::string>& left_out, const std::string& see, const ImportOptions& o) {
+    if (left_out.empty()) return;
+    const std::string what = text::join(left_out, ", ") + " (see the " + see + " above)";
+    if (o.allow_partial) {
+        progress_line("a partial import, accepted (--allow-partial): " + what + "; the rest is written to " + o.out);
+        return;
+    }
+    progress_line("error: the import is incomplete: " + what + "; the rest is written to " + o.out +
+                  "; pass --allow-partial to accept a partial import");
+    throw ExitStatus{2};
+}
+
+// What a suite's importer calls the elements of a file it skips (ImportResult::elements_skipped) and
+// the files it refuses (a DynamicMem refusal leaves out a whole user folder).
+std::string element_noun(const std::string& from) {
+    if (from == "locomo") return "sample";
+    if (from == "longmemeval") return "instance";
+    if (from == "halumem") return "user";
+    return "element";
+}
+std::string refused_noun(const std::string& from) { return from == "dynamicmem" ? "user folder" : "file"; }
+
 // A suite's importer (--from writ): every note printed with its file and JSON path, and written
 // beside the data (import-notes.json), so nothing that could not be mapped passes unseen.
 void import_with_suite(const suites::Suite& suite, const ImportOptions& o) {
@@ -660,17 +691,13 @@ void import_with_suite(const suites::Suite& suite, const ImportOptions& o) {
     std::printf("; %zu note(s):\n", result.notes.size());
     writer.finish({{"source", o.from}, {"from", o.dir}, {"files_read", result.files_read},
                    {"files_refused", result.files_refused}, {"elements_skipped", result.elements_skipped},
+                   {"partial_accepted", o.allow_partial && (result.files_refused > 0 || result.elements_skipped > 0)},
                    {"notes", notes}});
-    // What could be imported is written; an import that left anything out still fails, so a script
-    // or a supervisor never takes a partial import for a whole one.
-    if (result.files_refused > 0 || result.elements_skipped > 0)
-        throw Fatal(make_error(ErrorKind::invalid_input,
-                               "the import is incomplete: " +
-                                   (result.files_refused > 0 ? std::to_string(result.files_refused) + " file(s) refused" : std::string()) +
-                                   (result.files_refused > 0 && result.elements_skipped > 0 ? ", " : "") +
-                                   (result.elements_skipped > 0 ? std::to_string(result.elements_skipped) + " element(s) skipped" : std::string()) +
-                                   " (see the notes); the rest is written to " + o.out,
-                               o.from));
+    std::fflush(stdout);
+    std::vector<std::string> left_out;
+    if (result.files_refused > 0) left_out.push_back("refused " + counted(result.files_refused, refused_noun(o.from)));
+    if (result.elements_skipped > 0) left_out.push_back("skipped " + counted(result.elements_skipped, element_noun(o.from)));
+    end_partial_import(left_out, "notes", o);
 }
 
 void import_csv(const ImportOptions& o) {
@@ -684,7 +711,8 @@ void import_csv(const ImportOptions& o) {
     auto [scenarios, report] = value_or_fatal(mf::import_memfail_csv_dir(o.dir));
     for (const auto& n : report.notes) progress_line("note: " + n);
     for (const auto& w : report.warnings) progress_line("warning: " + w);
-    // A row that cannot be converted is skipped, not fatal: the rest of the release still imports.
+    // A row that cannot be converted is skipped, not fatal: the rest of the release still imports,
+    // and the import exits 2 unless --allow-partial accepts it.
     for (const auto& e : report.errors) progress_line("error: " + e);
     std::printf("imported %zu row(s), %zu probe(s) from %s into %s", report.rows - report.skipped_rows,
                 report.probes, o.dir.c_str(), o.out.c_str());
@@ -697,7 +725,13 @@ void import_csv(const ImportOptions& o) {
                     {"from", o.dir},
                     {"warnings", report.warnings.size()},
                     {"skipped_rows", report.skipped_rows},
+                    {"partial_accepted", o.allow_partial && report.skipped_rows > 0},
                     {"incomplete_facts", report.incomplete_facts}});
+    std::fflush(stdout);
+    // Warnings (a detail not derived, incomplete facts) are not refusals: only skipped rows count.
+    std::vector<std::string> left_out;
+    if (report.skipped_rows > 0) left_out.push_back("skipped " + counted(report.skipped_rows, "row"));
+    end_partial_import(left_out, "errors", o);
 }
 
 }  // namespace
@@ -841,7 +875,9 @@ void add_datasets_command(CLI::App& app, std::function<void()>& action) {
                   "Source format: memfail-csv (the MemFail paper's CSV release), writ (WRIT's scenario JSON files), "
                   "dynamicmem (DynamicMem user folders), locomo (LoCoMo's locomo10.json), longmemeval (a LongMemEval "
                   "instance file, streamed) or halumem (HaluMem-Medium.jsonl or HaluMem-Long.jsonl, streamed). An import "
-                  "that refuses a file or skips an element writes the rest and exits 2")
+                  "that refuses a file or skips an element (a memfail-csv row, a DynamicMem user folder, a LoCoMo "
+                  "sample, a LongMemEval instance, a HaluMem user) writes the rest, prints the count last and exits 2, "
+                  "unless --allow-partial; warnings (a detail not derived, incomplete facts) do not count")
         ->capture_default_str();
     i->add_option("dir", imp->dir,
                   "Folder holding the release's files as released: for memfail-csv conditional_facts_dataset_easy.csv, "
@@ -850,6 +886,9 @@ void add_datasets_command(CLI::App& app, std::function<void()>& action) {
                   "or a folder of them; for locomo, longmemeval and halumem the file itself")
         ->required();
     i->add_option("--out,-o", imp->out, "Output folder")->capture_default_str();
+    i->add_flag("--allow-partial", imp->allow_partial,
+                "Accept an import that refused a file or skipped an element: the rest is written as always, the "
+                "count is still printed last, and the command exits 0 (the manifest says partial_accepted)");
     i->callback([imp, &action] { action = [imp] { import_csv(*imp); }; });
 }
 

@@ -135,7 +135,7 @@ void add_run_command(CLI::App& app, std::function<void()>& action) {
         ->check(CLI::PositiveNumber);
     cmd->add_option("--max-error-rate", opts->max_error_rate,
                     "A run whose share of probe x k rows in error exceeds this exits 1 with the causes (the rows stay "
-                    "recorded; --retry-errors grades them again)")
+                    "recorded; --retry-errors grades them again), and so does --resume of it once finished")
         ->check(CLI::Range(0.0, 1.0))
         ->capture_default_str();
     cmd->add_flag("--retry-errors", opts->retry_errors,
@@ -260,6 +260,9 @@ void add_run_command(CLI::App& app, std::function<void()>& action) {
                 std::printf("run %lld already finished: nothing to resume (results in %s; `memfail report %s`)\n",
                             static_cast<long long>(outcome.run_id), config.results_path.c_str(),
                             config.results_path.c_str());
+                // A finished run that failed --max-error-rate still has: resuming it changes nothing,
+                // so it exits as the run did (1, the same causes), never 0.
+                fail_on_errors(config.results_path, outcome.run_id, opts->max_error_rate);
                 return;
             }
             if (config.retry_errors)
