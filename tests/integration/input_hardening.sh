@@ -90,8 +90,12 @@ lines = open(p, "rb").read().split(b"\n")
 lines[1] = lines[1].replace(b"a", b"\xff", 1)
 open(p, "wb").write(b"\n".join(lines))
 PY
+# A skipped row makes the import exit 2 (the rest written, the count last); --allow-partial accepts it.
 set +e; "$memfail" datasets import --from memfail-csv "$work/csv" --out "$work/imp3" > "$work/u.txt" 2>&1; code=$?; set -e
-[ $code -eq 0 ] || { cat "$work/u.txt"; fail "import with one bad row exited $code"; }
+[ $code -eq 2 ] || { cat "$work/u.txt"; fail "import with one bad row exited $code, not 2"; }
+tail -1 "$work/u.txt" | grep -q "the import is incomplete: skipped 1 row" || { cat "$work/u.txt"; fail "the skip count is not the last line"; }
+set +e; "$memfail" datasets import --from memfail-csv "$work/csv" --out "$work/imp4" --allow-partial > "$work/v.txt" 2>&1; code=$?; set -e
+[ $code -eq 0 ] || { cat "$work/v.txt"; fail "import with one bad row and --allow-partial exited $code"; }
 grep -q "$(basename "$f").*not valid UTF-8" "$work/u.txt" || { cat "$work/u.txt"; fail "no file:row UTF-8 error"; }
 grep -qi "internal error" "$work/u.txt" && fail "internal error on invalid UTF-8"
 test -f "$work/imp3/manifest.json" || fail "no manifest after an import with a skipped row"
