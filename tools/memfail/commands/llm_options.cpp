@@ -53,11 +53,14 @@ void LlmOptions::add_to(CLI::App& cmd, const std::string& cache_default) {
     g.cache = cmd.add_option("--cache", m_flags.cache, "Reply cache: off | on | refresh")->default_str("on")->group(group);
     g.cache_db = cmd.add_option("--cache-db", m_flags.cache_db, "Reply cache file (default: " + cache_default + ")")->group(group);
     g.tokenizer_dir = cmd.add_option("--tokenizer-dir", m_flags.tokenizer_dir,
-                                     "Folder with cl100k_base.json / o200k_base.json (default: from scripts/install-deps)")
+                                     "Folder with cl100k_base.json / o200k_base.json (default: <prefix>/share/memfail/tokenizers beside an installed memfail, else the folder scripts/install-deps fills)")
                           ->group(group);
     g.max_failures = cmd.add_option("--max-consecutive-failures", m_flags.max_consecutive_failures,
                                     "Stop the run (resumable, exit 3) when this many calls in a row to one endpoint "
-                                    "and model fail after their retries (0: never)")
+                                    "and model fail after their retries in a way that says the endpoint is down "
+                                    "(no connection, timeouts, 5xx, 401/403/404, 429); a request the server refused "
+                                    "as sent (another 4xx, e.g. a content filter's 400) is its row's error and does "
+                                    "not count (0: never)")
                          ->default_str(std::to_string(defaults.max_consecutive_failures))
                          ->check(CLI::Range(0, 1000000))
                          ->group(group);
