@@ -11,6 +11,7 @@
 
 #include <fake_llm.hpp>
 #include <support/temp_dir.hpp>
+#include "served_run.hpp"
 
 #include <gtest/gtest.h>
 
@@ -116,35 +117,10 @@ TEST(FailFast, EveryDownKindStillTrips) {
 // A whole run whose answer prompts are all refused with 400: it finishes (every row in error, for
 // the error rate to judge) instead of stopping as if the endpoint were down; one that gets 503
 // stops.
-struct Served {
-    TempDir dir;
-    std::unique_ptr<fake_llm::FakeLlmServer> server;
-    RunConfig config;
-    explicit Served(json script) {
-        fake_llm::ServerOptions options;
-        options.script = std::move(script);
-        options.threads = 8;
-        server = fake_llm::FakeLlmServer::start(std::move(options)).value();
-        config.system_spec = "verbatim";
-        config.ks = {3};
-        config.results_path = dir.file("results.db");
-        config.llm.base_url = server->base_url();
-        config.llm.api_key_env = "MEMFAIL_FAIL_FAST_NO_KEY";
-        config.llm.answer_model = "taker";
-        config.llm.concurrency = 2;
-        config.llm.max_retries = 0;
-        config.llm.timeout_seconds = 10;
+// The run: answers by fake-llm, no retries, fail-fast after two endpoint failures in a row.
+struct Served : testing::ServedRun {
+    explicit Served(json script) : ServedRun(std::move(script), "MEMFAIL_FAIL_FAST_NO_KEY", 8, 2, 0) {
         config.llm.max_consecutive_failures = 2;
-    }
-    Result<RunOutcome> run(std::size_t probes) {
-        auto loaded = load_datasets({"conditional_facts_easy"}, "", 42).value();
-        for (auto& d : loaded) {
-            if (d.scenario.probes.size() > probes) d.scenario.probes.resize(probes);
-            d.hash = data::scenario_hash(d.scenario);
-        }
-        auto stack = llm::make_llm_stack(config.llm, config.results_path);
-        if (!stack) return stack.error();
-        return run_datasets(config, loaded, factory_for_spec(config.system_spec), {}, {}, stack->client.get());
     }
 };
 

@@ -11,6 +11,7 @@
 
 #include <fake_llm.hpp>
 #include <support/temp_dir.hpp>
+#include "served_run.hpp"
 
 #include <gtest/gtest.h>
 
@@ -288,38 +289,8 @@ TEST(RecordLlmCalls, OlderResultsFilesGainTheColumns) {
 
 // --- through the real client and server -----------------------------------------------------
 
-struct Served {
-    TempDir dir;
-    std::unique_ptr<fake_llm::FakeLlmServer> server;
-    RunConfig config;
-    explicit Served(json script) {
-        fake_llm::ServerOptions options;
-        options.script = std::move(script);
-        options.threads = 16;
-        server = fake_llm::FakeLlmServer::start(std::move(options)).value();
-        config.system_spec = "verbatim";
-        config.ks = {3};
-        config.results_path = dir.file("results.db");
-        config.llm.base_url = server->base_url();
-        config.llm.api_key_env = "MEMFAIL_ACCOUNTING_NO_KEY";
-        config.llm.answer_model = "taker";
-        config.llm.concurrency = 4;
-        config.llm.max_retries = 2;
-        config.llm.timeout_seconds = 10;
-    }
-    std::vector<LoadedDataset> datasets(std::size_t probes) {
-        auto loaded = load_datasets({"conditional_facts_easy"}, "", 42).value();
-        for (auto& d : loaded) {
-            if (d.scenario.probes.size() > probes) d.scenario.probes.resize(probes);
-            d.hash = data::scenario_hash(d.scenario);
-        }
-        return loaded;
-    }
-    Result<RunOutcome> run(const std::vector<LoadedDataset>& datasets) {
-        auto stack = llm::make_llm_stack(config.llm, config.results_path);
-        if (!stack) return stack.error();
-        return run_datasets(config, datasets, factory_for_spec(config.system_spec), {}, {}, stack->client.get());
-    }
+struct Served : testing::ServedRun {
+    explicit Served(json script) : ServedRun(std::move(script), "MEMFAIL_ACCOUNTING_NO_KEY", 16, 4, 2) {}
 };
 
 TEST(LlmAccountingRun, FailedCallsAreStoredWithTheAttemptsTheyMade) {
