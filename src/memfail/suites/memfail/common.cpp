@@ -68,6 +68,15 @@ std::string add_user_session(data::Scenario& scenario, const std::string& conten
     return scenario.sessions.back().messages.back().id;
 }
 
+namespace {
+
+// One fact of a chain: the chain's index and the fact's.
+struct ChainFact {
+    std::size_t chain = 0;
+    std::size_t fact = 0;
+};
+
+// The packing of store_chain_facts: per conversation, its facts in message order.
 std::vector<std::vector<ChainFact>> pack_chain_facts(const std::vector<std::size_t>& facts_per_chain, Rng rng) {
     constexpr std::size_t k_min = 3, k_max = 5;
     std::vector<ChainFact> facts;
@@ -130,6 +139,28 @@ std::vector<std::vector<ChainFact>> pack_chain_facts(const std::vector<std::size
     }
     MF_ASSERT(false, "could not pack Long-Hop facts into sessions");
     return {};
+}
+
+}  // namespace
+
+std::vector<std::vector<std::string>> store_chain_facts(data::Scenario& scenario,
+                                                        const std::vector<std::vector<std::string>>& chains, Rng rng) {
+    std::vector<std::size_t> facts_per_chain;
+    std::vector<std::vector<std::string>> message_ids;
+    for (const auto& facts : chains) {
+        facts_per_chain.push_back(facts.size());
+        message_ids.emplace_back(facts.size());
+    }
+    for (const auto& conversation : pack_chain_facts(facts_per_chain, std::move(rng))) {
+        const std::size_t number = scenario.sessions.size() + 1;
+        data::Session session{session_id(number), session_timestamp(number), {}};
+        for (const ChainFact& slot : conversation) {
+            session.messages.push_back({message_id(number, session.messages.size() + 1), "user", chains[slot.chain][slot.fact]});
+            message_ids[slot.chain][slot.fact] = session.messages.back().id;
+        }
+        scenario.sessions.push_back(std::move(session));
+    }
+    return message_ids;
 }
 
 void ask_all_after_last_session(data::Scenario& scenario) {

@@ -29,17 +29,14 @@ data::Scenario make_scenario(const std::string& dataset, std::uint64_t seed);
 // Appends a session holding one user message with `content`; returns the new message's id.
 std::string add_user_session(data::Scenario& scenario, const std::string& content);
 
-// One fact of a chain (Long-Hop): the chain's index and the fact's.
-struct ChainFact {
-    std::size_t chain = 0;
-    std::size_t fact = 0;
-};
-// Long-Hop's storage, as the paper's Appendix B.6 describes its harness: every fact of every chain
-// shuffled and bin-packed into conversations of 3-5 facts, no conversation holding two facts of one
-// chain. `facts_per_chain[c]` is chain c's fact count. Returns, per conversation, its facts in
-// message order. When there are too few facts for 3 a conversation (a handful of chains), the
-// conversations are as many as the longest chain needs and hold fewer.
-std::vector<std::vector<ChainFact>> pack_chain_facts(const std::vector<std::size_t>& facts_per_chain, Rng rng);
+// Long-Hop's storage, as the paper's Appendix B.6 describes its harness (the generator and the
+// release importer both store through it): every fact of every chain (`chains[c]`: chain c's facts)
+// one user message, shuffled and bin-packed into conversations of 3-5 facts, no conversation holding
+// two facts of one chain, appended to `scenario` as sessions. When there are too few facts for 3 a
+// conversation (a handful of chains), the conversations are as many as the longest chain needs and
+// hold fewer. Returns each fact's message id: [chain][fact].
+std::vector<std::vector<std::string>> store_chain_facts(data::Scenario& scenario,
+                                                        const std::vector<std::vector<std::string>>& chains, Rng rng);
 
 // Sets every probe's checkpoint to the last session (MemFail asks all probes after storage).
 void ask_all_after_last_session(data::Scenario& scenario);

@@ -1299,20 +1299,10 @@ Result<data::Scenario> import_long_hop(const CsvTable& table, const std::string&
     // chain together, as the paper's harness stores them (Appendix B.6: "every fact across the full
     // dataset is shuffled and bin-packed into storage conversations") and as the generator does:
     // a chain is read only by retrieving each of its links. The packing's seed is fixed.
-    std::vector<std::size_t> facts_per_chain;
-    for (const auto& [number, p] : rows) facts_per_chain.push_back(p.facts.size());
+    std::vector<std::vector<std::string>> chain_facts;
+    for (const auto& [number, p] : rows) chain_facts.push_back(p.facts);
     data::Scenario s = new_scenario(dataset, table);
-    std::map<std::pair<std::size_t, std::size_t>, std::string> message_of;
-    for (const auto& conversation : pack_chain_facts(facts_per_chain, Rng(42))) {
-        const std::size_t number = s.sessions.size() + 1;
-        data::Session session{session_id(number), session_timestamp(number), {}};
-        for (const ChainFact& slot : conversation) {
-            session.messages.push_back({message_id(number, session.messages.size() + 1), "user",
-                                        rows[slot.chain].second.facts[slot.fact]});
-            message_of[{slot.chain, slot.fact}] = session.messages.back().id;
-        }
-        s.sessions.push_back(std::move(session));
-    }
+    const auto message_of = store_chain_facts(s, chain_facts, Rng(42));
 
     for (std::size_t r = 0; r < rows.size(); ++r) {
         const auto& [number, p] = rows[r];

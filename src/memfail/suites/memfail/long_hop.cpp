@@ -577,23 +577,9 @@ data::Scenario generate_long_hop(const GenerateOptions& options) {
     data::Scenario s = make_scenario(k_dataset, options.seed);
     // The settings are part of what the file is, so they travel with it.
     s.meta["settings"] = {{"long_hop.named_share", settings.named_share}};
-    std::vector<std::vector<std::string>> fact_messages(chains.size());
-    for (std::size_t c = 0; c < chains.size(); ++c)
-        fact_messages[c].resize(chains[c].facts.size());
-    std::vector<std::size_t> facts_per_chain;
-    for (const auto& c : chains) facts_per_chain.push_back(c.facts.size());
-    const auto packed = pack_chain_facts(facts_per_chain, root.fork("long_hop/sessions"));
-    for (std::size_t i = 0; i < packed.size(); ++i) {
-        const std::size_t number = i + 1;
-        data::Session session{session_id(number), session_timestamp(number), {}};
-        for (std::size_t m = 0; m < packed[i].size(); ++m) {
-            const ChainFact& slot = packed[i][m];
-            session.messages.push_back(
-                {message_id(number, m + 1), "user", chains[slot.chain].facts[slot.fact]});
-            fact_messages[slot.chain][slot.fact] = session.messages.back().id;
-        }
-        s.sessions.push_back(std::move(session));
-    }
+    std::vector<std::vector<std::string>> chain_facts;
+    for (const auto& c : chains) chain_facts.push_back(c.facts);
+    const auto fact_messages = store_chain_facts(s, chain_facts, root.fork("long_hop/sessions"));
 
     // Correct letters cycle through A-E in a shuffled order, so every letter is right equally
     // often.
