@@ -157,6 +157,16 @@ bool refusal_worded(std::string_view text) {
     return false;
 }
 
+bool polarity_may_invert(std::initializer_list<std::string_view> texts, const data::EvidenceFact* fact) {
+    for (const auto text : texts)
+        if (refusal_worded(text)) return true;
+    if (fact)
+        for (const auto& d : fact->key_details)
+            if ((d.name == "polarity" || d.name == "exclusivity") && !d.variants.empty() && refusal_worded(d.variants[0]))
+                return true;
+    return false;
+}
+
 void check_conditional_facts_rules(const data::Scenario& s, bool hard, std::size_t line,
                                    std::vector<data::Violation>& out) {
     auto add = [&](std::string field, std::string message) {
@@ -215,14 +225,8 @@ void check_conditional_facts_rules(const data::Scenario& s, bool hard, std::size
         // "unless"/"except", or a question asking about the opposite ("Would she stay on the bus?")
         // may turn the answer's polarity around legitimately: no contradiction is proven there.
         if ((met == "yes" || met == "no") && !polarity.empty() && met != polarity) {
-            bool inverted = refusal_worded(p.question) || refusal_worded(meta_behaviour) ||
-                            (behaviour && refusal_worded(behaviour->variants[0]));
-            if (fact)
-                for (const auto& d : fact->key_details)
-                    if ((d.name == "polarity" || d.name == "exclusivity") && !d.variants.empty() &&
-                        refusal_worded(d.variants[0]))
-                        inverted = true;
-            if (!inverted)
+            const std::string_view detail_behaviour = behaviour ? std::string_view(behaviour->variants[0]) : std::string_view();
+            if (!polarity_may_invert({p.question, meta_behaviour, detail_behaviour}, fact))
                 add(path + ".meta.condition_met", "says \"" + met + "\" but the reference answer says " +
                                                       (polarity == "yes" ? "Yes" : "No"));
         }

@@ -906,9 +906,7 @@ Result<data::Scenario> import_conditional(const CsvTable& table, const std::stri
         // the opposite may answer No where the condition is met: no contradiction is proven there
         // (the validator's rule, refusal_worded()).
         const auto answer_words = text::words(p.answer);
-        bool inverted = refusal_worded(p.behaviour) || refusal_worded(p.question);
-        for (const auto& d : fact.key_details)
-            if ((d.name == "polarity" || d.name == "exclusivity") && refusal_worded(d.variants.at(0))) inverted = true;
+        const bool inverted = polarity_may_invert({p.behaviour, p.question}, &fact);
         if (!inverted && !answer_words.empty() && (answer_words[0] == "yes" || answer_words[0] == "no") &&
             (answer_words[0] == "yes") != p.condition_met)
             report.warnings.push_back(row.at() + ": condition_met is '" + (p.condition_met ? "yes" : "no") +
@@ -1318,7 +1316,7 @@ Result<data::Scenario> import_long_hop(const CsvTable& table, const std::string&
             const auto sentences = sentences_of(p.facts[f]);
             data::EvidenceFact fact;
             fact.id = fact_id(probe.id, f + 1);
-            fact.message_ids = {message_of.at({r, f})};
+            fact.message_ids = {message_of[r][f]};
             for (std::size_t a = f; a <= f + 1; ++a) {
                 const Derived d = derive_detail(p.anchors[a], sentences, df, nullptr);
                 if (!d.found()) {
